@@ -1,0 +1,32 @@
+/** A problem detail of a validation failure: where and what. */
+export interface ProblemFieldError {
+  path: string;
+  message: string;
+}
+
+/**
+ * An error with an HTTP status. Handlers throw it; the kernel turns it into
+ * `application/problem+json`. Only `expose`d details reach the client.
+ */
+export class HttpError extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly expose: boolean;
+  readonly errors?: ProblemFieldError[];
+  readonly headers?: Record<string, string>;
+
+  constructor(
+    status: number,
+    code: string,
+    detail: string,
+    options: { expose?: boolean; errors?: ProblemFieldError[]; headers?: Record<string, string>; cause?: unknown } = {},
+  ) {
+    super(detail, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'HttpError';
+    this.status = status;
+    this.code = code;
+    this.expose = options.expose ?? status < 500;
+    if (options.errors) this.errors = options.errors;
+    if (options.headers) this.headers = options.headers;
+  }
+}

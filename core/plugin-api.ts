@@ -1,0 +1,260 @@
+/**
+ * The public plugin contract of amt-gateway.
+ *
+ * A plugin is a module whose default export is the value returned by {@link definePlugin}.
+ * The kernel loads the plugins a site enables, orders them by their declared dependencies,
+ * and calls each plugin's `register` with a {@link PluginContext} scoped to that plugin.
+ *
+ * Everything exported from this file is public API: third-party plugins depend on it.
+ */
+import type { Server as HttpServer, IncomingMessage, RequestListener } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { ParameterizedContext } from 'koa';
+import type { RouterParamContext } from '@koa/router';
+import type { EventBus } from './events/event-bus.js';
+import type { Logger } from './log/logger.js';
+import type { KeyValueStore } from './store/key-value-store.js';
+import type { WorkerPool } from './pool/worker-pool.js';
+import type { JsonSchema } from './validation/json-schema.js';
+
+export type { EventBus } from './events/event-bus.js';
+export type { Logger } from './log/logger.js';
+export type { KeyValueStore, BatchOperation } from './store/key-value-store.js';
+export type { WorkerPool, TaskRunOptions, CancelToken } from './pool/worker-pool.js';
+export type { JsonSchema } from './validation/json-schema.js';
+export { HttpError } from './http/http-error.js';
+
+/** The version of the plugin API this kernel implements. Plugins declare the majors they accept. */
+export const KERNEL_API_VERSION = '1.0.0';
+
+/**
+ * Events carried on the bus. Plugins add their own events by declaration merging:
+ *
+ * ```ts
+ * declare module 'amt-gateway/core/plugin-api.js' { interface GatewayEvents { MyEvent: { id: string } } }
+ * ```
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface GatewayEvents {}
+
+/**
+ * Services plugins provide to the plugins that depend on them, keyed by service name.
+ * A providing plugin augments this interface so that `ctx.use(name)` is typed.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface GatewayServices {}
+
+/** A permission a plugin introduces, e.g. `power:control`. */
+export interface PermissionDeclaration {
+  name: string;
+  description: string;
+}
+
+/** Metadata of a front-end route, as the contract's `GET /api/routes` returns it. */
+export interface FrontendRouteMeta {
+  title: string;
+  icon?: string;
+  /** The permission a user needs to see the route; null: every signed-in user sees it. */
+  permission: string | null;
+  /** Position in the menu; lower comes first. Default 100. */
+  order?: number;
+}
+
+/** A front-end route a plugin contributes to the menu. */
+export interface FrontendRoute {
+  path: string;
+  name: string;
+  meta: FrontendRouteMeta;
+  children?: FrontendRoute[];
+}
+
+/** The signed-in user a request runs for. */
+export interface AuthenticatedUser {
+  username: string;
+  /** Effective permissions (wildcards expanded). */
+  permissions: string[];
+}
+
+export interface GatewayState {
+  user?: AuthenticatedUser;
+  requestId: string;
+}
+
+/** The Koa context a route handler receives; `request.body` is already validated. */
+export type RouteContext<TBody = unknown> = ParameterizedContext<GatewayState, RouterParamContext<GatewayState>> & {
+  request: { body: TBody };
+};
+
+export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+/** One documented response of a route. */
+export interface RouteResponse {
+  description: string;
+  /** JSON Schema of the body, or a `$ref` to a schema added with `openapi.addSchema`. */
+  schema?: JsonSchema;
+  /** Defaults to application/json (application/problem+json for status >= 400). */
+  contentType?: string;
+  headers?: Record<string, { description: string; schema: JsonSchema }>;
+}
+
+/**
+ * A route declared through `ctx.http.route`. The kernel authenticates the caller, checks
+ * `permission`, validates `body` and `query` with ajv, and documents the route in OpenAPI.
+ */
+export interface RouteSpec<TBody = unknown> {
+  method: HttpMethod;
+  /** Path relative to the plugin's prefix, in koa-router syntax (`/:id`). */
+  path: string;
+  summary: string;
+  description?: string;
+  tags?: string[];
+  /** The permission the caller needs. `'authenticated'`: any signed-in user. `'public'`: no token. */
+  permission: string;
+  /** JSON Schema of the request body. Unknown properties should be refused (`additionalProperties: false`). */
+  body?: JsonSchema;
+  /** JSON Schema of the query string (an object schema; values are coerced to the declared types). */
+  query?: JsonSchema;
+  /** Descriptions of path parameters, by name. */
+  params?: Record<string, { description: string; schema?: JsonSchema }>;
+  responses: Record<number, RouteResponse>;
+  handler: (ctx: RouteContext<TBody>) => unknown | Promise<unknown>;
+}
+
+/** Handles an HTTP upgrade (WebSocket) request for a path the plugin claimed. */
+export type UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
+
+/** The HTTP surface a plugin gets: its own routes under its own prefix. */
+export interface PluginHttp {
+  /** The plugin's prefix, e.g. `/api/power`. */
+  readonly prefix: string;
+  /** Declares an authenticated, validated, documented route under the plugin's prefix. */
+  route<TBody = unknown>(spec: RouteSpec<TBody>): void;
+  /** Claims WebSocket upgrades for an absolute path (e.g. `/scanHub`). */
+  onUpgrade(path: string, handler: UpgradeHandler): void;
+  /**
+   * Raw Koa middleware for an absolute path prefix, run before routing (for protocols that are
+   * not JSON routes, e.g. SignalR negotiate). The plugin authenticates such requests itself.
+   */
+  mount(pathPrefix: string, middleware: (ctx: ParameterizedContext<GatewayState>, next: () => Promise<void>) => Promise<void>): void;
+}
+
+/** Adds schemas to the OpenAPI document (`components.schemas`) and to request validation. */
+export interface PluginOpenApi {
+  /** Registers `schema` as `#/components/schemas/{name}`; reference it as `{ $ref: '#/components/schemas/{name}' }`. */
+  addSchema(name: string, schema: JsonSchema): void;
+  /** Adds a tag with a description for the plugin's routes. */
+  addTag(name: string, description: string): void;
+}
+
+/** Authentication services for plugins that speak protocols other than bearer JSON. */
+export interface PluginAuth {
+  /** Resolves a bearer token to its user, or null when it is unknown or expired. */
+  verifyToken(token: string): Promise<AuthenticatedUser | null>;
+  /** Checks a username and password (e.g. HTTP Basic); null when they do not match. */
+  verifyPassword(username: string, password: string): Promise<AuthenticatedUser | null>;
+  /** Every permission known to this gateway (core and enabled plugins). */
+  allPermissions(): string[];
+}
+
+/** NaCl secretbox sealing under the gateway's master key. */
+export interface PluginSecrets {
+  /** Seals a UTF-8 secret; the result is printable and safe to store. */
+  seal(plaintext: string): string;
+  /** Opens a sealed secret; throws a `GW_ERR_UNSEAL_FAILED` error on a wrong key or a damaged value. */
+  unseal(sealed: string): string;
+}
+
+/** Options for an extra listener a plugin opens (e.g. the SOAP service on its own port). */
+export interface ListenerOptions {
+  host: string;
+  port: number;
+}
+
+/** A running extra listener. */
+export interface PluginListener {
+  readonly server: HttpServer;
+  /** The base URL it listens on, e.g. `http://127.0.0.1:7793`. */
+  readonly url: string;
+}
+
+/** What the kernel knows about a loaded plugin, for plugins that present it (route list, health). */
+export interface PluginManifest {
+  name: string;
+  version: string;
+  dependencies: string[];
+  permissions: PermissionDeclaration[];
+  routes: FrontendRoute[];
+}
+
+/** The context a plugin registers against; everything in it is scoped to that plugin. */
+export interface PluginContext<TConfig = Record<string, unknown>> {
+  readonly name: string;
+  /** The plugin's `options` from the site config, validated against its `configSchema`, defaults applied. */
+  readonly config: TConfig;
+  /** Site-wide settings every plugin may read. */
+  readonly site: SiteSettings;
+  readonly http: PluginHttp;
+  readonly openapi: PluginOpenApi;
+  /** The plugin's own namespace in the LevelDB store. */
+  readonly store: KeyValueStore;
+  readonly events: EventBus;
+  readonly pool: WorkerPool;
+  readonly logger: Logger;
+  readonly auth: PluginAuth;
+  readonly secrets: PluginSecrets;
+  /** Manifests of every loaded plugin, in registration order. */
+  plugins(): PluginManifest[];
+  /** Offers a service to the plugins that depend on this one. */
+  provide<K extends keyof GatewayServices>(name: K, service: GatewayServices[K]): void;
+  /** Uses a service provided by a plugin this one depends on; throws if none provides it. */
+  use<K extends keyof GatewayServices>(name: K): GatewayServices[K];
+  /** Opens an extra HTTP(S) listener through the kernel (TLS applied when the site configures it). */
+  listen(handler: RequestListener, options: ListenerOptions): Promise<PluginListener>;
+  /** Runs once every plugin is registered and the main listener is serving. */
+  onReady(hook: () => void | Promise<void>): void;
+  /** Runs at shutdown, in reverse registration order, before the store closes. */
+  onClose(hook: () => void | Promise<void>): void;
+}
+
+/** Settings of the site that plugins may read. */
+export interface SiteSettings {
+  /** The main listener's base URL once listening, e.g. `http://127.0.0.1:8080`. */
+  readonly baseUrl: () => string;
+  readonly dataDir: string;
+  /** Site-wide AMT settings: probe ports, allowed networks, TLS trust. */
+  readonly amt: AmtSiteSettings;
+}
+
+export interface AmtSiteSettings {
+  ports: { http: number; https: number; rmcp: number };
+  /** CIDRs scans, diagnostics and device I/O may reach. */
+  allowedNetworks: string[];
+  /** `tofu`: pin the certificate fingerprint on first contact; `ca`: validate against the CA bundle. */
+  tlsTrust: 'tofu' | 'ca';
+  caFile: string | null;
+}
+
+/** A plugin definition: what it declares and how it registers. */
+export interface PluginDefinition<TConfig = Record<string, unknown>> {
+  /** Unique name, kebab-case. */
+  name: string;
+  /** The plugin's own version (semver). */
+  version: string;
+  /** Kernel API majors the plugin works with, e.g. `'1'` or `'1 || 2'`. Default: the current major. */
+  kernel?: string;
+  /** Names of plugins that must be registered before this one. */
+  dependencies?: string[];
+  /** Route prefix of the plugin's HTTP routes. Default `/api/{name}`. */
+  prefix?: string;
+  permissions?: PermissionDeclaration[];
+  /** Front-end routes the plugin contributes to the route list. */
+  routes?: FrontendRoute[];
+  /** JSON Schema of the plugin's `options` (defaults are applied). */
+  configSchema?: JsonSchema;
+  register(ctx: PluginContext<TConfig>): void | Promise<void>;
+}
+
+/** Identity helper that types a plugin definition. */
+export function definePlugin<TConfig = Record<string, unknown>>(definition: PluginDefinition<TConfig>): PluginDefinition<TConfig> {
+  return definition;
+}

@@ -1,0 +1,114 @@
+import { MessageChannel } from 'node:worker_threads';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { isAbsolute } from 'node:path';
+import { Piscina } from 'piscina';
+import type { WorkerTasks, TaskEnvelope } from '../../workers/task-api.js';
+
+const ENTRY = fileURLToPath(new URL('../../workers/worker-entry.mjs', import.meta.url));
+const TASK_DIR = new URL('../../workers/tasks/', import.meta.url);
+
+/** A cancellation flag shared with the worker threads running a group of tasks. */
+export interface CancelToken {
+  cancel(): void;
+  readonly cancelled: boolean;
+  /** @internal the shared memory the worker polls */
+  readonly flag: Int32Array;
+}
+
+type TaskName = keyof WorkerTasks & string;
+type Field<K extends TaskName, F extends string> = WorkerTasks[K] extends Record<F, infer V> ? V : never;
+
+export interface TaskRunOptions<TProgress = unknown> {
+  /** Receives the task's progress messages while it runs. */
+  onProgress?: (message: TProgress) => void;
+  /** Cooperative cancellation: the running task sees it within ~50 ms and stops; its worker lives on. */
+  cancel?: CancelToken;
+}
+
+/** The worker pool that runs every device I/O task off the main thread. */
+export interface WorkerPool {
+  /** Runs a task from `workers/tasks/` by name. */
+  run<K extends TaskName>(task: K, input: Field<K, 'input'>, options?: TaskRunOptions<Field<K, 'progress'>>): Promise<Field<K, 'output'>>;
+  /** Runs a task from any module (absolute path or file URL), e.g. one a third-party plugin ships. */
+  runFile<TOutput = unknown, TProgress = unknown>(file: string, input: unknown, options?: TaskRunOptions<TProgress>): Promise<TOutput>;
+  createCancelToken(): CancelToken;
+  readonly stats: { threads: number; queued: number; running: number; completed: number };
+  close(): Promise<void>;
+}
+
+export interface WorkerPoolOptions {
+  threads: number;
+  concurrentTasksPerWorker: number;
+  maxQueue: number;
+  idleTimeoutMs: number;
+}
+
+export function createCancelToken(): CancelToken {
+  const flag = new Int32Array(new SharedArrayBuffer(4));
+  return {
+    flag,
+    get cancelled() {
+      return Atomics.load(flag, 0) !== 0;
+    },
+    cancel() {
+      Atomics.store(flag, 0, 1);
+    },
+  };
+}
+
+function taskFileUrl(file: string): string {
+  if (file.startsWith('file:')) return file;
+  if (isAbsolute(file)) return pathToFileURL(file).href;
+  throw new Error(`task file must be absolute: ${file}`);
+}
+
+export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
+  const piscina = new Piscina({
+    filename: ENTRY,
+    minThreads: 1,
+    maxThreads: options.threads,
+    concurrentTasksPerWorker: options.concurrentTasksPerWorker,
+    maxQueue: options.maxQueue,
+    idleTimeout: options.idleTimeoutMs,
+  });
+
+  async function runEnvelope<TOutput, TProgress>(file: string, input: unknown, runOptions: TaskRunOptions<TProgress> = {}): Promise<TOutput> {
+    const envelope: TaskEnvelope = { file, input };
+    const transferList: import('node:worker_threads').MessagePort[] = [];
+    let channel: MessageChannel | undefined;
+    if (runOptions.onProgress) {
+      channel = new MessageChannel();
+      const onProgress = runOptions.onProgress;
+      channel.port1.on('message', (message: TProgress) => onProgress(message));
+      envelope.progressPort = channel.port2;
+      transferList.push(channel.port2);
+    }
+    if (runOptions.cancel) envelope.cancelFlag = runOptions.cancel.flag;
+    try {
+      return (await piscina.run(envelope, { transferList })) as TOutput;
+    } finally {
+      channel?.port1.close();
+    }
+  }
+
+  return {
+    run(task, input, runOptions) {
+      return runEnvelope(new URL(`${task}.ts`, TASK_DIR).href, input, runOptions);
+    },
+    runFile(file, input, runOptions) {
+      return runEnvelope(taskFileUrl(file), input, runOptions);
+    },
+    createCancelToken,
+    get stats() {
+      return {
+        threads: piscina.threads.length,
+        queued: piscina.queueSize,
+        running: piscina.threads.length === 0 ? 0 : Math.max(0, piscina.utilization > 0 ? 1 : 0),
+        completed: piscina.completed,
+      };
+    },
+    async close() {
+      await piscina.destroy();
+    },
+  };
+}

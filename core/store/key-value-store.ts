@@ -1,0 +1,20 @@
+/** One write of an atomic batch. */
+export type BatchOperation = { type: 'put'; key: string; value: unknown } | { type: 'del'; key: string };
+
+/**
+ * A plugin's namespace of the LevelDB store: string keys, JSON values, atomic batches.
+ * Keys sort lexicographically; use fixed-width or prefixed keys for ranges.
+ */
+export interface KeyValueStore {
+  get<T>(key: string): Promise<T | undefined>;
+  /** Reads several keys at once; missing keys give undefined at their position. */
+  getMany<T>(keys: string[]): Promise<Array<T | undefined>>;
+  put(key: string, value: unknown): Promise<void>;
+  del(key: string): Promise<void>;
+  /** Applies every operation or none. */
+  batch(operations: BatchOperation[]): Promise<void>;
+  /** Iterates entries in key order, optionally restricted to keys starting with `prefix`. */
+  entries<T>(options?: { prefix?: string; limit?: number; reverse?: boolean }): AsyncIterable<[string, T]>;
+  /** A nested namespace inside this one. */
+  namespace(name: string): KeyValueStore;
+}

@@ -1,0 +1,108 @@
+/**
+ * Public types of the `rest-api` plugin: the contract's Device, Scan and Credential shapes, the
+ * services it provides (`devices`, `credentials`) and the scan events it publishes.
+ * Other plugins import these as types only and reach the services through `ctx.use(...)`.
+ */
+export type ProvisioningState = 'PRE' | 'IN' | 'POST';
+export type AuthStatus = 'ok' | 'unauthorized' | 'unreachable' | 'error';
+
+export interface Device {
+  id: string;
+  ipAddress: string;
+  hostname: string | null;
+  /** Domain name from AMT_GeneralSettings, when known. */
+  domain?: string | null;
+  firmwareVersion: string | null;
+  provisioningState: ProvisioningState | null;
+  provisioningMode?: 'ACM' | 'CCM' | null;
+  uuid?: string | null;
+  tls: boolean;
+  /** SHA-256 fingerprint of the device's TLS certificate pinned on first contact. */
+  tlsFingerprint?: string | null;
+  openPorts: number[];
+  authStatus: AuthStatus;
+  credentialId?: string | null;
+  online: boolean;
+  firstSeen: string;
+  lastSeen: string;
+  lastScanId: string | null;
+}
+
+export type ScanStatus = 'running' | 'completed' | 'cancelled' | 'failed' | 'interrupted';
+
+export interface Scan {
+  id: string;
+  range: string;
+  status: ScanStatus;
+  total: number;
+  scanned: number;
+  found: number;
+  startedAt: string;
+  finishedAt?: string;
+  error?: string;
+}
+
+export interface ScanProgressEvent {
+  scanId: string;
+  scanned: number;
+  total: number;
+  found: number;
+  percent: number;
+}
+
+export interface Credential {
+  id: string;
+  name: string;
+  username: string;
+  isDefault: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A credential with its password unsealed, for one device task; never logged or returned. */
+export interface UnsealedCredential {
+  id: string;
+  username: string;
+  password: string;
+}
+
+export interface DeviceFilter {
+  q?: string;
+  provisioningState?: ProvisioningState;
+  online?: boolean;
+}
+
+/** The device list, provided as the `devices` service. */
+export interface DeviceRegistry {
+  get(id: string): Device | undefined;
+  list(filter?: DeviceFilter): Device[];
+  count(): number;
+  /** Applies a partial update (e.g. online state); returns the updated device or undefined if unknown. */
+  update(id: string, patch: Partial<Omit<Device, 'id'>>): Promise<Device | undefined>;
+}
+
+/** The credential vault, provided as the `credentials` service. */
+export interface CredentialVault {
+  /** Credentials in sign-in order: the default first, then the others by creation time. */
+  list(): Credential[];
+  /** Unseals one credential for a device task (main thread only). */
+  unseal(id: string): Promise<UnsealedCredential>;
+  /** The credentials to try, in order: `preferredId` alone when given, else default first. */
+  signInOrder(preferredId?: string): Promise<UnsealedCredential[]>;
+}
+
+declare module '../../core/plugin-api.js' {
+  interface GatewayEvents {
+    ScanStarted: Scan;
+    ScanProgress: ScanProgressEvent;
+    DeviceDiscovered: { scanId: string; device: Device };
+    ScanCompleted: Scan;
+    ScanCancelled: Scan;
+    ScanFailed: Scan;
+    DeviceRemoved: { deviceId: string };
+  }
+  interface GatewayServices {
+    devices: DeviceRegistry;
+    credentials: CredentialVault;
+  }
+}

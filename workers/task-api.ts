@@ -1,0 +1,35 @@
+/**
+ * The contract of a worker-pool task. A task is a file under `workers/tasks/` (or any module path a
+ * plugin names) whose default export is a {@link TaskFunction}. Input and output must be
+ * structured-clone-able. Tasks run in a worker thread: they may open sockets; the main thread never does.
+ */
+
+/** What the pool hands a running task besides its input. */
+export interface TaskTools<TProgress = unknown> {
+  /** Sends a progress message to the caller's `onProgress` while the task runs. */
+  progress(message: TProgress): void;
+  /** True once the caller cancelled the task. */
+  cancelled(): boolean;
+  /** Aborts (within ~50 ms) once the caller cancelled the task; pass it to sockets and timers. */
+  readonly signal: AbortSignal;
+}
+
+export type TaskFunction<TInput = unknown, TOutput = unknown, TProgress = unknown> = (
+  input: TInput,
+  tools: TaskTools<TProgress>,
+) => Promise<TOutput>;
+
+/**
+ * Typed task names. The task files augment this interface (see `workers/tasks/task-types.ts`):
+ * `interface WorkerTasks { 'probe-batch': { input: ...; output: ...; progress: ... } }`.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface WorkerTasks {}
+
+/** The envelope the pool sends to the worker entry. */
+export interface TaskEnvelope {
+  file: string;
+  input: unknown;
+  progressPort?: MessagePort | import('node:worker_threads').MessagePort;
+  cancelFlag?: Int32Array;
+}

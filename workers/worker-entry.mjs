@@ -1,0 +1,32 @@
+// Entry of every worker thread: loads TypeScript task files through tsx and runs one task.
+// Plain JS because it is what loads the TypeScript hooks in the thread.
+import { register } from 'tsx/esm/api';
+
+register();
+
+const CANCEL_POLL_MS = 50;
+
+export default async function runTask(envelope) {
+  const { file, input, progressPort, cancelFlag } = envelope;
+  const controller = new AbortController();
+  const cancelled = () => (cancelFlag ? Atomics.load(cancelFlag, 0) !== 0 : false);
+  const poll = cancelFlag
+    ? setInterval(() => {
+        if (cancelled()) controller.abort(new Error('task cancelled'));
+      }, CANCEL_POLL_MS)
+    : undefined;
+  poll?.unref();
+  try {
+    const module = await import(file);
+    const tools = {
+      progress: (message) => progressPort?.postMessage(message),
+      cancelled,
+      signal: controller.signal,
+    };
+    if (cancelled()) controller.abort(new Error('task cancelled'));
+    return await module.default(input, tools);
+  } finally {
+    if (poll) clearInterval(poll);
+    progressPort?.close();
+  }
+}
