@@ -10,7 +10,7 @@
 import type { Server as HttpServer, IncomingMessage, RequestListener } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { ParameterizedContext } from 'koa';
-import type { RouterParamContext } from '@koa/router';
+import type { RouterContext } from '@koa/router';
 import type { EventBus } from './events/event-bus.js';
 import type { Logger } from './log/logger.js';
 import type { KeyValueStore } from './store/key-value-store.js';
@@ -78,10 +78,12 @@ export interface AuthenticatedUser {
 export interface GatewayState {
   user?: AuthenticatedUser;
   requestId: string;
+  /** The query string validated against the route's `query` schema, values coerced. */
+  query: Record<string, unknown>;
 }
 
 /** The Koa context a route handler receives; `request.body` is already validated. */
-export type RouteContext<TBody = unknown> = ParameterizedContext<GatewayState, RouterParamContext<GatewayState>> & {
+export type RouteContext<TBody = unknown> = RouterContext<GatewayState> & {
   request: { body: TBody };
 };
 

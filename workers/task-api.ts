@@ -30,6 +30,6 @@ export interface WorkerTasks {}
 export interface TaskEnvelope {
   file: string;
   input: unknown;
-  progressPort?: MessagePort | import('node:worker_threads').MessagePort;
+  progressPort?: import('node:worker_threads').MessagePort;
   cancelFlag?: Int32Array;
 }

@@ -1,0 +1,88 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { RouteSpec } from '../plugin-api.js';
+import { HttpError } from '../http/http-error.js';
+import type { AuthService } from './auth-service.js';
+import type { LoginThrottle } from './login-throttle.js';
+
+interface LoginBody {
+  username: string;
+  password: string;
+}
+
+export const LOGIN_REQUEST_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['username', 'password'],
+  properties: { username: { type: 'string', minLength: 1, maxLength: 64 }, password: { type: 'string', minLength: 1, maxLength: 256 } },
+};
+
+export const AUTHENTICATED_USER_SCHEMA = {
+  type: 'object',
+  required: ['username', 'permissions'],
+  properties: { username: { type: 'string' }, permissions: { type: 'array', items: { type: 'string' } } },
+};
+
+/** `POST /api/auth/login`, `GET /api/auth/me`, `POST /api/auth/logout`. */
+export function authRoutes(auth: AuthService, throttle: LoginThrottle): RouteSpec<never>[] {
+  const login: RouteSpec<LoginBody> = {
+    method: 'post',
+    path: '/auth/login',
+    summary: 'Sign in and get a bearer token',
+    description: 'Repeated failures from one client address are slowed down, then refused with 429.',
+    tags: ['auth'],
+    permission: 'public',
+    body: LOGIN_REQUEST_SCHEMA,
+    responses: {
+      200: {
+        description: 'Signed in',
+        schema: {
+          type: 'object',
+          required: ['token', 'expiresAt', 'user'],
+          properties: { token: { type: 'string' }, expiresAt: { type: 'string', format: 'date-time' }, user: AUTHENTICATED_USER_SCHEMA },
+        },
+      },
+      401: { description: 'Unknown user or wrong password (the same answer for both)' },
+      429: { description: 'Too many failed logins from this client; see Retry-After' },
+    },
+    async handler(ctx) {
+      const client = ctx.ip;
+      const verdict = throttle.check(client);
+      if ('retryAfterSeconds' in verdict) {
+        throw new HttpError(429, 'GW_ERR_LOGIN_RATE_LIMIT', 'too many failed logins; try again later', { headers: { 'Retry-After': String(verdict.retryAfterSeconds) } });
+      }
+      if (verdict.delayMs > 0) await sleep(verdict.delayMs);
+      const { username, password } = ctx.request.body;
+      const user = await auth.verifyPassword(username, password);
+      if (!user) {
+        throttle.failed(client);
+        throw new HttpError(401, 'GW_ERR_BAD_LOGIN', 'unknown user or wrong password');
+      }
+      throttle.succeeded(client);
+      const issued = await auth.tokens.issue(user.username);
+      return { token: issued.token, expiresAt: issued.expiresAt, user };
+    },
+  };
+  const me: RouteSpec = {
+    method: 'get',
+    path: '/auth/me',
+    summary: 'The signed-in user and their permissions',
+    tags: ['auth'],
+    permission: 'authenticated',
+    responses: { 200: { description: 'The user', schema: AUTHENTICATED_USER_SCHEMA } },
+    handler: (ctx) => ctx.state.user,
+  };
+  const logout: RouteSpec = {
+    method: 'post',
+    path: '/auth/logout',
+    summary: 'Revoke the bearer token of this request',
+    tags: ['auth'],
+    permission: 'authenticated',
+    responses: { 204: { description: 'Revoked' } },
+    async handler(ctx) {
+      const token = /^Bearer\s+(.+)$/i.exec(ctx.get('Authorization'))?.[1];
+      if (token) await auth.tokens.revoke(token.trim());
+      ctx.status = 204;
+    },
+  };
+  return [login, me, logout] as RouteSpec<never>[];
+}

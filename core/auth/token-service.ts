@@ -1,0 +1,76 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { KeyValueStore } from '../store/key-value-store.js';
+
+interface StoredToken {
+  username: string;
+  expiresAt: string;
+}
+
+export interface IssuedToken {
+  token: string;
+  expiresAt: string;
+}
+
+/**
+ * Opaque bearer tokens: 32 random bytes, stored only as their SHA-256 so that a copy of the
+ * data directory yields no usable token. Tokens survive a restart until they expire.
+ */
+export interface TokenService {
+  issue(username: string): Promise<IssuedToken>;
+  /** The username a live token belongs to, or null. */
+  resolve(token: string): Promise<string | null>;
+  revoke(token: string): Promise<void>;
+  revokeUser(username: string): Promise<void>;
+  /** Removes expired tokens from the store. */
+  sweep(): Promise<void>;
+}
+
+const digest = (token: string) => createHash('sha256').update(token).digest('base64url');
+
+export function createTokenService(store: KeyValueStore, ttlSeconds: number, now: () => number = Date.now): TokenService {
+  const cache = new Map<string, StoredToken>();
+  const live = (t: StoredToken | undefined) => t !== undefined && Date.parse(t.expiresAt) > now();
+  return {
+    async issue(username) {
+      const token = randomBytes(32).toString('base64url');
+      const record: StoredToken = { username: username.toLowerCase(), expiresAt: new Date(now() + ttlSeconds * 1000).toISOString() };
+      await store.put(digest(token), record);
+      cache.set(digest(token), record);
+      return { token, expiresAt: record.expiresAt };
+    },
+    async resolve(token) {
+      if (!token || token.length > 256) return null;
+      const key = digest(token);
+      let record = cache.get(key);
+      if (!record) {
+        record = await store.get<StoredToken>(key);
+        if (record) cache.set(key, record);
+      }
+      if (!live(record)) {
+        if (record) {
+          cache.delete(key);
+          await store.del(key);
+        }
+        return null;
+      }
+      return record!.username;
+    },
+    async revoke(token) {
+      cache.delete(digest(token));
+      await store.del(digest(token));
+    },
+    async revokeUser(username) {
+      const name = username.toLowerCase();
+      const doomed: string[] = [];
+      for await (const [key, record] of store.entries<StoredToken>()) if (record.username === name) doomed.push(key);
+      for (const key of doomed) cache.delete(key);
+      await store.batch(doomed.map((key) => ({ type: 'del' as const, key })));
+    },
+    async sweep() {
+      const doomed: string[] = [];
+      for await (const [key, record] of store.entries<StoredToken>()) if (!live(record)) doomed.push(key);
+      for (const key of doomed) cache.delete(key);
+      await store.batch(doomed.map((key) => ({ type: 'del' as const, key })));
+    },
+  };
+}

@@ -1,0 +1,42 @@
+/** Environment variables that override the configuration file (CONTRACT section 0). */
+type Setter = (config: Record<string, unknown>, value: string) => void;
+
+function setPath(config: Record<string, unknown>, path: string[], value: unknown): void {
+  let node = config;
+  for (const key of path.slice(0, -1)) {
+    const next = node[key];
+    if (next === null || typeof next !== 'object') node[key] = {};
+    node = node[key] as Record<string, unknown>;
+  }
+  node[path[path.length - 1]!] = value;
+}
+
+const list = (value: string) => value.split(',').map((s) => s.trim()).filter(Boolean);
+/** Keeps a non-numeric value as a string so that validation names the field. */
+const numeric = (value: string): number | string => (/^\d+$/.test(value.trim()) ? Number(value) : value);
+
+const OVERRIDES: Record<string, Setter> = {
+  AMTGW_HOST: (c, v) => setPath(c, ['server', 'host'], v),
+  AMTGW_PORT: (c, v) => setPath(c, ['server', 'port'], numeric(v)),
+  AMTGW_SOAP_PORT: (c, v) => setPath(c, ['plugins', 'soap-mps', 'options', 'port'], numeric(v)),
+  AMTGW_DATA_DIR: (c, v) => setPath(c, ['dataDir'], v),
+  AMTGW_ALLOWED_NETWORKS: (c, v) => setPath(c, ['amt', 'allowedNetworks'], list(v)),
+  AMTGW_MONITOR_INTERVAL_S: (c, v) => setPath(c, ['plugins', 'remote-monitor', 'options', 'intervalSeconds'], numeric(v)),
+  AMTGW_CORS_ORIGINS: (c, v) => setPath(c, ['cors', 'origins'], list(v)),
+  AMTGW_TLS_CERT: (c, v) => setPath(c, ['server', 'tls', 'cert'], v),
+  AMTGW_TLS_KEY: (c, v) => setPath(c, ['server', 'tls', 'key'], v),
+  AMTGW_LOG_LEVEL: (c, v) => setPath(c, ['log', 'level'], v),
+};
+
+/** Applies the AMTGW_* variables present in `env` to a configuration object, in place. */
+export function applyEnvOverrides(config: Record<string, unknown>, env: NodeJS.ProcessEnv): void {
+  for (const [name, set] of Object.entries(OVERRIDES)) {
+    const value = env[name];
+    if (value !== undefined && value !== '') set(config, value);
+  }
+  // A plugin entry created only by an override (e.g. AMTGW_SOAP_PORT) must not enable it by itself.
+  const plugins = config.plugins as Record<string, Record<string, unknown>> | undefined;
+  for (const entry of Object.values(plugins ?? {})) if (entry.enable === undefined) entry.enable = false;
+}
+
+export const ENV_VARIABLES = Object.keys(OVERRIDES);

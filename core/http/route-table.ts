@@ -1,0 +1,86 @@
+import Router, { type RouterContext } from '@koa/router';
+import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
+import type { AuthenticatedUser, GatewayState, RouteContext, RouteSpec } from '../plugin-api.js';
+import type { DocumentedRoute } from '../openapi/openapi-builder.js';
+import { toAjvRefs } from '../openapi/schema-registry.js';
+import { describeErrors } from '../validation/validator.js';
+import { HttpError } from './http-error.js';
+
+/** Resolves the caller of a request from its bearer token; null when there is none or it is invalid. */
+export type Authenticator = (ctx: RouteContext) => Promise<AuthenticatedUser | null>;
+
+const PSEUDO_PERMISSIONS = new Set(['public', 'authenticated']);
+
+function joinPath(prefix: string, path: string): string {
+  const joined = (prefix.replace(/\/+$/, '') + '/' + path.replace(/^\/+/, '')).replace(/\/+$/, '');
+  return joined === '' ? '/' : joined;
+}
+
+/** Every JSON route of every plugin: one router, one authorization and validation path. */
+export class RouteTable {
+  private readonly routes: DocumentedRoute[] = [];
+  private readonly keys = new Map<string, string>();
+
+  add(plugin: string, prefix: string, spec: RouteSpec<never>): void {
+    const path = joinPath(prefix, spec.path);
+    const key = `${spec.method.toUpperCase()} ${path.replace(/:[A-Za-z0-9_]+/g, ':')}`;
+    const owner = this.keys.get(key);
+    if (owner) throw new Error(`route ${spec.method.toUpperCase()} ${path} of plugin '${plugin}' clashes with plugin '${owner}'`);
+    this.keys.set(key, plugin);
+    this.routes.push({ plugin, method: spec.method, path, spec });
+  }
+
+  list(): DocumentedRoute[] {
+    return [...this.routes];
+  }
+
+  /** Checks that every route names a permission that exists. */
+  checkPermissions(known: string[]): void {
+    for (const { plugin, method, path, spec } of this.routes) {
+      if (!PSEUDO_PERMISSIONS.has(spec.permission) && !known.includes(spec.permission)) {
+        throw new Error(`route ${method.toUpperCase()} ${path} of plugin '${plugin}' requires unknown permission '${spec.permission}'`);
+      }
+    }
+  }
+
+  buildRouter(ajvBody: Ajv2020, ajvQuery: Ajv2020, authenticate: Authenticator): Router<GatewayState> {
+    const router = new Router<GatewayState>();
+    for (const { method, path, spec } of this.routes) {
+      const body = spec.body ? ajvBody.compile(toAjvRefs(spec.body) as object) : undefined;
+      const query = spec.query ? ajvQuery.compile(toAjvRefs(spec.query) as object) : undefined;
+      router.register(path, [method.toUpperCase()], async (koaCtx: RouterContext<GatewayState>) => {
+        const ctx = koaCtx as unknown as RouteContext;
+        if (spec.permission !== 'public') {
+          const user = await authenticate(ctx);
+          if (!user) throw new HttpError(401, 'GW_ERR_UNAUTHENTICATED', 'a valid bearer token is required', { headers: { 'WWW-Authenticate': 'Bearer' } });
+          ctx.state.user = user;
+          if (spec.permission !== 'authenticated' && !user.permissions.includes(spec.permission)) {
+            throw new HttpError(403, 'GW_ERR_FORBIDDEN', `this requires the permission '${spec.permission}'`);
+          }
+        }
+        ctx.state.query = validateQuery(query, ctx.query);
+        if (body) validateBody(body, ctx);
+        const result = await spec.handler(ctx as RouteContext<never>);
+        if (result !== undefined && ctx.body === undefined) ctx.body = result;
+      });
+    }
+    return router;
+  }
+}
+
+function validateQuery(validate: ValidateFunction | undefined, raw: Record<string, string | string[] | undefined>): Record<string, unknown> {
+  const copy: Record<string, unknown> = { ...raw };
+  if (validate && !validate(copy)) {
+    throw new HttpError(400, 'GW_ERR_VALIDATION', 'the query string is invalid', { errors: describeErrors(validate.errors, 'query') });
+  }
+  return copy;
+}
+
+function validateBody(validate: ValidateFunction, ctx: RouteContext): void {
+  if (!ctx.is('application/json')) {
+    throw new HttpError(415, 'GW_ERR_MEDIA_TYPE', 'the request body must be application/json');
+  }
+  if (!validate(ctx.request.body)) {
+    throw new HttpError(400, 'GW_ERR_VALIDATION', 'the request body is invalid', { errors: describeErrors(validate.errors, 'body') });
+  }
+}

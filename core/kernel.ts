@@ -1,0 +1,255 @@
+import { join, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { GatewayConfig } from './config/gateway-config.js';
+import { ConfigError } from './config/load-config.js';
+import { type PluginDefinition, type PluginManifest, type RouteContext, type SiteSettings, type UpgradeHandler } from './plugin-api.js';
+import { createLogger, type Logger } from './log/logger.js';
+import { openStore, type GatewayStore } from './store/level-store.js';
+import { loadMasterKey } from './secrets/master-key.js';
+import { createSealer } from './secrets/sealer.js';
+import { createWorkerPool, type WorkerPool } from './pool/worker-pool.js';
+import { createEventBus } from './events/event-bus.js';
+import { createUserStore } from './auth/user-store.js';
+import { createTokenService } from './auth/token-service.js';
+import { createAuthService } from './auth/auth-service.js';
+import { createLoginThrottle } from './auth/login-throttle.js';
+import { bootstrapAdmin } from './auth/bootstrap-admin.js';
+import { CORE_PERMISSIONS } from './auth/core-permissions.js';
+import { authRoutes, AUTHENTICATED_USER_SCHEMA } from './auth/auth-routes.js';
+import { userRoutes, USER_SCHEMA } from './auth/user-routes.js';
+import { RouteTable } from './http/route-table.js';
+import { SchemaRegistry } from './openapi/schema-registry.js';
+import { buildOpenApiDocument } from './openapi/openapi-builder.js';
+import { createApp } from './http/app.js';
+import { startListener, type Listener } from './http/listener.js';
+import { createAjv } from './validation/validator.js';
+import { loadPlugin } from './plugins/plugin-loader.js';
+import { orderPlugins } from './plugins/plugin-order.js';
+import { createPluginContext, type KernelParts } from './plugins/plugin-context.js';
+import { PluginError } from './plugins/plugin-errors.js';
+import { healthRoute } from './http/health-route.js';
+
+const PACKAGE_VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const KERNEL = 'core';
+
+/** A running gateway. */
+export interface Gateway {
+  readonly config: GatewayConfig;
+  /** Base URL of the main listener, e.g. `http://127.0.0.1:8080`. */
+  readonly url: string;
+  readonly logger: Logger;
+  /** Names of the registered plugins, in registration order. */
+  readonly plugins: string[];
+  /** Set when the admin password was generated at this start. */
+  readonly generatedAdminPassword: string | undefined;
+  /** Graceful stop: stop accepting, drain, plugin teardown in reverse order, close pool and store. */
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  /** Working directory for relative paths (plugins by path, the data directory). */
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Log sink; default stdout. */
+  writeLog?: (line: string) => void;
+}
+
+interface LoadedPlugin {
+  name: string;
+  dependencies: string[];
+  def: PluginDefinition<Record<string, unknown>>;
+  options: Record<string, unknown>;
+}
+
+async function loadEnabledPlugins(config: GatewayConfig, cwd: string): Promise<LoadedPlugin[]> {
+  const loaded: LoadedPlugin[] = [];
+  for (const [name, setting] of Object.entries(config.plugins)) {
+    if (!setting.enable) continue;
+    const def = await loadPlugin(name, setting, cwd);
+    loaded.push({ name, dependencies: def.dependencies ?? [], def, options: structuredClone(setting.options ?? {}) });
+  }
+  return orderPlugins(loaded);
+}
+
+function validateOptions(plugin: LoadedPlugin): void {
+  if (!plugin.def.configSchema) return;
+  const validate = createAjv({ useDefaults: true }).compile(plugin.def.configSchema);
+  if (!validate(plugin.options)) {
+    const problems = (validate.errors ?? []).map((e) => {
+      const extra = e.keyword === 'additionalProperties' ? `.${String((e.params as { additionalProperty: string }).additionalProperty)}` : '';
+      return `plugins.${plugin.name}.options${e.instancePath.replace(/\//g, '.')}${extra} ${e.keyword === 'additionalProperties' ? 'is not an allowed property' : e.message}`;
+    });
+    throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
+  }
+}
+
+function closure(plugins: LoadedPlugin[]): (name: string) => Set<string> {
+  const byName = new Map(plugins.map((p) => [p.name, p]));
+  return (name) => {
+    const seen = new Set<string>();
+    const walk = (n: string) => {
+      for (const dep of byName.get(n)?.dependencies ?? []) if (!seen.has(dep)) (seen.add(dep), walk(dep));
+    };
+    walk(name);
+    return seen;
+  };
+}
+
+function bearerToken(ctx: RouteContext): string | undefined {
+  const header = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('Authorization'));
+  return header?.[1];
+}
+
+/**
+ * Starts the gateway: store, sealing, users, worker pool, the enabled plugins in dependency
+ * order, the HTTP listener. Anything that fails undoes what was started and rethrows.
+ */
+export async function startGateway(config: GatewayConfig, options: StartOptions = {}): Promise<Gateway> {
+  const cwd = options.cwd ?? process.cwd();
+  const env = options.env ?? process.env;
+  const logger = createLogger({ level: config.log.level, ...(options.writeLog ? { write: options.writeLog } : {}) });
+  const dataDir = resolve(cwd, config.dataDir);
+  const plugins = await loadEnabledPlugins(config, cwd);
+
+  const store: GatewayStore = await openStore(dataDir);
+  let pool: WorkerPool | undefined;
+  const listeners: Listener[] = [];
+  const closeHooks: KernelParts['closeHooks'] = [];
+  const shutdown = async () => {
+    await Promise.allSettled(listeners.map((l) => l.close(config.server.shutdownTimeoutMs)));
+    for (const { plugin, hook } of [...closeHooks].reverse()) {
+      try {
+        await hook();
+      } catch (err) {
+        logger.error('plugin teardown failed', { plugin, error: (err as Error).message });
+      }
+    }
+    await pool?.close();
+    await store.close();
+  };
+
+  try {
+    const masterKey = loadMasterKey(resolve(cwd, config.masterKeyFile ?? join(dataDir, 'master.key')), env);
+    const secrets = createSealer(masterKey.key);
+    const coreStore = store.namespace(KERNEL);
+    const permissionNames = () => [...CORE_PERMISSIONS, ...plugins.flatMap((p) => p.def.permissions ?? [])].map((p) => p.name).filter((p, i, all) => all.indexOf(p) === i);
+    const auth = createAuthService(createUserStore(coreStore.namespace('users')), createTokenService(coreStore.namespace('tokens'), config.auth.tokenTtlSeconds), permissionNames);
+    await auth.tokens.sweep();
+    const bootstrap = await bootstrapAdmin(auth.users, resolve(cwd, config.auth.adminPasswordFile ?? join(dataDir, 'admin-password')), logger, env);
+    pool = createWorkerPool(config.workers);
+
+    let mainUrl = '';
+    const site: SiteSettings = { baseUrl: () => mainUrl, dataDir, amt: config.amt };
+    const routes = new RouteTable();
+    const schemas = new SchemaRegistry();
+    const tags = new Map<string, string>([
+      ['auth', 'Sign-in and tokens'],
+      ['users', 'Gateway users and permissions'],
+      ['health', 'Liveness'],
+    ]);
+    const upgrades = new Map<string, { plugin: string; handler: UpgradeHandler }>();
+    const mounts: KernelParts['mounts'] = [];
+    const readyHooks: KernelParts['readyHooks'] = [];
+    const registered: PluginManifest[] = [];
+
+    for (const spec of [...authRoutes(auth, createLoginThrottle(config.auth.login)), ...userRoutes(auth), healthRoute(PACKAGE_VERSION, () => registered.map((p) => p.name))]) {
+      routes.add(KERNEL, '/api', spec);
+    }
+    schemas.add(KERNEL, 'User', USER_SCHEMA);
+    schemas.add(KERNEL, 'AuthenticatedUser', AUTHENTICATED_USER_SCHEMA);
+
+    const parts: KernelParts = {
+      site,
+      store,
+      events: createEventBus(logger),
+      pool,
+      logger,
+      auth,
+      secrets,
+      routes,
+      schemas,
+      tags,
+      upgrades,
+      mounts,
+      services: new Map(),
+      manifests: () => [...registered],
+      dependencyClosure: closure(plugins),
+      async listen(plugin, handler, host, port) {
+        const listener = await startListener(handler, host, port, config.server.tls);
+        listeners.push(listener);
+        logger.info('plugin listener started', { plugin, url: listener.url });
+        return listener;
+      },
+      readyHooks,
+      closeHooks,
+    };
+
+    for (const plugin of plugins) {
+      validateOptions(plugin);
+      const { def } = plugin;
+      registered.push({ name: def.name, version: def.version, dependencies: plugin.dependencies, permissions: def.permissions ?? [], routes: def.routes ?? [] });
+      try {
+        await def.register(createPluginContext(def, plugin.options, parts));
+      } catch (err) {
+        if (err instanceof PluginError || err instanceof ConfigError) throw err;
+        throw new PluginError('GW_ERR_PLUGIN_REGISTER', `plugin '${def.name}' failed to register: ${(err as Error).message}`, { cause: err });
+      }
+      logger.debug('plugin registered', { plugin: def.name, version: def.version });
+    }
+    routes.checkPermissions(permissionNames());
+
+    const ajvBody = createAjv();
+    const ajvQuery = createAjv({ coerceTypes: true, useDefaults: true });
+    schemas.installInto(ajvBody);
+    schemas.installInto(ajvQuery);
+    const router = routes.buildRouter(ajvBody, ajvQuery, async (ctx) => {
+      const token = bearerToken(ctx);
+      return token ? auth.verifyToken(token) : null;
+    });
+    let openApi: Record<string, unknown> | undefined;
+    const app = createApp({
+      logger,
+      router,
+      mounts,
+      corsOrigins: config.cors.origins,
+      corsMaxAgeSeconds: config.cors.maxAgeSeconds ?? 600,
+      bodyLimitBytes: config.server.bodyLimitBytes,
+      openApiDocument: () =>
+        (openApi ??= buildOpenApiDocument({
+          title: 'amt-gateway',
+          version: PACKAGE_VERSION,
+          description: 'Discovers, tracks and manages Intel AMT devices. Every route but login and health needs a bearer token from POST /api/auth/login.',
+          routes: routes.list(),
+          components: schemas.components(),
+          tags: [...tags].map(([name, description]) => ({ name, description })),
+        })),
+    });
+
+    const main = await startListener(app.callback(), config.server.host, config.server.port, config.server.tls);
+    listeners.unshift(main);
+    mainUrl = main.url;
+    main.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+      const path = (req.url ?? '/').split('?')[0]!;
+      const claimed = upgrades.get(path);
+      if (claimed) return claimed.handler(req, socket, head);
+      socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+    });
+    for (const hook of readyHooks) await hook();
+    logger.info('gateway serving', { url: main.url, plugins: registered.map((p) => p.name) });
+
+    let stopping: Promise<void> | undefined;
+    return {
+      config,
+      url: main.url,
+      logger,
+      plugins: registered.map((p) => p.name),
+      generatedAdminPassword: bootstrap.generatedPassword,
+      stop: () => (stopping ??= shutdown().then(() => logger.info('gateway stopped'))),
+    };
+  } catch (err) {
+    await shutdown().catch(() => undefined);
+    throw err;
+  }
+}

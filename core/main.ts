@@ -1,0 +1,34 @@
+/**
+ * `npm start`: runs the gateway with the site configuration from `--config <file>` or AMTGW_CONFIG.
+ * SIGTERM / SIGINT stop it gracefully; a second signal exits at once.
+ */
+import { parseArgs } from 'node:util';
+import { loadConfig } from './config/load-config.js';
+import { startGateway } from './kernel.js';
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { config: { type: 'string', short: 'c' } }, strict: true });
+  const config = loadConfig(values.config ? { file: values.config } : {});
+  const gateway = await startGateway(config);
+  let signalled = false;
+  const stop = (signal: string) => {
+    if (signalled) process.exit(1);
+    signalled = true;
+    gateway.logger.info('stopping', { signal });
+    gateway.stop().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        process.stderr.write(`amt-gateway: error while stopping: ${(err as Error).message}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+main().catch((err: unknown) => {
+  const code = (err as { code?: string }).code;
+  process.stderr.write(`amt-gateway: cannot start: ${(err as Error).message}${code ? ` (${code})` : ''}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,108 @@
+import type { RequestListener } from 'node:http';
+import type {
+  GatewayServices,
+  PluginContext,
+  PluginDefinition,
+  PluginManifest,
+  PluginAuth,
+  PluginSecrets,
+  SiteSettings,
+  UpgradeHandler,
+} from '../plugin-api.js';
+import type { EventBus } from '../events/event-bus.js';
+import type { Logger } from '../log/logger.js';
+import type { WorkerPool } from '../pool/worker-pool.js';
+import type { GatewayStore } from '../store/level-store.js';
+import type { RouteTable } from '../http/route-table.js';
+import type { SchemaRegistry } from '../openapi/schema-registry.js';
+import type { Listener } from '../http/listener.js';
+import { PluginError } from './plugin-errors.js';
+
+type Hook = () => void | Promise<void>;
+export type RawMiddleware = Parameters<PluginContext['http']['mount']>[1];
+
+/** What the kernel shares with every plugin context. */
+export interface KernelParts {
+  site: SiteSettings;
+  store: GatewayStore;
+  events: EventBus;
+  pool: WorkerPool;
+  logger: Logger;
+  auth: PluginAuth;
+  secrets: PluginSecrets;
+  routes: RouteTable;
+  schemas: SchemaRegistry;
+  tags: Map<string, string>;
+  upgrades: Map<string, { plugin: string; handler: UpgradeHandler }>;
+  mounts: Array<{ plugin: string; prefix: string; middleware: RawMiddleware }>;
+  services: Map<string, { plugin: string; service: unknown }>;
+  manifests: () => PluginManifest[];
+  /** The transitive dependencies of each plugin. */
+  dependencyClosure: (plugin: string) => Set<string>;
+  listen: (plugin: string, handler: RequestListener, host: string, port: number) => Promise<Listener>;
+  readyHooks: Hook[];
+  closeHooks: Array<{ plugin: string; hook: Hook }>;
+}
+
+/** Builds the context one plugin registers against: everything scoped to that plugin. */
+export function createPluginContext<TConfig>(def: PluginDefinition<TConfig>, config: TConfig, parts: KernelParts): PluginContext<TConfig> {
+  const name = def.name;
+  const prefix = def.prefix ?? `/api/${name}`;
+  return {
+    name,
+    config,
+    site: parts.site,
+    http: {
+      prefix,
+      route(spec) {
+        parts.routes.add(name, prefix, spec as never);
+      },
+      onUpgrade(path, handler) {
+        const owner = parts.upgrades.get(path);
+        if (owner) throw new PluginError('GW_ERR_PLUGIN_CLASH', `upgrade path ${path} of plugin '${name}' is already claimed by plugin '${owner.plugin}'`);
+        parts.upgrades.set(path, { plugin: name, handler });
+      },
+      mount(pathPrefix, middleware) {
+        parts.mounts.push({ plugin: name, prefix: pathPrefix, middleware });
+      },
+    },
+    openapi: {
+      addSchema(schemaName, schema) {
+        parts.schemas.add(name, schemaName, schema);
+      },
+      addTag(tag, description) {
+        parts.tags.set(tag, description);
+      },
+    },
+    store: parts.store.namespace(`plugin:${name}`),
+    events: parts.events,
+    pool: parts.pool,
+    logger: parts.logger.child({ plugin: name }),
+    auth: parts.auth,
+    secrets: parts.secrets,
+    plugins: parts.manifests,
+    provide(serviceName, service) {
+      const existing = parts.services.get(serviceName);
+      if (existing) throw new PluginError('GW_ERR_PLUGIN_CLASH', `service '${String(serviceName)}' is provided by both plugin '${existing.plugin}' and plugin '${name}'`);
+      parts.services.set(serviceName, { plugin: name, service });
+    },
+    use<K extends keyof GatewayServices>(serviceName: K): GatewayServices[K] {
+      const entry = parts.services.get(serviceName);
+      if (!entry) throw new PluginError('GW_ERR_SERVICE_MISSING', `plugin '${name}' uses service '${String(serviceName)}', which no registered plugin provides`);
+      if (!parts.dependencyClosure(name).has(entry.plugin)) {
+        throw new PluginError('GW_ERR_SERVICE_UNDECLARED', `plugin '${name}' uses service '${String(serviceName)}' of plugin '${entry.plugin}' without declaring it as a dependency`);
+      }
+      return entry.service as GatewayServices[K];
+    },
+    async listen(handler, options) {
+      const listener = await parts.listen(name, handler, options.host, options.port);
+      return { server: listener.server, url: listener.url };
+    },
+    onReady(hook) {
+      parts.readyHooks.push(hook);
+    },
+    onClose(hook) {
+      parts.closeHooks.push({ plugin: name, hook });
+    },
+  };
+}

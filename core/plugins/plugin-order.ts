@@ -1,0 +1,37 @@
+import { PluginError } from './plugin-errors.js';
+
+export interface Orderable {
+  name: string;
+  dependencies: string[];
+}
+
+/**
+ * Orders plugins so that each comes after its dependencies; ties are broken by name, never by the
+ * order the configuration lists them in. A missing or circular dependency is an error naming the plugins.
+ */
+export function orderPlugins<T extends Orderable>(plugins: T[]): T[] {
+  const byName = new Map(plugins.map((p) => [p.name, p]));
+  for (const plugin of plugins) {
+    for (const dep of plugin.dependencies) {
+      if (!byName.has(dep)) {
+        throw new PluginError('GW_ERR_PLUGIN_DEPENDENCY_MISSING', `dependency '${dep}' of plugin '${plugin.name}' is not enabled`);
+      }
+    }
+  }
+  const ordered: T[] = [];
+  const state = new Map<string, 'visiting' | 'done'>();
+  const visit = (plugin: T, path: string[]) => {
+    const mark = state.get(plugin.name);
+    if (mark === 'done') return;
+    if (mark === 'visiting') {
+      const cycle = [...path.slice(path.indexOf(plugin.name)), plugin.name];
+      throw new PluginError('GW_ERR_PLUGIN_DEPENDENCY_CYCLE', `circular plugin dependency: ${cycle.join(' -> ')}`);
+    }
+    state.set(plugin.name, 'visiting');
+    for (const dep of [...plugin.dependencies].sort()) visit(byName.get(dep)!, [...path, plugin.name]);
+    state.set(plugin.name, 'done');
+    ordered.push(plugin);
+  };
+  for (const plugin of [...plugins].sort((a, b) => a.name.localeCompare(b.name))) visit(plugin, []);
+  return ordered;
+}

@@ -1,0 +1,80 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { Level } from 'level';
+import type { BatchOperation, KeyValueStore } from './key-value-store.js';
+
+/** The part of abstract-level this module uses; one shape for the root and for sublevels. */
+interface Db {
+  get(key: string): Promise<unknown>;
+  getMany(keys: string[]): Promise<unknown[]>;
+  put(key: string, value: unknown): Promise<void>;
+  del(key: string): Promise<void>;
+  batch(operations: Array<{ type: 'put'; key: string; value: unknown } | { type: 'del'; key: string }>): Promise<void>;
+  iterator(options: { gte?: string; lt?: string; limit: number; reverse: boolean }): AsyncIterable<[string, unknown]>;
+  sublevel(name: string, options: { valueEncoding: 'json' }): Db;
+}
+
+/** The data directory is held by another process. */
+export class StoreLockedError extends Error {
+  readonly code = 'GW_ERR_STORE_LOCKED';
+  constructor(dir: string) {
+    super(`data directory ${dir} is already in use by another amt-gateway process`);
+    this.name = 'StoreLockedError';
+  }
+}
+
+function wrap(db: Db): KeyValueStore {
+  const ns: KeyValueStore = {
+    async get<T>(key: string) {
+      return (await db.get(key)) as T | undefined;
+    },
+    async getMany<T>(keys: string[]) {
+      return (await db.getMany(keys)) as Array<T | undefined>;
+    },
+    async put(key, value) {
+      await db.put(key, value);
+    },
+    async del(key) {
+      await db.del(key);
+    },
+    async batch(operations: BatchOperation[]) {
+      if (operations.length === 0) return;
+      await db.batch(operations.map((op) => (op.type === 'put' ? { type: 'put', key: op.key, value: op.value } : { type: 'del', key: op.key })));
+    },
+    async *entries<T>(options: { prefix?: string; limit?: number; reverse?: boolean } = {}) {
+      const range = options.prefix === undefined ? {} : { gte: options.prefix, lt: options.prefix + '\uffff' };
+      for await (const [key, value] of db.iterator({ ...range, limit: options.limit ?? -1, reverse: options.reverse ?? false })) {
+        yield [key, value as T] as [string, T];
+      }
+    },
+    namespace(name) {
+      return wrap(db.sublevel(name, { valueEncoding: 'json' }));
+    },
+  };
+  return ns;
+}
+
+/** The gateway's LevelDB database under `<dataDir>/db`. */
+export interface GatewayStore {
+  /** The namespace a plugin (or the kernel, under `core`) owns. */
+  namespace(name: string): KeyValueStore;
+  close(): Promise<void>;
+}
+
+export async function openStore(dataDir: string): Promise<GatewayStore> {
+  const location = join(dataDir, 'db');
+  mkdirSync(location, { recursive: true, mode: 0o700 });
+  const db = new Level<string, unknown>(location, { valueEncoding: 'json' });
+  try {
+    await db.open();
+  } catch (err) {
+    const cause = (err as { cause?: { code?: string } }).cause;
+    if (cause?.code === 'LEVEL_LOCKED') throw new StoreLockedError(dataDir);
+    throw err;
+  }
+  const root = wrap(db as unknown as Db);
+  return {
+    namespace: (name) => root.namespace(name),
+    close: () => db.close(),
+  };
+}
