@@ -42,6 +42,8 @@ export interface Gateway {
   readonly logger: Logger;
   /** Names of the registered plugins, in registration order. */
   readonly plugins: string[];
+  /** Every JSON route, with the plugin that registered it (`core` for the kernel's own). */
+  readonly routes: Array<{ plugin: string; method: string; path: string; permission: string }>;
   /** Set when the admin password was generated at this start. */
   readonly generatedAdminPassword: string | undefined;
   /** Graceful stop: stop accepting, drain, plugin teardown in reverse order, close pool and store. */
@@ -245,6 +247,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
       url: main.url,
       logger,
       plugins: registered.map((p) => p.name),
+      routes: routes.list().map((r) => ({ plugin: r.plugin, method: r.method, path: r.path, permission: r.spec.permission })),
       generatedAdminPassword: bootstrap.generatedPassword,
       stop: () => (stopping ??= shutdown().then(() => logger.info('gateway stopped'))),
     };

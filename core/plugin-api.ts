@@ -189,7 +189,7 @@ export interface PluginManifest {
 }
 
 /** The context a plugin registers against; everything in it is scoped to that plugin. */
-export interface PluginContext<TConfig = Record<string, unknown>> {
+export interface PluginContext<TConfig = unknown> {
   readonly name: string;
   /** The plugin's `options` from the site config, validated against its `configSchema`, defaults applied. */
   readonly config: TConfig;

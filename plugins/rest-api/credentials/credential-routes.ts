@@ -1,0 +1,62 @@
+import type { PluginContext } from '../../../core/plugin-api.js';
+import type { CredentialInput, CredentialPatch, ManagedCredentialVault } from './credential-vault.js';
+import { CREATE_CREDENTIAL_SCHEMA, CREDENTIAL_SCHEMA, UPDATE_CREDENTIAL_SCHEMA } from './credential-schemas.js';
+
+const REF = { $ref: '#/components/schemas/Credential' };
+const params = { id: { description: 'Credential id' } };
+
+/** `GET/POST /api/credentials`, `PUT/DELETE /api/credentials/{id}` (fixed paths). */
+export function registerCredentialRoutes(ctx: PluginContext, vault: ManagedCredentialVault): void {
+  ctx.openapi.addSchema('Credential', CREDENTIAL_SCHEMA);
+  ctx.openapi.addTag('credentials', 'Device credentials; passwords are write-only and sealed at rest');
+  const tags = ['credentials'];
+  ctx.http.route({
+    method: 'get',
+    path: '/credentials',
+    summary: 'List stored credentials, the default first',
+    tags,
+    permission: 'credentials:read',
+    responses: { 200: { description: 'Credentials (never their passwords)', schema: { type: 'array', items: REF } } },
+    handler: () => vault.list(),
+  });
+  ctx.http.route<CredentialInput>({
+    method: 'post',
+    path: '/credentials',
+    summary: 'Store a credential',
+    description: 'The first credential becomes the default. Setting isDefault clears it on every other credential in the same write.',
+    tags,
+    permission: 'credentials:write',
+    body: CREATE_CREDENTIAL_SCHEMA,
+    responses: { 201: { description: 'Stored', schema: REF } },
+    async handler(c) {
+      const created = await vault.create(c.request.body);
+      c.status = 201;
+      c.set('Location', `/api/credentials/${created.id}`);
+      return created;
+    },
+  });
+  ctx.http.route<CredentialPatch>({
+    method: 'put',
+    path: '/credentials/:id',
+    summary: 'Change a credential',
+    tags,
+    permission: 'credentials:write',
+    params,
+    body: UPDATE_CREDENTIAL_SCHEMA,
+    responses: { 200: { description: 'Changed', schema: REF }, 404: { description: 'Unknown credential' } },
+    handler: (c) => vault.update(c.params.id!, c.request.body),
+  });
+  ctx.http.route({
+    method: 'delete',
+    path: '/credentials/:id',
+    summary: 'Delete a credential',
+    tags,
+    permission: 'credentials:write',
+    params,
+    responses: { 204: { description: 'Deleted' }, 404: { description: 'Unknown credential' } },
+    async handler(c) {
+      await vault.delete(c.params.id!);
+      c.status = 204;
+    },
+  });
+}

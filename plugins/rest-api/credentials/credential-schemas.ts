@@ -1,0 +1,30 @@
+const USERNAME = { type: 'string', minLength: 1, maxLength: 64, pattern: '^[^\\s:]+$', description: 'Digest user name (no spaces or colons)' };
+const PASSWORD = { type: 'string', minLength: 1, maxLength: 256, writeOnly: true, description: 'Write-only: never returned' };
+const NAME = { type: 'string', minLength: 1, maxLength: 100 };
+
+export const CREDENTIAL_SCHEMA = {
+  type: 'object',
+  required: ['id', 'name', 'username', 'isDefault', 'createdAt', 'updatedAt'],
+  properties: {
+    id: { type: 'string' },
+    name: { type: 'string' },
+    username: { type: 'string' },
+    isDefault: { type: 'boolean', description: 'At most one credential is the default; it is tried first' },
+    createdAt: { type: 'string', format: 'date-time' },
+    updatedAt: { type: 'string', format: 'date-time' },
+  },
+};
+
+export const CREATE_CREDENTIAL_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['username', 'password'],
+  properties: { name: NAME, username: USERNAME, password: PASSWORD, isDefault: { type: 'boolean' } },
+};
+
+export const UPDATE_CREDENTIAL_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  properties: { name: NAME, username: USERNAME, password: PASSWORD, isDefault: { type: 'boolean' } },
+};

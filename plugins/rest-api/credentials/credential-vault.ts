@@ -1,0 +1,112 @@
+import { randomUUID } from 'node:crypto';
+import type { KeyValueStore, PluginSecrets, BatchOperation } from '../../../core/plugin-api.js';
+import { createSerialQueue } from '../../../core/util/serial-queue.js';
+import type { Credential, CredentialVault, UnsealedCredential } from '../api.js';
+import { RestApiErrors } from '../errors.js';
+
+/** A credential as stored: the password only ever sealed. */
+interface StoredCredential extends Credential {
+  sealedPassword: string;
+}
+
+export interface CredentialInput {
+  name?: string;
+  username: string;
+  password: string;
+  isDefault?: boolean;
+}
+
+export type CredentialPatch = Partial<CredentialInput>;
+
+/** The vault with its write operations, used by the credential routes. */
+export interface ManagedCredentialVault extends CredentialVault {
+  get(id: string): Credential | undefined;
+  create(input: CredentialInput): Promise<Credential>;
+  update(id: string, patch: CredentialPatch): Promise<Credential>;
+  delete(id: string): Promise<void>;
+}
+
+const publicView = ({ sealedPassword: _sealed, ...credential }: StoredCredential): Credential => credential;
+const byCreation = (a: StoredCredential, b: StoredCredential) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id);
+
+/**
+ * Credentials in the plugin's store, passwords sealed with the kernel's secretbox. The first
+ * credential becomes the default; setting a default clears the others in the same atomic batch.
+ */
+export async function openCredentialVault(store: KeyValueStore, secrets: PluginSecrets): Promise<ManagedCredentialVault> {
+  const cache = new Map<string, StoredCredential>();
+  for await (const [id, credential] of store.entries<StoredCredential>()) cache.set(id, credential);
+  const serial = createSerialQueue();
+
+  const ordered = () => [...cache.values()].sort((a, b) => Number(b.isDefault) - Number(a.isDefault) || byCreation(a, b));
+  const load = (id: string) => {
+    const credential = cache.get(id);
+    if (!credential) throw RestApiErrors.credentialNotFound(id);
+    return credential;
+  };
+  /** Writes `changed` and, when it is the default, clears every other default in one batch. */
+  const commit = async (changed: StoredCredential) => {
+    const updates = [changed];
+    if (changed.isDefault) {
+      for (const other of cache.values()) {
+        if (other.id !== changed.id && other.isDefault) updates.push({ ...other, isDefault: false, updatedAt: changed.updatedAt });
+      }
+    }
+    await store.batch(updates.map((c): BatchOperation => ({ type: 'put', key: c.id, value: c })));
+    for (const c of updates) cache.set(c.id, c);
+  };
+  const unsealOne = (credential: StoredCredential): UnsealedCredential => ({
+    id: credential.id,
+    username: credential.username,
+    password: secrets.unseal(credential.sealedPassword),
+  });
+
+  return {
+    list: () => ordered().map(publicView),
+    get: (id) => {
+      const credential = cache.get(id);
+      return credential ? publicView(credential) : undefined;
+    },
+    async unseal(id) {
+      return unsealOne(load(id));
+    },
+    async signInOrder(preferredId) {
+      if (preferredId) return [unsealOne(load(preferredId))];
+      return ordered().map(unsealOne);
+    },
+    create: (input) =>
+      serial(async () => {
+        const now = new Date().toISOString();
+        const credential: StoredCredential = {
+          id: randomUUID(),
+          name: input.name ?? input.username,
+          username: input.username,
+          isDefault: input.isDefault ?? cache.size === 0,
+          createdAt: now,
+          updatedAt: now,
+          sealedPassword: secrets.seal(input.password),
+        };
+        await commit(credential);
+        return publicView(credential);
+      }),
+    update: (id, patch) =>
+      serial(async () => {
+        const current = load(id);
+        const { password, ...rest } = patch;
+        const next: StoredCredential = {
+          ...current,
+          ...rest,
+          ...(password === undefined ? {} : { sealedPassword: secrets.seal(password) }),
+          updatedAt: new Date().toISOString(),
+        };
+        await commit(next);
+        return publicView(next);
+      }),
+    delete: (id) =>
+      serial(async () => {
+        load(id);
+        await store.del(id);
+        cache.delete(id);
+      }),
+  };
+}

@@ -1,0 +1,128 @@
+import { randomUUID } from 'node:crypto';
+import type { BatchOperation, KeyValueStore } from '../../../core/plugin-api.js';
+import { createSerialQueue } from '../../../core/util/serial-queue.js';
+import type { Device, DeviceFilter, DeviceRegistry } from '../api.js';
+
+/** What a scan learned about an address; merged into the device with the same identity. */
+export type DeviceObservation = Omit<Device, 'id' | 'firstSeen' | 'lastSeen' | 'lastScanId' | 'online'> & {
+  online?: boolean;
+};
+
+/** The registry with the writes the scanner and the device routes use. */
+export interface ManagedDeviceRegistry extends DeviceRegistry {
+  /** Creates or updates the device with this identity (UUID when known, else address). */
+  record(observation: DeviceObservation, scanId: string | null): Promise<{ device: Device; created: boolean }>;
+  delete(id: string): Promise<boolean>;
+  findByAddress(ipAddress: string): Device | undefined;
+}
+
+const ipKey = (ip: string) => ip.split('.').reduce((n, octet) => n * 256 + Number(octet), 0);
+
+function matches(device: Device, filter: DeviceFilter): boolean {
+  if (filter.provisioningState !== undefined && device.provisioningState !== filter.provisioningState) return false;
+  if (filter.online !== undefined && device.online !== filter.online) return false;
+  if (filter.q) {
+    const q = filter.q.toLowerCase();
+    if (!device.ipAddress.includes(q) && !(device.hostname ?? '').toLowerCase().includes(q)) return false;
+  }
+  return true;
+}
+
+/**
+ * Devices in the plugin's store, mirrored in memory (a device is a few hundred bytes, so 100,000
+ * devices stay well under 100 MB) so that lists and filters never scan LevelDB.
+ * Identity: UUID when known, else the address; a rescan updates, never duplicates.
+ */
+export async function openDeviceRegistry(store: KeyValueStore): Promise<ManagedDeviceRegistry> {
+  const byId = new Map<string, Device>();
+  const byUuid = new Map<string, string>();
+  const byIp = new Map<string, string>();
+  let sorted: Device[] | null = null;
+  const serial = createSerialQueue();
+
+  const index = (device: Device) => {
+    byId.set(device.id, device);
+    byIp.set(device.ipAddress, device.id);
+    if (device.uuid) byUuid.set(device.uuid.toLowerCase(), device.id);
+    sorted = null;
+  };
+  const unindex = (device: Device) => {
+    byId.delete(device.id);
+    if (byIp.get(device.ipAddress) === device.id) byIp.delete(device.ipAddress);
+    if (device.uuid && byUuid.get(device.uuid.toLowerCase()) === device.id) byUuid.delete(device.uuid.toLowerCase());
+    sorted = null;
+  };
+  for await (const [, device] of store.entries<Device>()) index(device);
+
+  const all = () => (sorted ??= [...byId.values()].sort((a, b) => ipKey(a.ipAddress) - ipKey(b.ipAddress)));
+
+  return {
+    get: (id) => byId.get(id),
+    findByAddress: (ip) => {
+      const id = byIp.get(ip);
+      return id ? byId.get(id) : undefined;
+    },
+    list: (filter = {}) => {
+      const devices = all();
+      return filter.q === undefined && filter.online === undefined && filter.provisioningState === undefined ? devices : devices.filter((d) => matches(d, filter));
+    },
+    count: () => byId.size,
+    update: (id, patch) =>
+      serial(async () => {
+        const current = byId.get(id);
+        if (!current) return undefined;
+        const next: Device = { ...current, ...patch, id };
+        await store.put(id, next);
+        unindex(current);
+        index(next);
+        return next;
+      }),
+    delete: (id) =>
+      serial(async () => {
+        const current = byId.get(id);
+        if (!current) return false;
+        await store.del(id);
+        unindex(current);
+        return true;
+      }),
+    record: (observation, scanId) =>
+      serial(async () => {
+        const now = new Date().toISOString();
+        const uuidId = observation.uuid ? byUuid.get(observation.uuid.toLowerCase()) : undefined;
+        const ipId = byIp.get(observation.ipAddress);
+        const existing = byId.get(uuidId ?? ipId ?? '');
+        // A device that moved to this address supersedes an address-only record left there.
+        const superseded = uuidId && ipId && ipId !== uuidId ? byId.get(ipId) : undefined;
+        const evict = superseded && !superseded.uuid ? superseded : undefined;
+        const keep = <K extends keyof Device>(key: K): Device[K] | undefined => {
+          const observed = observation[key as keyof DeviceObservation] as Device[K] | undefined;
+          // What an unauthenticated pass could not learn must not erase what an earlier one did.
+          return observed === null || observed === undefined ? existing?.[key] : observed;
+        };
+        const device: Device = {
+          ...existing,
+          ...observation,
+          id: existing?.id ?? randomUUID(),
+          hostname: keep('hostname') ?? null,
+          domain: keep('domain') ?? null,
+          firmwareVersion: keep('firmwareVersion') ?? null,
+          provisioningState: keep('provisioningState') ?? null,
+          provisioningMode: keep('provisioningMode') ?? null,
+          uuid: keep('uuid') ?? null,
+          tlsFingerprint: keep('tlsFingerprint') ?? null,
+          credentialId: observation.authStatus === 'ok' ? (observation.credentialId ?? null) : (existing?.credentialId ?? null),
+          online: observation.online ?? true,
+          firstSeen: existing?.firstSeen ?? now,
+          lastSeen: now,
+          lastScanId: scanId ?? existing?.lastScanId ?? null,
+        };
+        const ops: BatchOperation[] = [{ type: 'put', key: device.id, value: device }];
+        if (evict) ops.push({ type: 'del', key: evict.id });
+        await store.batch(ops);
+        if (existing) unindex(existing);
+        if (evict) unindex(evict);
+        index(device);
+        return { device, created: !existing };
+      }),
+  };
+}

@@ -1,0 +1,67 @@
+import type { PluginContext } from '../../../core/plugin-api.js';
+import { jsonArrayStream } from '../../../core/http/json-array-stream.js';
+import type { DeviceFilter } from '../api.js';
+import { RestApiErrors } from '../errors.js';
+import type { ManagedDeviceRegistry } from './device-registry.js';
+import { DEVICE_LIST_QUERY, DEVICE_SCHEMA } from './device-schemas.js';
+
+const REF = { $ref: '#/components/schemas/Device' };
+const params = { id: { description: 'Device id' } };
+const TOTAL = { 'X-Total-Count': { description: 'Number of devices matching the filters', schema: { type: 'integer' } } };
+
+/** `GET /api/devices` (fixed), `GET /api/devices/{id}`, `DELETE /api/devices/{id}` (fixed). */
+export function registerDeviceRoutes(ctx: PluginContext, devices: ManagedDeviceRegistry): void {
+  ctx.openapi.addSchema('Device', DEVICE_SCHEMA);
+  ctx.openapi.addTag('devices', 'Discovered AMT devices');
+  const tags = ['devices'];
+  ctx.http.route({
+    method: 'get',
+    path: '/devices',
+    summary: 'List devices',
+    description: 'Without `limit`, every matching device is returned (streamed). `X-Total-Count` carries the number of matches.',
+    tags,
+    permission: 'devices:read',
+    query: DEVICE_LIST_QUERY,
+    responses: { 200: { description: 'Devices ordered by address', schema: { type: 'array', items: REF }, headers: TOTAL } },
+    handler(c) {
+      const { q, provisioningState, online, offset, limit } = c.state.query as unknown as DeviceFilter & { offset: number; limit?: number };
+      const filter: DeviceFilter = {};
+      if (q !== undefined) filter.q = q;
+      if (provisioningState !== undefined) filter.provisioningState = provisioningState;
+      if (online !== undefined) filter.online = online;
+      const matching = devices.list(filter);
+      c.set('X-Total-Count', String(matching.length));
+      const page = limit === undefined ? (offset ? matching.slice(offset) : matching) : matching.slice(offset, offset + limit);
+      c.type = 'application/json';
+      c.body = page.length <= 500 ? page : jsonArrayStream(page);
+    },
+  });
+  ctx.http.route({
+    method: 'get',
+    path: '/devices/:id',
+    summary: 'Get a device',
+    tags,
+    permission: 'devices:read',
+    params,
+    responses: { 200: { description: 'The device', schema: REF }, 404: { description: 'Unknown device' } },
+    handler(c) {
+      const device = devices.get(c.params.id!);
+      if (!device) throw RestApiErrors.deviceNotFound(c.params.id!);
+      return device;
+    },
+  });
+  ctx.http.route({
+    method: 'delete',
+    path: '/devices/:id',
+    summary: 'Delete a device',
+    tags,
+    permission: 'devices:delete',
+    params,
+    responses: { 204: { description: 'Deleted' }, 404: { description: 'Unknown device' } },
+    async handler(c) {
+      if (!(await devices.delete(c.params.id!))) throw RestApiErrors.deviceNotFound(c.params.id!);
+      ctx.events.publish('DeviceRemoved', { deviceId: c.params.id! });
+      c.status = 204;
+    },
+  });
+}

@@ -1,0 +1,110 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ADMIN_PASSWORD, startTestGateway } from '../helpers/gateway-harness.js';
+
+test('login returns an expiring token and the user; a wrong password or an unknown user get the same 401', async () => {
+  const gw = await startTestGateway();
+  try {
+    let res = await gw.request('POST', '/api/auth/login', { body: { username: 'admin', password: ADMIN_PASSWORD } });
+    assert.equal(res.status, 200);
+    const body = (await res.json()) as { token: string; expiresAt: string; user: { username: string; permissions: string[] } };
+    assert.equal(body.user.username, 'admin');
+    assert.ok(body.user.permissions.includes('users:manage') && body.user.permissions.includes('mps:read'));
+    assert.ok(Date.parse(body.expiresAt) > Date.now());
+    res = await gw.request('POST', '/api/auth/login', { body: { username: 'admin', password: 'wrong-password' } });
+    const wrongPassword = await res.json();
+    assert.equal(res.status, 401);
+    res = await gw.request('POST', '/api/auth/login', { body: { username: 'nobody', password: 'wrong-password' } });
+    assert.equal(res.status, 401);
+    assert.deepEqual(await res.json(), wrongPassword);
+    res = await gw.request('POST', '/api/auth/login', { body: { username: 'admin' } });
+    assert.equal(res.status, 400);
+  } finally {
+    await gw.cleanup();
+  }
+});
+
+test('a token stops working when it expires and after logout', async () => {
+  const gw = await startTestGateway({ overrides: { auth: { tokenTtlSeconds: 1 } } });
+  try {
+    const token = await gw.login();
+    assert.equal((await gw.request('GET', '/api/auth/me', { token })).status, 200);
+    await sleep(1200);
+    const res = await gw.request('GET', '/api/auth/me', { token });
+    assert.equal(res.status, 401);
+    assert.equal(res.headers.get('www-authenticate'), 'Bearer');
+    const second = await gw.login();
+    assert.equal((await gw.request('POST', '/api/auth/logout', { token: second })).status, 204);
+    assert.equal((await gw.request('GET', '/api/auth/me', { token: second })).status, 401);
+  } finally {
+    await gw.cleanup();
+  }
+});
+
+test('repeated failed logins from one address are slowed down, then refused with 429', async () => {
+  const gw = await startTestGateway({ overrides: { auth: { login: { freeFailures: 2, maxFailures: 5, windowSeconds: 60, delayStepMs: 100 } } } });
+  try {
+    const attempt = () => gw.request('POST', '/api/auth/login', { body: { username: 'admin', password: 'guess-guess' } });
+    const durations: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const started = performance.now();
+      assert.equal((await attempt()).status, 401);
+      durations.push(performance.now() - started);
+    }
+    assert.ok(durations[4]! - durations[0]! >= 150, `later failures are delayed (${durations.map(Math.round).join(', ')} ms)`);
+    const refused = await attempt();
+    assert.equal(refused.status, 429);
+    assert.ok(Number(refused.headers.get('retry-after')) > 0);
+    const correct = await gw.request('POST', '/api/auth/login', { body: { username: 'admin', password: ADMIN_PASSWORD } });
+    assert.equal(correct.status, 429, 'even the right password is refused while the address is blocked');
+  } finally {
+    await gw.cleanup();
+  }
+});
+
+test('users are managed at /api/users; their permissions decide access; the last manager cannot be removed', async () => {
+  const gw = await startTestGateway();
+  try {
+    const admin = await gw.login();
+    let res = await gw.request('POST', '/api/users', { token: admin, body: { username: 'olga', password: 'olga-password', permissions: ['devices:read'] } });
+    assert.equal(res.status, 201);
+    const created = (await res.json()) as Record<string, unknown>;
+    assert.deepEqual(created.permissions, ['devices:read']);
+    assert.equal(JSON.stringify(created).includes('olga-password'), false);
+    assert.equal('passwordHash' in created, false);
+    res = await gw.request('POST', '/api/users', { token: admin, body: { username: 'olga', password: 'olga-password', permissions: [] } });
+    assert.equal(res.status, 409);
+    res = await gw.request('POST', '/api/users', { token: admin, body: { username: 'x', password: 'long-enough', permissions: ['root:everything'] } });
+    assert.equal(res.status, 400);
+    const olga = await gw.login('olga', 'olga-password');
+    assert.equal((await gw.request('GET', '/api/users', { token: olga })).status, 403);
+    res = await gw.request('PUT', '/api/users/olga', { token: admin, body: { permissions: ['users:manage'] } });
+    assert.equal(res.status, 200);
+    assert.equal((await gw.request('GET', '/api/users', { token: olga })).status, 200, 'a permission change applies to live tokens');
+    res = await gw.request('PUT', '/api/users/olga', { token: admin, body: { password: 'new-password-1' } });
+    assert.equal((await gw.request('GET', '/api/users', { token: olga })).status, 401, 'a password change revokes tokens');
+    assert.equal((await gw.request('DELETE', '/api/users/olga', { token: admin })).status, 204);
+    assert.equal((await gw.request('GET', '/api/users/olga', { token: admin })).status, 404);
+    res = await gw.request('DELETE', '/api/users/admin', { token: admin });
+    assert.equal(res.status, 409);
+  } finally {
+    await gw.cleanup();
+  }
+});
+
+test('without AMTGW_ADMIN_PASSWORD the admin password is generated, written to an owner-only file and works', async () => {
+  const { readFile, stat } = await import('node:fs/promises');
+  const { join } = await import('node:path');
+  const gw = await startTestGateway({ env: { AMTGW_ADMIN_PASSWORD: '' } });
+  try {
+    const password = gw.gateway.generatedAdminPassword;
+    assert.ok(password && password.length >= 20);
+    const file = join(gw.dataDir, 'admin-password');
+    assert.equal((await readFile(file, 'utf8')).trim(), password);
+    assert.equal((await stat(file)).mode & 0o777, 0o600);
+    await gw.login('admin', password);
+  } finally {
+    await gw.cleanup();
+  }
+});

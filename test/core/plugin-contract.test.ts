@@ -1,0 +1,93 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
+import { threadId } from 'node:worker_threads';
+import { startTestGateway } from '../helpers/gateway-harness.js';
+
+const EXAMPLE = fileURLToPath(new URL('../fixtures/plugins/example-plugin/', import.meta.url));
+const example = (options: Record<string, unknown> = {}) => ({ plugins: { 'example-plugin': { enable: true, path: EXAMPLE, options } } });
+
+test('a third-party plugin loaded by path gets routes, validated config, its store, the bus, the pool and teardown', async () => {
+  const logs: string[] = [];
+  const gw = await startTestGateway({ overrides: example({ greeting: 'hi there' }), logs });
+  try {
+    assert.ok(gw.gateway.plugins.includes('example-plugin'));
+    const reader = await gw.userWith(['example:read']);
+    const outsider = await gw.userWith(['devices:read']);
+
+    let res = await gw.request('GET', '/api/example-plugin/greeting', { token: reader });
+    assert.deepEqual(await res.json(), { greeting: 'hi there' });
+    res = await gw.request('GET', '/api/example-plugin/greeting', { token: outsider });
+    assert.equal(res.status, 403);
+
+    res = await gw.request('PUT', '/api/example-plugin/notes/n1', { token: reader, body: { text: 'first note' } });
+    assert.equal(res.status, 200);
+    res = await gw.request('PUT', '/api/example-plugin/notes/n2', { token: reader, body: { text: '' } });
+    assert.equal(res.status, 400);
+    const problem = (await res.json()) as { errors: Array<{ path: string }> };
+    assert.deepEqual(problem.errors.map((e) => e.path), ['body.text']);
+    res = await gw.request('GET', '/api/example-plugin/notes/n1', { token: reader });
+    assert.equal(((await res.json()) as { text: string }).text, 'first note');
+    res = await gw.request('GET', '/api/example-plugin/events-seen', { token: reader });
+    assert.deepEqual(await res.json(), ['n1']);
+
+    res = await gw.request('GET', '/api/example-plugin/checksum?text=abcd', { token: reader });
+    const sum = (await res.json()) as { sum: number; threadId: number; progress: number[] };
+    assert.equal(sum.sum, 97 + 98 + 99 + 100);
+    assert.notEqual(sum.threadId, threadId, 'the task ran in a worker thread');
+    assert.deepEqual(sum.progress, [25, 50, 75, 100]);
+
+    res = await gw.request('GET', '/api/routes', { token: reader });
+    if (res.status === 200) assert.ok(((await res.json()) as Array<{ name: string }>).some((r) => r.name === 'example'));
+  } finally {
+    await gw.cleanup();
+  }
+  assert.ok(logs.some((l) => l.includes('example plugin closed')), 'teardown ran');
+});
+
+test("a plugin's config is validated against its schema and defaults are applied", async () => {
+  await assert.rejects(startTestGateway({ overrides: example({ greeting: '' }) }), {
+    code: 'GW_ERR_CONFIG',
+    message: /plugins\.example-plugin\.options\.greeting must NOT have fewer than 1 characters/,
+  });
+  await assert.rejects(startTestGateway({ overrides: example({ colour: 'red' }) }), { message: /plugins\.example-plugin\.options\.colour is not an allowed property/ });
+  const gw = await startTestGateway({ overrides: example() });
+  try {
+    const token = await gw.login();
+    const res = await gw.request('GET', '/api/example-plugin/greeting', { token });
+    assert.deepEqual(await res.json(), { greeting: 'hello' });
+  } finally {
+    await gw.cleanup();
+  }
+});
+
+test('start-up errors name the plugins involved', async () => {
+  await assert.rejects(startTestGateway({ overrides: { plugins: { 'no-such-plugin': { enable: true } } } }), {
+    code: 'GW_ERR_PLUGIN_UNKNOWN',
+    message: /plugin 'no-such-plugin' is not built in/,
+  });
+  await assert.rejects(startTestGateway({ overrides: { plugins: { 'renamed': { enable: true, path: EXAMPLE } } } }), {
+    code: 'GW_ERR_PLUGIN_NAME',
+    message: /declares the name 'example-plugin' but is configured as 'renamed'/,
+  });
+  await assert.rejects(startTestGateway({ overrides: { plugins: { 'broken': { enable: true, path: '/nonexistent/plugin.ts' } } } }), {
+    code: 'GW_ERR_PLUGIN_LOAD',
+    message: /plugin 'broken' could not be loaded/,
+  });
+});
+
+test('a missing or circular dependency stops start-up naming the plugins', async () => {
+  const dir = fileURLToPath(new URL('../fixtures/plugins/ordering/', import.meta.url));
+  await assert.rejects(startTestGateway({ overrides: { plugins: { 'needs-missing': { enable: true, path: dir + 'needs-missing.ts' } } } }), {
+    code: 'GW_ERR_PLUGIN_DEPENDENCY_MISSING',
+    message: "dependency 'rest-api' of plugin 'needs-missing' is not enabled",
+  });
+  await assert.rejects(
+    startTestGateway({ overrides: { plugins: { 'cycle-a': { enable: true, path: dir + 'cycle-a.ts' }, 'cycle-b': { enable: true, path: dir + 'cycle-b.ts' } } } }),
+    { code: 'GW_ERR_PLUGIN_DEPENDENCY_CYCLE', message: /cycle-a -> cycle-b -> cycle-a/ },
+  );
+  await assert.rejects(startTestGateway({ overrides: { plugins: { 'future-kernel': { enable: true, path: dir + 'future-kernel.ts' } } } }), {
+    code: 'GW_ERR_PLUGIN_KERNEL',
+    message: /plugin 'future-kernel' requires kernel API 2/,
+  });
+});
