@@ -9,6 +9,8 @@ import { registerCredentialRoutes } from './credentials/credential-routes.js';
 import { openDeviceRegistry } from './devices/device-registry.js';
 import { registerDeviceRoutes } from './devices/device-routes.js';
 import { REST_API_CONFIG_SCHEMA, type RestApiConfig } from './config.js';
+import { registerScanning } from './scans/register-scanning.js';
+import { registerDiagnosticRoutes } from './diagnostics/diagnostic-routes.js';
 
 export default definePlugin<RestApiConfig>({
   name: 'rest-api',
@@ -29,5 +31,7 @@ export default definePlugin<RestApiConfig>({
     ctx.provide('devices', devices);
     registerCredentialRoutes(ctx, credentials);
     registerDeviceRoutes(ctx, devices);
+    await registerScanning(ctx, devices, credentials);
+    registerDiagnosticRoutes(ctx, credentials, devices);
   },
 });

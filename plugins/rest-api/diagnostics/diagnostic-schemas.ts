@@ -1,0 +1,37 @@
+export const TEST_CREDENTIAL_RESULT_SCHEMA = {
+  type: 'object',
+  required: ['credentialId', 'username', 'unsealed'],
+  properties: {
+    credentialId: { type: 'string' },
+    username: { type: 'string' },
+    unsealed: { type: 'boolean', description: 'The stored password could be unsealed with the master key' },
+    error: { type: 'string', description: 'Why unsealing failed' },
+    device: {
+      type: 'object',
+      required: ['ipAddress', 'authenticated', 'status'],
+      properties: {
+        ipAddress: { type: 'string' },
+        authenticated: { type: 'boolean' },
+        status: { enum: ['ok', 'unauthorized', 'unreachable', 'error'] },
+        error: { type: 'string' },
+      },
+    },
+  },
+};
+
+export const TEST_WSMAN_RESULT_SCHEMA = {
+  type: 'object',
+  required: ['ipAddress', 'reachable', 'port', 'tls', 'authenticated', 'firmwareVersion', 'provisioningState', 'hostname', 'elapsedMs'],
+  properties: {
+    ipAddress: { type: 'string' },
+    reachable: { type: 'boolean' },
+    port: { type: ['integer', 'null'] },
+    tls: { type: 'boolean' },
+    authenticated: { type: 'boolean' },
+    firmwareVersion: { type: ['string', 'null'] },
+    provisioningState: { enum: ['PRE', 'IN', 'POST', null] },
+    hostname: { type: ['string', 'null'] },
+    elapsedMs: { type: 'number' },
+    error: { type: 'string' },
+  },
+};

@@ -1,0 +1,73 @@
+import type { PluginContext } from '../../../core/plugin-api.js';
+import { RestApiErrors } from '../errors.js';
+import type { ScanService, StartScanRequest } from './scan-service.js';
+import { SCAN_SCHEMA, START_SCAN_SCHEMA } from './scan-schemas.js';
+
+const REF = { $ref: '#/components/schemas/Scan' };
+const params = { id: { description: 'Scan id' } };
+
+/** `POST /api/scan/start`, `POST /api/scan/cancel/{id}` (fixed), `GET /api/scan/{id}`, `GET /api/scans`. */
+export function registerScanRoutes(ctx: PluginContext, scans: ScanService): void {
+  ctx.openapi.addSchema('Scan', SCAN_SCHEMA);
+  ctx.openapi.addTag('scans', 'Network scans for AMT devices; live progress on /scanHub');
+  const tags = ['scans'];
+  ctx.http.route<StartScanRequest>({
+    method: 'post',
+    path: '/scan/start',
+    summary: 'Start a network scan',
+    description: 'Probes TCP 16992, 16993 and the RMCP ping on UDP 623 of every address, then signs in to each AMT device found.',
+    tags,
+    permission: 'scan:run',
+    body: START_SCAN_SCHEMA,
+    responses: {
+      202: { description: 'Started', schema: REF },
+      422: { description: 'Range too wide, outside the allowed networks, or an unknown credential' },
+      429: { description: 'Too many scans running' },
+    },
+    async handler(c) {
+      const scan = await scans.start(c.request.body);
+      c.status = 202;
+      c.set('Location', `/api/scan/${scan.id}`);
+      return scan;
+    },
+  });
+  ctx.http.route({
+    method: 'post',
+    path: '/scan/cancel/:id',
+    summary: 'Cancel a running scan; devices found so far are kept',
+    tags,
+    permission: 'scan:run',
+    params,
+    responses: { 200: { description: 'Cancelled', schema: REF }, 404: { description: 'Unknown scan' }, 409: { description: 'The scan already finished' } },
+    handler: (c) => scans.cancel(c.params.id!),
+  });
+  ctx.http.route({
+    method: 'get',
+    path: '/scan/:id',
+    summary: 'Get a scan',
+    tags,
+    permission: 'devices:read',
+    params,
+    responses: { 200: { description: 'The scan', schema: REF }, 404: { description: 'Unknown scan' } },
+    handler(c) {
+      const scan = scans.get(c.params.id!);
+      if (!scan) throw RestApiErrors.scanNotFound(c.params.id!);
+      return scan;
+    },
+  });
+  ctx.http.route({
+    method: 'get',
+    path: '/scans',
+    summary: 'Recent scans, newest first',
+    tags,
+    permission: 'devices:read',
+    query: { type: 'object', properties: { offset: { type: 'integer', minimum: 0, default: 0 }, limit: { type: 'integer', minimum: 1, maximum: 1000, default: 100 } } },
+    responses: { 200: { description: 'Scans', schema: { type: 'array', items: REF }, headers: { 'X-Total-Count': { description: 'Scans kept', schema: { type: 'integer' } } } } },
+    handler(c) {
+      const all = scans.list();
+      const { offset, limit } = c.state.query as { offset: number; limit: number };
+      c.set('X-Total-Count', String(all.length));
+      return all.slice(offset, offset + limit);
+    },
+  });
+}

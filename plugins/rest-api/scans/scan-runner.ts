@@ -1,0 +1,173 @@
+import type { AmtSiteSettings, CancelToken, EventBus, Logger, WorkerPool } from '../../../core/plugin-api.js';
+import { createSemaphore } from '../../../core/util/semaphore.js';
+import type { InterrogateOutput, ProbeCandidate, TaskCredential } from '../../../workers/tasks/task-types.js';
+import type { Scan, UnsealedCredential } from '../api.js';
+import type { RestApiConfig } from '../config.js';
+import type { ManagedDeviceRegistry } from '../devices/device-registry.js';
+import { createProgressThrottle } from './progress-throttle.js';
+import { addressBatches, type ScanRange } from './scan-range.js';
+import { toObservation } from './scan-observation.js';
+
+const PROGRESS_INTERVAL_MS = 100;
+const MAX_PARALLEL_BATCHES = 8;
+
+export interface ScanRunDeps {
+  pool: WorkerPool;
+  devices: ManagedDeviceRegistry;
+  events: EventBus;
+  logger: Logger;
+  amt: AmtSiteSettings;
+  caPem: string | undefined;
+  options: RestApiConfig['scan'];
+  /** Persists the scan record (throttled by the caller's history). */
+  save: (scan: Scan) => Promise<void>;
+}
+
+export interface ScanParameters {
+  range: ScanRange;
+  credentials: UnsealedCredential[];
+  timeoutMs: number;
+  concurrency: number;
+}
+
+/** The device's known working credential first, then the rest in sign-in order. */
+function credentialOrder(credentials: UnsealedCredential[], knownId: string | null | undefined): TaskCredential[] {
+  const known = credentials.find((c) => c.id === knownId);
+  return known ? [known, ...credentials.filter((c) => c !== known)] : credentials;
+}
+
+/**
+ * One scan: the range in batches of probe tasks (a few in parallel), each candidate interrogated
+ * as soon as its batch reports it, every device recorded and announced. Cancellation is cooperative
+ * through a shared flag, so worker threads are never torn down.
+ */
+export class ScanRun {
+  readonly scan: Scan;
+  private readonly cancelToken: CancelToken;
+  private readonly progress;
+  private scannedDone = 0;
+  private readonly scannedInFlight = new Map<number, number>();
+  private lastSaved = 0;
+
+  constructor(
+    scan: Scan,
+    private readonly params: ScanParameters,
+    private readonly deps: ScanRunDeps,
+  ) {
+    this.scan = scan;
+    this.cancelToken = deps.pool.createCancelToken();
+    this.progress = createProgressThrottle(PROGRESS_INTERVAL_MS, (scanned: number) => {
+      const { total, found } = this.scan;
+      deps.events.publish('ScanProgress', { scanId: scan.id, scanned, total, found, percent: this.percent(scanned) });
+    });
+  }
+
+  get cancelled(): boolean {
+    return this.cancelToken.cancelled;
+  }
+
+  /** Stops every task of the scan (they see the flag within ~50 ms); what was recorded stays. */
+  cancel(): void {
+    this.cancelToken.cancel();
+    this.progress.stop();
+  }
+
+  /** Runs to the end; resolves when every task has finished, rejects if the pool fails. */
+  async run(): Promise<void> {
+    const { options } = this.deps;
+    const batches = addressBatches(this.params.range, options.batchSize);
+    const parallel = Math.min(MAX_PARALLEL_BATCHES, Math.max(1, Math.ceil(this.params.concurrency / options.batchSize) * 2));
+    const perBatchConcurrency = Math.max(1, Math.ceil(this.params.concurrency / parallel));
+    const interrogation = createSemaphore(options.interrogationConcurrency);
+    const interrogations: Array<Promise<void>> = [];
+    let batchIndex = 0;
+    const prober = async () => {
+      for (let next = batches.next(); !next.done && !this.cancelled; next = batches.next()) {
+        const index = batchIndex++;
+        const candidates = await this.probe(index, next.value, perBatchConcurrency);
+        for (const candidate of candidates) interrogations.push(interrogation.run(() => this.interrogate(candidate)));
+      }
+    };
+    try {
+      await Promise.all(Array.from({ length: parallel }, prober));
+      await Promise.all(interrogations);
+    } catch (err) {
+      this.cancelToken.cancel();
+      await Promise.allSettled(interrogations);
+      throw err;
+    }
+    if (!this.cancelled) this.progress.final(this.scan.total);
+  }
+
+  private percent(scanned: number): number {
+    const { total } = this.scan;
+    // 100 % is reserved for the end: probing all addresses still leaves interrogations to finish.
+    return total === 0 ? 99 : Math.min(99, Math.floor((scanned / total) * 100));
+  }
+
+  private updateScanned(): void {
+    let scanned = this.scannedDone;
+    for (const n of this.scannedInFlight.values()) scanned += n;
+    this.scan.scanned = Math.min(this.scan.total, scanned);
+    this.progress.offer(this.scan.scanned);
+    if (Date.now() - this.lastSaved > 2000) {
+      this.lastSaved = Date.now();
+      void this.deps.save(this.scan).catch((err: Error) => this.deps.logger.warn('could not save scan progress', { scanId: this.scan.id, error: err.message }));
+    }
+  }
+
+  private async probe(index: number, addresses: string[], concurrency: number): Promise<ProbeCandidate[]> {
+    const { amt, options, pool } = this.deps;
+    const output = await pool.run(
+      'probe-batch',
+      {
+        addresses,
+        ports: amt.ports,
+        connectTimeoutMs: this.params.timeoutMs,
+        concurrency,
+        rmcp: { windowMs: options.rmcpWindowMs },
+        progressIntervalMs: PROGRESS_INTERVAL_MS,
+      },
+      {
+        cancel: this.cancelToken,
+        onProgress: (p) => {
+          this.scannedInFlight.set(index, p.probed);
+          this.updateScanned();
+        },
+      },
+    );
+    this.scannedInFlight.delete(index);
+    this.scannedDone += output.probed;
+    this.updateScanned();
+    return this.cancelled ? [] : output.candidates;
+  }
+
+  private async interrogate(candidate: ProbeCandidate): Promise<void> {
+    if (this.cancelled) return;
+    const { amt, options, pool, devices, events } = this.deps;
+    const known = devices.findByAddress(candidate.address);
+    const result: InterrogateOutput = await pool.run(
+      'interrogate',
+      {
+        address: candidate.address,
+        ports: amt.ports,
+        tls: 'auto',
+        openPorts: candidate.openPorts,
+        credentials: credentialOrder(this.params.credentials, known?.credentialId),
+        maxAttempts: options.credentialAttemptsPerDevice,
+        timeouts: { connectMs: this.params.timeoutMs, firstByteMs: options.requestTimeoutMs, totalMs: options.requestTimeoutMs },
+        tlsTrust: { mode: amt.tlsTrust, ...(this.deps.caPem ? { caPem: this.deps.caPem } : {}) },
+        pinnedFingerprint: known?.tlsFingerprint ?? null,
+      },
+      { cancel: this.cancelToken },
+    );
+    // Results that arrive after a cancel are dropped so the cancelled scan's counts stay final.
+    if (this.cancelled || result.error?.code === 'AMT_ERR_CANCELLED') return;
+    if (result.error) this.deps.logger.debug('device not fully read', { scanId: this.scan.id, address: candidate.address, code: result.error.code });
+    const { device } = await devices.record(toObservation(candidate, result, known, amt.ports.https), this.scan.id);
+    if (this.cancelled) return;
+    this.scan.found++;
+    events.publish('DeviceDiscovered', { scanId: this.scan.id, device });
+    this.progress.offer(this.scan.scanned);
+  }
+}
