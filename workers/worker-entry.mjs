@@ -1,5 +1,6 @@
 // Entry of every worker thread: loads TypeScript task files through tsx and runs one task.
 // Plain JS because it is what loads the TypeScript hooks in the thread.
+import { setMaxListeners } from 'node:events';
 import { register } from 'tsx/esm/api';
 
 register();
@@ -9,6 +10,8 @@ const CANCEL_POLL_MS = 50;
 export default async function runTask(envelope) {
   const { file, input, progressPort, cancelFlag } = envelope;
   const controller = new AbortController();
+  // A task passes its signal to every socket it opens; hundreds of listeners are expected.
+  setMaxListeners(0, controller.signal);
   const cancelled = () => (cancelFlag ? Atomics.load(cancelFlag, 0) !== 0 : false);
   const poll = cancelFlag
     ? setInterval(() => {

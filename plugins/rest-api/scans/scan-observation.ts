@@ -12,11 +12,13 @@ const STATE_NAMES: Record<number, ProvisioningState> = { 0: 'PRE', 1: 'IN', 2: '
 export function toObservation(candidate: ProbeCandidate, result: InterrogateOutput, known: Device | undefined, httpsPort: number): DeviceObservation {
   const fromPong = candidate.pong ? (STATE_NAMES[candidate.pong.provisioningState] ?? null) : null;
   const pinMismatch = result.error?.code === 'AMT_ERR_TLS_PIN_MISMATCH';
+  // CIM_SoftwareIdentity gives major.minor.hotfix; the Server header adds the build number.
+  const version = result.serverVersion && (!result.firmwareVersion || result.serverVersion.startsWith(result.firmwareVersion)) ? result.serverVersion : result.firmwareVersion;
   return {
     ipAddress: candidate.address,
     hostname: result.hostname,
     domain: result.domain,
-    firmwareVersion: result.firmwareVersion ?? result.serverVersion,
+    firmwareVersion: version,
     provisioningState: result.provisioningStateName ?? fromPong,
     provisioningMode: result.provisioningModeName,
     uuid: result.uuid ? result.uuid.toLowerCase() : null,

@@ -1,0 +1,100 @@
+/**
+ * `npm run demo`: a simulated fleet of AMT devices on loopback, the gateway with every plugin,
+ * a default credential, a scan of the fleet with a live progress bar, the devices found, and then
+ * the gateway keeps serving until Ctrl-C.
+ */
+import { rmSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadConfig } from '../../core/config/load-config.js';
+import { startGateway, type Gateway } from '../../core/kernel.js';
+import type { Device, Scan } from '../../plugins/rest-api/api.js';
+import { startFleetProcess, type FleetProcess } from './fleet-process.js';
+import { createProgressWriter, deviceTable, progressLine } from './terminal-ui.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const FLEET_SIZE = Number(process.env.AMTGW_DEMO_DEVICES ?? 250);
+const FLEET_PASSWORD = 'P@ssw0rd1';
+const RMCP_PORT = 16623;
+
+async function api<T>(gateway: Gateway, token: string | null, method: string, path: string, body?: unknown): Promise<T> {
+  const res = await fetch(gateway.url + path, {
+    method,
+    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  if (!res.ok) throw new Error(`${method} ${path} answered ${res.status}: ${await res.text()}`);
+  return (await res.json()) as T;
+}
+
+async function main(): Promise<void> {
+  const dataDir = resolve(ROOT, 'data/demo');
+  rmSync(dataDir, { recursive: true, force: true });
+  console.log(`Starting ${FLEET_SIZE} simulated AMT devices on 127.0.9.1 upward ...`);
+  const fleet: FleetProcess = await startFleetProcess([
+    '--count', String(FLEET_SIZE), '--base', '127.0.9.1', '--rmcp-port', String(RMCP_PORT), '--tls-every', '5',
+    '--alt-password-every', '10', '--provisioning', 'post,post,in,pre', '--password', FLEET_PASSWORD, '--summary',
+  ]);
+  const { manifest } = fleet;
+  console.log(`  ${manifest.count} devices ${manifest.firstAddress} .. ${manifest.lastAddress}: ${manifest.tlsDevices} with TLS, ${manifest.altPasswordDevices} with another password, up in ${manifest.startupMs} ms`);
+
+  const env = { ...process.env, AMTGW_ADMIN_PASSWORD: process.env.AMTGW_ADMIN_PASSWORD ?? '' };
+  const config = loadConfig({ file: process.env.AMTGW_CONFIG ?? resolve(ROOT, 'config/demo.json'), env });
+  let gateway: Gateway;
+  try {
+    gateway = await startGateway(config, { cwd: ROOT, env });
+  } catch (err) {
+    await fleet.stop();
+    throw err;
+  }
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) process.exit(1);
+    stopping = true;
+    console.log('\nStopping ...');
+    await gateway.stop();
+    await fleet.stop();
+    console.log('Stopped.');
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop());
+  process.on('SIGTERM', () => void stop());
+
+  const adminPassword = gateway.generatedAdminPassword ?? env.AMTGW_ADMIN_PASSWORD;
+  const { token } = await api<{ token: string }>(gateway, null, 'POST', '/api/auth/login', { username: 'admin', password: adminPassword });
+  await api(gateway, token, 'POST', '/api/credentials', { name: 'fleet default', username: 'admin', password: FLEET_PASSWORD, isDefault: true });
+
+  const range = '127.0.9.0/24';
+  console.log(`\nScanning ${range} (TCP 16992, 16993, RMCP on UDP ${RMCP_PORT}) ...`);
+  const started = await api<Scan>(gateway, token, 'POST', '/api/scan/start', { range });
+  const write = createProgressWriter();
+  const t0 = Date.now();
+  let scan = started;
+  while (scan.status === 'running') {
+    await new Promise((r) => setTimeout(r, 100));
+    scan = await api<Scan>(gateway, token, 'GET', `/api/scan/${started.id}`);
+    const done = scan.status !== 'running';
+    write(progressLine(scan.scanned, scan.total, scan.found, Date.now() - t0), done ? 100 : Math.floor((scan.scanned / scan.total) * 100));
+  }
+  process.stdout.write('\n');
+  const devices = await api<Device[]>(gateway, token, 'GET', '/api/devices');
+  console.log(`\nScan ${scan.status} in ${((Date.parse(scan.finishedAt!) - Date.parse(scan.startedAt)) / 1000).toFixed(1)} s: ${scan.found} devices found among ${scan.total} addresses\n`);
+  console.log(deviceTable(devices));
+  const unauthorized = devices.filter((d) => d.authStatus === 'unauthorized').length;
+  console.log(`\n${devices.length - unauthorized} signed in with the default credential; ${unauthorized} refused it (they use another password).`);
+
+  const soap = gateway.plugins.includes('soap-mps') ? `\n  SOAP service   http://${config.server.host}:${(config.plugins['soap-mps']?.options?.port as number | undefined) ?? 7793}/MPSInterfaceService?wsdl` : '';
+  console.log(`
+The gateway keeps serving (Ctrl-C stops it and the simulated fleet):
+  API docs       ${gateway.url}/swagger
+  Sign in        POST ${gateway.url}/api/auth/login  as admin / ${adminPassword}
+  Live hub       ${gateway.url}/scanHub${soap}
+  Data           ${dataDir}`);
+}
+
+main().catch((err: unknown) => {
+  const code = (err as { code?: string }).code;
+  console.error(`demo failed: ${(err as Error).message}${code ? ` (${code})` : ''}`);
+  if (code === 'EADDRINUSE') console.error('Another program uses a port the demo needs; set AMTGW_PORT (HTTP) or AMTGW_SOAP_PORT.');
+  process.exit(1);
+});
