@@ -9,6 +9,7 @@ import { corsMiddleware } from './cors.js';
 import { HttpError } from './http-error.js';
 import { problemMiddleware } from './problem.js';
 import { requestLogMiddleware } from './request-log.js';
+import { SWAGGER_ASSET_BASE, SWAGGER_ASSET_VERSION, swaggerAssets } from './swagger-assets.js';
 
 export interface AppOptions {
   logger: Logger;
@@ -56,7 +57,17 @@ export function createApp(options: AppOptions): Koa<GatewayState> {
     }
     return next();
   });
-  app.use(koaSwagger({ routePrefix: '/swagger', title: 'amt-gateway API', hideTopbar: true, swaggerOptions: { url: OPENAPI_PATH } }));
+  app.use(swaggerAssets());
+  app.use(
+    koaSwagger({
+      routePrefix: '/swagger',
+      title: 'amt-gateway API',
+      hideTopbar: true,
+      swaggerCdnUrl: SWAGGER_ASSET_BASE,
+      swaggerVersion: SWAGGER_ASSET_VERSION,
+      swaggerOptions: { url: OPENAPI_PATH },
+    }),
+  );
   app.use(async (ctx) => {
     if (ctx.status === 404 && ctx.body === undefined) {
       throw new HttpError(404, 'GW_ERR_NOT_FOUND', `no route ${ctx.method} ${ctx.path}`);

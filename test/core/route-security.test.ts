@@ -63,7 +63,15 @@ test('the OpenAPI document lists every registered route with its method, and /sw
     }
     const ui = await gw.request('GET', '/swagger');
     assert.equal(ui.status, 200);
-    assert.match(await ui.text(), /swagger-ui/i);
+    const page = await ui.text();
+    const assets = [...page.matchAll(/(?:href|src)="([^"]+\.(?:css|js))"/g)].map((m) => m[1]!);
+    assert.equal(assets.length, 3, 'the page loads the Swagger UI stylesheet and two scripts');
+    for (const asset of assets) {
+      assert.ok(asset.startsWith('/swagger/'), `${asset} is served by the gateway, not a CDN`);
+      const res = await gw.request('GET', asset);
+      assert.equal(res.status, 200, asset);
+      assert.ok((await res.arrayBuffer()).byteLength > 1000, asset);
+    }
   } finally {
     await gw.cleanup();
   }
