@@ -18,6 +18,7 @@ export default definePlugin<RestApiConfig>({
   kernel: '1',
   prefix: '/api',
   configSchema: REST_API_CONFIG_SCHEMA,
+  permissions: [{ name: 'devices:trust', description: "Reset a device's pinned TLS certificate" }],
   routes: [
     { path: '/devices', name: 'devices', meta: { title: 'Devices', icon: 'computer', permission: 'devices:read', order: 10 } },
     { path: '/scan', name: 'scan', meta: { title: 'Network scan', icon: 'radar', permission: 'scan:run', order: 20 } },

@@ -52,6 +52,22 @@ export function registerDeviceRoutes(ctx: PluginContext, devices: ManagedDeviceR
   });
   ctx.http.route({
     method: 'delete',
+    path: '/devices/:id/tls-pin',
+    summary: "Forget a device's pinned TLS certificate",
+    description: 'The next contact pins the certificate the device presents then. Use it after replacing a device certificate; until then a changed certificate is refused.',
+    tags,
+    permission: 'devices:trust',
+    params,
+    responses: { 200: { description: 'The device, without a pin', schema: REF }, 404: { description: 'Unknown device' } },
+    async handler(c) {
+      const device = await devices.update(c.params.id!, { tlsFingerprint: null });
+      if (!device) throw RestApiErrors.deviceNotFound(c.params.id!);
+      ctx.logger.info('TLS pin reset', { deviceId: device.id, ipAddress: device.ipAddress, user: c.state.user?.username });
+      return device;
+    },
+  });
+  ctx.http.route({
+    method: 'delete',
     path: '/devices/:id',
     summary: 'Delete a device',
     tags,
