@@ -56,9 +56,9 @@ export class ScanRun {
   ) {
     this.scan = scan;
     this.cancelToken = deps.pool.createCancelToken();
-    this.progress = createProgressThrottle(PROGRESS_INTERVAL_MS, (scanned: number) => {
+    this.progress = createProgressThrottle(PROGRESS_INTERVAL_MS, ({ scanned, percent }: { scanned: number; percent: number }) => {
       const { total, found } = this.scan;
-      deps.events.publish('ScanProgress', { scanId: scan.id, scanned, total, found, percent: this.percent(scanned) });
+      deps.events.publish('ScanProgress', { scanId: scan.id, scanned, total, found, percent });
     });
   }
 
@@ -96,20 +96,21 @@ export class ScanRun {
       await Promise.allSettled(interrogations);
       throw err;
     }
-    if (!this.cancelled) this.progress.final(this.scan.total);
+    if (!this.cancelled) this.progress.final({ scanned: this.scan.total, percent: 100 });
   }
 
-  private percent(scanned: number): number {
-    const { total } = this.scan;
+  private offerProgress(): void {
+    const { total, scanned } = this.scan;
     // 100 % is reserved for the end: probing all addresses still leaves interrogations to finish.
-    return total === 0 ? 99 : Math.min(99, Math.floor((scanned / total) * 100));
+    const percent = total === 0 ? 99 : Math.min(99, Math.floor((scanned / total) * 100));
+    this.progress.offer({ scanned, percent });
   }
 
   private updateScanned(): void {
     let scanned = this.scannedDone;
     for (const n of this.scannedInFlight.values()) scanned += n;
     this.scan.scanned = Math.min(this.scan.total, scanned);
-    this.progress.offer(this.scan.scanned);
+    this.offerProgress();
     if (Date.now() - this.lastSaved > 2000) {
       this.lastSaved = Date.now();
       void this.deps.save(this.scan).catch((err: Error) => this.deps.logger.warn('could not save scan progress', { scanId: this.scan.id, error: err.message }));
@@ -168,6 +169,6 @@ export class ScanRun {
     if (this.cancelled) return;
     this.scan.found++;
     events.publish('DeviceDiscovered', { scanId: this.scan.id, device });
-    this.progress.offer(this.scan.scanned);
+    this.offerProgress();
   }
 }
