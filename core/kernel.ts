@@ -33,6 +33,7 @@ import { healthRoute } from './http/health-route.js';
 
 const PACKAGE_VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 const KERNEL = 'core';
+const TOKEN_SWEEP_MS = 10 * 60_000;
 
 /** A running gateway. */
 export interface Gateway {
@@ -139,6 +140,9 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     const permissionNames = () => [...CORE_PERMISSIONS, ...plugins.flatMap((p) => p.def.permissions ?? [])].map((p) => p.name).filter((p, i, all) => all.indexOf(p) === i);
     const auth = createAuthService(createUserStore(coreStore.namespace('users')), createTokenService(coreStore.namespace('tokens'), config.auth.tokenTtlSeconds), permissionNames);
     await auth.tokens.sweep();
+    const sweeper = setInterval(() => void auth.tokens.sweep().catch((err: Error) => logger.warn('token sweep failed', { error: err.message })), TOKEN_SWEEP_MS);
+    sweeper.unref();
+    closeHooks.push({ plugin: KERNEL, hook: () => clearInterval(sweeper) });
     const bootstrap = await bootstrapAdmin(auth.users, resolve(cwd, config.auth.adminPasswordFile ?? join(dataDir, 'admin-password')), logger, env);
     pool = createWorkerPool(config.workers);
 
