@@ -43,6 +43,8 @@ export interface Gateway {
   readonly logger: Logger;
   /** Names of the registered plugins, in registration order. */
   readonly plugins: string[];
+  /** Every listener with its owner: the main one (`core`) first, then those plugins opened. */
+  readonly listeners: ReadonlyArray<{ plugin: string; url: string }>;
   /** Every JSON route, with the plugin that registered it (`core` for the kernel's own). */
   readonly routes: Array<{ plugin: string; method: string; path: string; permission: string }>;
   /** Set when the admin password was generated at this start. */
@@ -119,6 +121,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
   const store: GatewayStore = await openStore(dataDir);
   let pool: WorkerPool | undefined;
   const listeners: Listener[] = [];
+  const listenerOwners: Array<{ plugin: string; url: string }> = [];
   const closeHooks: KernelParts['closeHooks'] = [];
   const shutdown = async () => {
     await Promise.allSettled(listeners.map((l) => l.close(config.server.shutdownTimeoutMs)));
@@ -147,7 +150,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     pool = createWorkerPool(config.workers);
 
     let mainUrl = '';
-    const site: SiteSettings = { baseUrl: () => mainUrl, dataDir, amt: config.amt };
+    const site: SiteSettings = { baseUrl: () => mainUrl, host: config.server.host, dataDir, amt: config.amt };
     const routes = new RouteTable();
     const schemas = new SchemaRegistry();
     const tags = new Map<string, string>([
@@ -185,6 +188,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
       async listen(plugin, handler, host, port) {
         const listener = await startListener(handler, host, port, config.server.tls);
         listeners.push(listener);
+        listenerOwners.push({ plugin, url: listener.url });
         logger.info('plugin listener started', { plugin, url: listener.url });
         return listener;
       },
@@ -235,6 +239,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
 
     const main = await startListener(app.callback(), config.server.host, config.server.port, config.server.tls);
     listeners.unshift(main);
+    listenerOwners.unshift({ plugin: KERNEL, url: main.url });
     mainUrl = main.url;
     main.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
       const path = (req.url ?? '/').split('?')[0]!;
@@ -251,6 +256,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
       url: main.url,
       logger,
       plugins: registered.map((p) => p.name),
+      listeners: listenerOwners,
       routes: routes.list().map((r) => ({ plugin: r.plugin, method: r.method, path: r.path, permission: r.spec.permission })),
       generatedAdminPassword: bootstrap.generatedPassword,
       stop: () => (stopping ??= shutdown().then(() => logger.info('gateway stopped'))),

@@ -222,6 +222,8 @@ export interface PluginContext<TConfig = unknown> {
 export interface SiteSettings {
   /** The main listener's base URL once listening, e.g. `http://127.0.0.1:8080`. */
   readonly baseUrl: () => string;
+  /** The host the main listener binds (known at registration, unlike `baseUrl`). */
+  readonly host: string;
   readonly dataDir: string;
   /** Site-wide AMT settings: probe ports, allowed networks, TLS trust. */
   readonly amt: AmtSiteSettings;

@@ -48,6 +48,8 @@ export class ScanRun {
   private scannedDone = 0;
   private readonly scannedInFlight = new Map<number, number>();
   private lastSaved = 0;
+  /** Device writes under way; a cancel waits for them so the cancelled scan counts what it stored. */
+  private readonly recording = new Set<Promise<unknown>>();
 
   constructor(
     scan: Scan,
@@ -66,10 +68,14 @@ export class ScanRun {
     return this.cancelToken.cancelled;
   }
 
-  /** Stops every task of the scan (they see the flag within ~50 ms); what was recorded stays. */
-  cancel(): void {
+  /**
+   * Stops every task of the scan (they see the flag within ~50 ms); resolves once the device
+   * writes already under way are done, so `found` matches what was stored.
+   */
+  async cancel(): Promise<void> {
     this.cancelToken.cancel();
     this.progress.stop();
+    await Promise.allSettled([...this.recording]);
   }
 
   /** Runs to the end; resolves when every task has finished, rejects if the pool fails. */
@@ -133,13 +139,13 @@ export class ScanRun {
         cancel: this.cancelToken,
         onProgress: (p) => {
           this.scannedInFlight.set(index, p.probed);
-          this.updateScanned();
+          if (!this.cancelled) this.updateScanned();
         },
       },
     );
     this.scannedInFlight.delete(index);
     this.scannedDone += output.probed;
-    this.updateScanned();
+    if (!this.cancelled) this.updateScanned();
     return this.cancelled ? [] : output.candidates;
   }
 
@@ -165,10 +171,15 @@ export class ScanRun {
     // Results that arrive after a cancel are dropped so the cancelled scan's counts stay final.
     if (this.cancelled || result.error?.code === 'AMT_ERR_CANCELLED') return;
     if (result.error) this.deps.logger.debug('device not fully read', { scanId: this.scan.id, address: candidate.address, code: result.error.code });
-    const { device } = await devices.record(toObservation(candidate, result, known, amt.ports.https), this.scan.id);
-    if (this.cancelled) return;
-    this.scan.found++;
-    events.publish('DeviceDiscovered', { scanId: this.scan.id, device });
-    this.offerProgress();
+    const recording = devices.record(toObservation(candidate, result, known, amt.ports.https), this.scan.id);
+    this.recording.add(recording);
+    try {
+      const { device } = await recording;
+      this.scan.found++;
+      events.publish('DeviceDiscovered', { scanId: this.scan.id, device });
+      if (!this.cancelled) this.offerProgress();
+    } finally {
+      this.recording.delete(recording);
+    }
   }
 }

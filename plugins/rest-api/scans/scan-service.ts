@@ -85,7 +85,7 @@ export function createScanService(deps: Omit<ScanRunDeps, 'save'>, history: Scan
         if (!scan) throw RestApiErrors.scanNotFound(id);
         throw RestApiErrors.scanFinished(id, scan.status);
       }
-      entry.run.cancel();
+      await entry.run.cancel();
       await finish(entry.run, 'cancelled');
       deps.events.publish('ScanCancelled', snapshot(entry.run.scan));
       deps.logger.info('scan cancelled', { scanId: id, found: entry.run.scan.found });
@@ -105,7 +105,7 @@ export function createScanService(deps: Omit<ScanRunDeps, 'save'>, history: Scan
     },
     async stopAll() {
       const entries = [...running.values()];
-      for (const { run } of entries) run.cancel();
+      await Promise.all(entries.map(({ run }) => run.cancel()));
       for (const { run } of entries) await finish(run, 'interrupted', 'the gateway stopped while the scan was running');
       await Promise.allSettled(entries.map((e) => e.done));
     },

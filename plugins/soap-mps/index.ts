@@ -1,0 +1,121 @@
+/**
+ * soap-mps: the SOAP 1.1 MPSInterfaceService (CONTRACT section 8) on its own listener.
+ * Which machines are connected comes from the remote-monitor plugin's `presence` service;
+ * its DeviceStatusChanged events become notifications to the subscribers. See README.md.
+ */
+import { hostname } from 'node:os';
+import { definePlugin, type PluginContext } from '../../core/plugin-api.js';
+import type { DeviceStatusChangedEvent } from '../remote-monitor/api.js';
+import { createClientAuth } from './client-auth.js';
+import { CONFIG_SCHEMA, type SoapMpsConfig } from './config.js';
+import { createEnumerationStore } from './enumeration-store.js';
+import { createSoapHandler } from './http-handler.js';
+import { createNotificationSender, type NotificationSender } from './notification-sender.js';
+import { NOTIFICATION_ELEMENT, notificationEnvelope } from './notification-xml.js';
+import { createOperations } from './operations.js';
+import { createPresenceAdapter, systemNameOf, type MachinePresence } from './presence-adapter.js';
+import { createSoapDispatcher } from './soap-dispatcher.js';
+import { createSubscriptionStore, type SubscriptionStore } from './subscription-store.js';
+import { publishedBaseUrl, renderWsdl, SERVICE_PATH, serviceNamespace } from './wsdl.js';
+
+/** The host part of a base URL, without IPv6 brackets. */
+function hostOf(baseUrl: string): string | undefined {
+  try {
+    return new URL(baseUrl).hostname.replace(/^\[(.*)\]$/, '$1') || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+interface NotifierParts {
+  namespace: string;
+  presence: MachinePresence;
+  subscriptions: SubscriptionStore;
+  sender: NotificationSender;
+  mpsAddress: () => string;
+  ctx: PluginContext<SoapMpsConfig>;
+}
+
+/** Turns a connect or disconnect into a notification for every live subscription. */
+function notifier({ namespace, presence, subscriptions, sender, mpsAddress, ctx }: NotifierParts) {
+  return (event: DeviceStatusChangedEvent) => {
+    const receivers = subscriptions.live().map((s) => s.delivery);
+    if (receivers.length === 0) return;
+    const machine = presence.describe(event.deviceId);
+    if (!machine) {
+      ctx.logger.warn('device status changed for an unknown device; no notification sent', { deviceId: event.deviceId });
+      return;
+    }
+    const body = notificationEnvelope(namespace, {
+      state: event.online ? 0 : 1,
+      deviceFqdn: systemNameOf(machine),
+      devicePorts: machine.ports,
+      deviceUuid: machine.uuid,
+      mpsAddress: mpsAddress(),
+    });
+    sender.send(receivers, { body, soapAction: `${namespace}/${NOTIFICATION_ELEMENT}` });
+  };
+}
+
+export default definePlugin<SoapMpsConfig>({
+  name: 'soap-mps',
+  version: '1.0.0',
+  kernel: '1',
+  dependencies: ['remote-monitor'],
+  prefix: SERVICE_PATH,
+  permissions: [],
+  configSchema: CONFIG_SCHEMA,
+  async register(ctx) {
+    const config = ctx.config;
+    const { enumeration } = config;
+    if (enumeration.defaultPageSize > enumeration.maxPageSize) {
+      throw new Error(`plugins.soap-mps.options.enumeration.defaultPageSize (${enumeration.defaultPageSize}) exceeds maxPageSize (${enumeration.maxPageSize})`);
+    }
+    const namespace = serviceNamespace(config.nsBase);
+    const presence = createPresenceAdapter(ctx.use('presence'));
+    const subscriptions = createSubscriptionStore(ctx.store, config.subscriptions);
+    await subscriptions.load();
+    const operations = createOperations({
+      presence,
+      enumerations: createEnumerationStore(enumeration),
+      subscriptions,
+      defaultPageSize: enumeration.defaultPageSize,
+      maxPageSize: enumeration.maxPageSize,
+    });
+    // strong-soap only reads the path of soap:address, so the dispatcher needs no real address.
+    const dispatcher = await createSoapDispatcher(renderWsdl(namespace, 'http://localhost'), operations);
+
+    let listenerUrl = '';
+    let wsdl = '';
+    const handler = createSoapHandler({
+      namespace,
+      maxBodyBytes: config.maxBodyBytes,
+      auth: createClientAuth(ctx.auth, { mode: config.auth, allowedClients: config.allowedClients }),
+      dispatcher,
+      wsdl: (req) => {
+        const base = publishedBaseUrl(listenerUrl, req.headers.host);
+        return base === listenerUrl ? (wsdl ||= renderWsdl(namespace, listenerUrl)) : renderWsdl(namespace, base);
+      },
+      logger: ctx.logger,
+    });
+
+    const sender = createNotificationSender({ ...config.delivery, logger: ctx.logger });
+    const mpsAddress = () => {
+      const host = hostOf(listenerUrl || ctx.site.baseUrl()) ?? '';
+      return host === '0.0.0.0' || host === '::' || host === '' ? hostname() : host;
+    };
+    const stopListening = ctx.events.subscribe('DeviceStatusChanged', notifier({ namespace, presence, subscriptions, sender, mpsAddress, ctx }));
+
+    // The default host is the main listener's, known only once it listens.
+    ctx.onReady(async () => {
+      const host = config.host ?? hostOf(ctx.site.baseUrl()) ?? '127.0.0.1';
+      const listener = await ctx.listen(handler, { host, port: config.port });
+      listenerUrl = listener.url;
+      ctx.logger.info('MPSInterfaceService serving', { url: listener.url + SERVICE_PATH, auth: config.auth, namespace });
+    });
+    ctx.onClose(async () => {
+      stopListening();
+      await sender.close();
+    });
+  },
+});

@@ -1,0 +1,54 @@
+import type { EnumerationStore } from './enumeration-store.js';
+import type { MachinePresence } from './presence-adapter.js';
+import type { OperationName, SoapRequest } from './soap-request.js';
+import type { SubscriptionStore } from './subscription-store.js';
+
+/** The content of a response element, as strong-soap serializes it against the WSDL. */
+export type OperationResult = Record<string, unknown>;
+
+/** One handler per operation; `caller` is a username, or `address:<ip>` in client-address mode. */
+export type Operations = {
+  [K in OperationName]: (request: Extract<SoapRequest, { operation: K }>, caller: string) => Promise<OperationResult>;
+};
+
+export interface OperationDeps {
+  presence: MachinePresence;
+  enumerations: EnumerationStore;
+  subscriptions: SubscriptionStore;
+  defaultPageSize: number;
+  maxPageSize: number;
+}
+
+/** Operations whose response has an empty SOAP body (specification, part 2). */
+export const EMPTY_RESPONSE_OPERATIONS: ReadonlySet<OperationName> = new Set(['Release', 'Unsubscribe']);
+
+/** The six operations of MPSInterfaceService. */
+export function createOperations(deps: OperationDeps): Operations {
+  const { presence, enumerations, subscriptions } = deps;
+  return {
+    async IsMachineConnected(request) {
+      return { IsConnected: presence.isConnected(request.systemName) };
+    },
+    async EnumerateConnectedMachines(_request, caller) {
+      const { id, expiresAt } = enumerations.open(caller, presence.connectedNames());
+      return { Expires: expiresAt.toISOString(), EnumerationContext: id };
+    },
+    async Pull(request, caller) {
+      const max = Math.min(request.maxElements ?? deps.defaultPageSize, deps.maxPageSize);
+      const page = enumerations.pull(caller, request.context, max);
+      return { Items: page.items.map((SystemName) => ({ SystemName })), ...(page.endOfSequence ? { EndOfSequence: '' } : {}) };
+    },
+    async Release(request, caller) {
+      enumerations.release(caller, request.context);
+      return {};
+    },
+    async SubscribeForNotifications(request, caller) {
+      const subscription = await subscriptions.subscribe(caller, request.delivery);
+      return { Expires: subscription.expiresAt };
+    },
+    async Unsubscribe(request) {
+      await subscriptions.unsubscribe(request.delivery);
+      return {};
+    },
+  };
+}

@@ -1,0 +1,100 @@
+import { EventEmitter } from 'node:events';
+import type { IncomingMessage } from 'node:http';
+import { createRequire } from 'node:module';
+import { SoapFault } from './errors.js';
+import { EMPTY_RESPONSE_OPERATIONS, type Operations } from './operations.js';
+import { soapEnvelope } from './soap-envelope.js';
+import { OPERATIONS, type OperationName, type SoapRequest } from './soap-request.js';
+import { SERVICE_PATH } from './wsdl.js';
+
+type SoapCallback = (error: unknown, result?: unknown) => void;
+type ServiceMethod = (args: unknown, callback: SoapCallback, headers: unknown, req: IncomingMessage) => void;
+
+interface StrongSoapWsdl {
+  load(callback: (err: Error | null) => void): void;
+}
+interface StrongSoapServer {
+  /** Parses a request envelope, runs the operation and serializes its output message (internal API of strong-soap 5). */
+  _process(xml: string, req: IncomingMessage, callback: (xml: string, statusCode?: number) => void): void;
+}
+interface StrongSoap {
+  soap: {
+    WSDL: new (definition: string, uri: string | undefined, options: object) => StrongSoapWsdl;
+    Server: new (server: EventEmitter, path: string, services: object, wsdl: StrongSoapWsdl, options: object) => StrongSoapServer;
+  };
+}
+
+// strong-soap is CommonJS without type declarations.
+const strongSoap = createRequire(import.meta.url)('strong-soap') as StrongSoap;
+
+/** Runs a checked request through strong-soap and returns the response envelope. */
+export interface SoapDispatcher {
+  dispatch(xml: string, req: IncomingMessage, request: SoapRequest, caller: string): Promise<string>;
+}
+
+interface PendingCall {
+  request: SoapRequest;
+  caller: string;
+  fail: (err: unknown) => void;
+}
+
+/**
+ * Serves the operations with strong-soap against the rendered WSDL: strong-soap picks the
+ * operation from the body element and serializes the output message the WSDL describes.
+ *
+ * The request reaching strong-soap was already checked (size, DOCTYPE, well-formedness,
+ * namespaces, element shapes) by the request guard; the operations read that checked request
+ * rather than strong-soap's namespace-blind argument object, and strong-soap never sees the
+ * listener: its server is attached to a private emitter and driven through `_process`.
+ */
+export async function createSoapDispatcher(wsdlXml: string, operations: Operations): Promise<SoapDispatcher> {
+  const { WSDL, Server } = strongSoap.soap;
+  // Load once on our side first: strong-soap's Server throws load errors from a callback, uncaught.
+  await new Promise<void>((resolve, reject) => new WSDL(wsdlXml, undefined, {}).load((err) => (err ? reject(err) : resolve())));
+
+  const pending = new WeakMap<IncomingMessage, PendingCall>();
+  const method =
+    (name: OperationName): ServiceMethod =>
+    (_args, callback, _headers, req) => {
+      const call = pending.get(req);
+      if (!call) return;
+      if (call.request.operation !== name) {
+        call.fail(new Error(`strong-soap dispatched ${name} for a ${call.request.operation} request`));
+        return;
+      }
+      const run = operations[name] as (request: SoapRequest, caller: string) => Promise<Record<string, unknown>>;
+      run(call.request, call.caller)
+        .then((result) => callback(null, result))
+        .catch(call.fail);
+    };
+  const services = { MPSInterfaceService: { MPSNInterfaceSoapPortType: Object.fromEntries(OPERATIONS.map((name) => [name, method(name)])) } };
+
+  const emitter = new EventEmitter();
+  const ready = new Promise<void>((resolve) => {
+    emitter.on('newListener', (event: string) => {
+      if (event === 'request') setImmediate(resolve);
+    });
+  });
+  const server = new Server(emitter, SERVICE_PATH, services, new WSDL(wsdlXml, undefined, {}), {});
+  await ready;
+
+  return {
+    dispatch(xml, req, request, caller) {
+      return new Promise<string>((resolve, reject) => {
+        const fail = (err: unknown) => {
+          pending.delete(req);
+          reject(err instanceof SoapFault ? err : new SoapFault('GW_ERR_SOAP_INTERNAL', 'internal error', { cause: err }));
+        };
+        pending.set(req, { request, caller, fail });
+        try {
+          server._process(xml, req, (out) => {
+            pending.delete(req);
+            resolve(EMPTY_RESPONSE_OPERATIONS.has(request.operation) ? soapEnvelope('') : out);
+          });
+        } catch (err) {
+          fail(err);
+        }
+      });
+    },
+  };
+}

@@ -1,0 +1,130 @@
+/** Options of a simulated fleet, their defaults, and the per-device configuration derived from them. */
+import { fleetAddresses } from './address-range.js';
+import { FIRMWARE_VERSIONS, deviceIdentity, SeededBytes } from './device-identity.js';
+
+export type ProvisioningState = 0 | 1 | 2;
+export type Misbehaviour = 'none' | 'stall' | 'garbage' | 'oversized' | 'endless-chunks';
+export type CertificateName = 'a' | 'b';
+
+export interface FleetOptions {
+  /** Number of devices. */
+  count: number;
+  /** First device address; the others follow consecutively (skipping .0 and .255). Default 127.0.9.1. */
+  base?: string;
+  /** Default 16992. */
+  httpPort?: number;
+  /** Default 16993. */
+  httpsPort?: number;
+  /** UDP presence port; 0 disables RMCP. Default 623 (needs privileges; tests use e.g. 16623). */
+  rmcpPort?: number;
+  /** Every Nth device (index % N === N - 1) listens on TLS; 1 = all, 0 = none (default 0). */
+  tlsEvery?: number;
+  /** TLS devices also listen on the HTTP port (default false: like AMT with TLS, 16992 stays closed). */
+  httpOnTlsDevices?: boolean;
+  /** Default `admin`. */
+  username?: string;
+  /** Default `P@ssw0rd1`. */
+  password?: string;
+  /** Password of the devices selected by `altPasswordEvery` (default `Other-P@ss2`). */
+  altPassword?: string;
+  /** Every Nth device (index % N === N - 1) uses `altPassword`; 0 = none (default 0). */
+  altPasswordEvery?: number;
+  /** Provisioning states assigned in turn (default `[2]`: all post-provisioning). */
+  provisioningStates?: ProvisioningState[];
+  /** Provisioning modes of provisioned devices assigned in turn: 1 ACM, 4 CCM (default `[1, 4]`). */
+  provisioningModes?: number[];
+  /** Initial DMTF power state (default 2, on). */
+  powerState?: number;
+  /** Seed of hostnames, UUIDs, realms and firmware versions (default 1). */
+  seed?: string | number;
+  /** Hostname prefix (default `amt-sim`): hostnames are `{prefix}-0001` upward. */
+  hostnamePrefix?: string;
+  /** Domain name every device reports (default `sim.example`). */
+  domain?: string;
+  /** Firmware versions to draw from (major.minor.hotfix.build). */
+  firmwareVersions?: string[];
+  /** Most items per Pull, whatever MaxElements asks (default 100); small values force multi-page Pulls. */
+  pageSize?: number;
+  /** Records in each device's event log (default 24). */
+  eventLogRecords?: number;
+  /** Failed logins in a row that lock a device out (default 10). */
+  lockoutThreshold?: number;
+  /** First lockout duration, doubled under continued failures up to 16x (default 5,000 ms). */
+  lockoutMs?: number;
+  /** Lifetime of a Digest nonce (default 300,000 ms). */
+  nonceTtlMs?: number;
+  /** Approximate bytes per write of a chunked response (default 200); boundaries fall mid-element. */
+  chunkSize?: number;
+  /** Listeners bound concurrently while starting (default 200). */
+  bindConcurrency?: number;
+}
+
+export interface DeviceConfig {
+  index: number;
+  address: string;
+  hostname: string;
+  domain: string;
+  uuid: string;
+  firmwareVersion: string;
+  realm: string;
+  serial: string;
+  username: string;
+  password: string;
+  passwordId: 'default' | 'alt';
+  provisioningState: ProvisioningState;
+  provisioningMode: number;
+  powerState: number;
+  tls: boolean;
+  httpPort: number | null;
+  httpsPort: number | null;
+  rmcpPort: number | null;
+  pageSize: number;
+  eventLogRecords: number;
+  lockoutThreshold: number;
+  lockoutMs: number;
+  nonceTtlMs: number;
+  chunkSize: number;
+}
+
+function every(n: number | undefined, index: number): boolean {
+  return !!n && n > 0 && index % n === n - 1;
+}
+
+/** Expands fleet options into one configuration per device. */
+export function deviceConfigs(options: FleetOptions): DeviceConfig[] {
+  const count = Math.max(0, Math.floor(options.count));
+  const addresses = fleetAddresses(options.base ?? '127.0.9.1', count);
+  const states = options.provisioningStates?.length ? options.provisioningStates : [2 as ProvisioningState];
+  const modes = options.provisioningModes?.length ? options.provisioningModes : [1, 4];
+  const firmware = options.firmwareVersions?.length ? options.firmwareVersions : [...FIRMWARE_VERSIONS];
+  const seed = options.seed ?? 1;
+  const rmcpPort = options.rmcpPort ?? 623;
+  return addresses.map((address, index) => {
+    const id = deviceIdentity(seed, index, options.hostnamePrefix ?? 'amt-sim', firmware);
+    const tls = every(options.tlsEvery, index);
+    const alt = every(options.altPasswordEvery, index);
+    const state = states[index % states.length]!;
+    return {
+      index,
+      address,
+      ...id,
+      domain: options.domain ?? 'sim.example',
+      username: options.username ?? 'admin',
+      password: alt ? (options.altPassword ?? 'Other-P@ss2') : (options.password ?? 'P@ssw0rd1'),
+      passwordId: alt ? 'alt' : 'default',
+      provisioningState: state,
+      provisioningMode: state === 0 ? 0 : modes[new SeededBytes(`${seed}/mode/${index}`).int(modes.length)]!,
+      powerState: options.powerState ?? 2,
+      tls,
+      httpPort: !tls || options.httpOnTlsDevices ? (options.httpPort ?? 16992) : null,
+      httpsPort: tls ? (options.httpsPort ?? 16993) : null,
+      rmcpPort: rmcpPort > 0 ? rmcpPort : null,
+      pageSize: Math.max(1, options.pageSize ?? 100),
+      eventLogRecords: Math.max(0, options.eventLogRecords ?? 24),
+      lockoutThreshold: options.lockoutThreshold ?? 10,
+      lockoutMs: options.lockoutMs ?? 5_000,
+      nonceTtlMs: options.nonceTtlMs ?? 300_000,
+      chunkSize: Math.max(16, options.chunkSize ?? 200),
+    };
+  });
+}

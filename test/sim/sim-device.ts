@@ -1,0 +1,157 @@
+/** One simulated AMT device: its listeners (HTTP, TLS, RMCP) on its own loopback address, and its controls. */
+import { createSocket, type Socket as UdpSocket } from 'node:dgram';
+import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { createDeviceState, snapshotCounters, type DeviceCounters, type DeviceState } from './device-state.js';
+import type { CertificateName, DeviceConfig, Misbehaviour } from './fleet-options.js';
+import { certificatePair } from './sim-certs.js';
+import { deviceRequestHandler } from './sim-http.js';
+import { encodePong, isPresencePing } from './sim-rmcp.js';
+
+function listen(server: HttpServer | HttpsServer, host: string, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen({ host, port }, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+function closeServer(server: HttpServer | HttpsServer | undefined): Promise<void> {
+  if (!server) return Promise.resolve();
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}
+
+export class SimDevice {
+  readonly state: DeviceState;
+  #http: HttpServer | undefined;
+  #https: HttpsServer | undefined;
+  #udp: UdpSocket | undefined;
+  #online = false;
+
+  constructor(readonly config: DeviceConfig, seed: string | number) {
+    this.state = createDeviceState(config, seed);
+  }
+
+  get address(): string {
+    return this.config.address;
+  }
+
+  get online(): boolean {
+    return this.#online;
+  }
+
+  /** Opens the device's listeners (the "go online" control). */
+  async start(): Promise<void> {
+    if (this.#online) return;
+    const handler = deviceRequestHandler(this.state);
+    const countConnection = (): void => void this.state.counters.connections++;
+    try {
+      if (this.config.httpPort !== null) {
+        this.#http = createHttpServer({ keepAliveTimeout: 5_000 }, handler);
+        this.#http.on('connection', countConnection);
+        await listen(this.#http, this.address, this.config.httpPort);
+      }
+      if (this.config.httpsPort !== null) {
+        const { key, cert } = certificatePair(this.state.certificate);
+        this.#https = createHttpsServer({ key, cert, keepAliveTimeout: 5_000 }, handler);
+        this.#https.on('secureConnection', countConnection);
+        this.#https.on('tlsClientError', () => undefined);
+        await listen(this.#https, this.address, this.config.httpsPort);
+      }
+      if (this.config.rmcpPort !== null) await this.#startRmcp(this.config.rmcpPort);
+      this.#online = true;
+    } catch (error) {
+      await this.stop();
+      throw error;
+    }
+  }
+
+  async #startRmcp(port: number): Promise<void> {
+    const udp = createSocket({ type: 'udp4' });
+    this.#udp = udp;
+    udp.on('message', (msg, rinfo) => {
+      if (!isPresencePing(msg)) return;
+      this.state.counters.rmcpPings++;
+      udp.send(encodePong(this.state, msg), rinfo.port, rinfo.address);
+    });
+    await new Promise<void>((resolve, reject) => {
+      udp.once('error', reject);
+      udp.bind({ address: this.address, port }, () => {
+        udp.off('error', reject);
+        udp.on('error', () => undefined);
+        resolve();
+      });
+    });
+  }
+
+  /** Closes every listener and drops open connections (the "go offline" control). */
+  async stop(): Promise<void> {
+    this.#online = false;
+    const udp = this.#udp;
+    this.#udp = undefined;
+    if (udp) await new Promise<void>((resolve) => udp.close(() => resolve()));
+    const [http, https] = [this.#http, this.#https];
+    this.#http = undefined;
+    this.#https = undefined;
+    await Promise.all([closeServer(http), closeServer(https)]);
+  }
+
+  /** The ports actually bound (useful when a port of 0 was asked for). */
+  boundPorts(): { http: number | null; https: number | null } {
+    const port = (s: HttpServer | HttpsServer | undefined): number | null => ((s?.address() as AddressInfo | null)?.port ?? null);
+    return { http: port(this.#http), https: port(this.#https) };
+  }
+
+  setPowerState(powerState: number): void {
+    this.state.powerState = powerState;
+  }
+
+  setMisbehaviour(kind: Misbehaviour): void {
+    this.state.misbehaviour = kind;
+  }
+
+  /** Presents another certificate on new TLS connections (simulates a replaced or spoofed device). */
+  setCertificate(name: CertificateName): void {
+    this.state.certificate = name;
+    const { key, cert } = certificatePair(name);
+    this.#https?.setSecureContext({ key, cert });
+  }
+
+  /** SHA-256 fingerprint of the certificate the device presents now. */
+  get certificateFingerprint(): string | null {
+    return this.config.httpsPort === null ? null : certificatePair(this.state.certificate).fingerprint256;
+  }
+
+  setPassword(password: string): void {
+    this.state.digest.account.password = password;
+  }
+
+  /** Forgets all Digest nonces: the next request with an old one gets a `stale="true"` 401. */
+  expireNonces(): void {
+    this.state.digest.expireNonces();
+  }
+
+  get lockedOut(): boolean {
+    return this.state.digest.lockedOut;
+  }
+
+  unlock(): void {
+    this.state.digest.unlock();
+  }
+
+  counters(): DeviceCounters {
+    return snapshotCounters(this.state);
+  }
+
+  resetCounters(): void {
+    this.state.counters = { requests: 0, authAttempts: 0, unauthorized: 0, connections: 0, rmcpPings: 0, powerChanges: 0 };
+    this.state.digest.failures = 0;
+    this.state.digest.lockedRefusals = 0;
+  }
+}

@@ -1,0 +1,85 @@
+/**
+ * The HTTP face of a simulated device on 16992/16993: `GET /` redirects to the logon page, `POST /wsman`
+ * needs Digest (401s come with `Connection: close` and an HTML body, like AMT's), and answers are
+ * chunked with boundaries in the middle of elements.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { DeviceState } from './device-state.js';
+import { misbehave } from './sim-misbehaviour.js';
+import { handleWsman } from './sim-wsman.js';
+
+const MAX_REQUEST_BYTES = 256 * 1024;
+const UNAUTHORIZED_HTML =
+  '<!DOCTYPE HTML PUBLIC "-//W3C//DTD HTML 4.01 Transitional//EN" >\n<html><head><link rel=stylesheet href=/styles.css>\n' +
+  '<meta http-equiv="Content-Type" content="text/html; charset=utf-8">\n<title>Intel&reg; Active Management Technology</title></head>\n' +
+  '<body><table class=header><tr><td valign=top nowrap><p class=top1>Intel<font class=r><sup>&reg;</sup></font> Active Management Technology</td></tr></table>\n' +
+  '<br><h2 class=warn>Log on failed. Incorrect user name or password, or user account temporarily locked.</h2>\n</body></html>\n';
+
+export function serverHeader(state: DeviceState): string {
+  return `Intel(R) Active Management Technology ${state.config.firmwareVersion}`;
+}
+
+/** Writes a body in several small writes so chunk boundaries fall mid-element. */
+function sendChunked(res: ServerResponse, status: number, body: string, chunkSize: number): void {
+  res.writeHead(status, { 'Content-Type': 'application/soap+xml; charset=UTF-8' });
+  // Corked, each write still becomes its own chunk, but they leave in one packet rather than one each.
+  res.cork();
+  for (let i = 0; i < body.length; i += chunkSize) res.write(body.slice(i, i + chunkSize));
+  res.end();
+  res.uncork();
+}
+
+function sendUnauthorized(state: DeviceState, res: ServerResponse, stale: boolean): void {
+  state.counters.unauthorized++;
+  res.writeHead(401, {
+    'WWW-Authenticate': state.digest.challenge(stale),
+    'Content-Type': 'text/html',
+    'Content-Length': Buffer.byteLength(UNAUTHORIZED_HTML),
+    Connection: 'close',
+  });
+  res.end(UNAUTHORIZED_HTML);
+}
+
+/** The request listener of one device (shared by its HTTP and TLS servers). */
+export function deviceRequestHandler(state: DeviceState): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    state.counters.requests++;
+    res.setHeader('Server', serverHeader(state));
+    const path = (req.url ?? '/').split('?')[0];
+    if (req.method === 'GET' && path === '/') {
+      req.resume();
+      res.writeHead(303, { Location: '/logon.htm', 'Content-Length': 0 });
+      res.end();
+      return;
+    }
+    if (path !== '/wsman' || req.method !== 'POST') {
+      req.resume();
+      res.writeHead(path === '/wsman' ? 405 : 404, { 'Content-Type': 'text/html', 'Content-Length': 0 });
+      res.end();
+      return;
+    }
+    if (misbehave(state.misbehaviour, req, res)) return;
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_REQUEST_BYTES) chunks.push(chunk);
+    });
+    req.on('end', () => {
+      if (size > MAX_REQUEST_BYTES) {
+        res.writeHead(413, { 'Content-Length': 0, Connection: 'close' });
+        res.end();
+        return;
+      }
+      const authorization = req.headers['authorization'];
+      if (authorization) state.counters.authAttempts++;
+      const verdict = state.digest.verify(authorization, 'POST', req.url ?? '');
+      if (verdict !== 'ok') {
+        sendUnauthorized(state, res, verdict === 'stale');
+        return;
+      }
+      const reply = handleWsman(state, Buffer.concat(chunks).toString('utf8'));
+      sendChunked(res, reply.status, reply.body, state.config.chunkSize);
+    });
+  };
+}

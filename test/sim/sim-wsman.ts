@@ -1,0 +1,218 @@
+/**
+ * The WS-Management service of a simulated device: Get, Put (AMT_GeneralSettings), Enumerate, Pull,
+ * Release and the methods the gateway calls. Unknown classes get a 400 DestinationUnreachable Fault.
+ */
+import { randomBytes } from 'node:crypto';
+import { XMLParser } from 'fast-xml-parser';
+import { nextMessageId, type DeviceState } from './device-state.js';
+import { availablePowerStates, ENUMERABLE, GETTABLE } from './sim-classes.js';
+import { classUri, envelope, FAULTS, faultEnvelope, instanceXml, NS, type FaultSpec, type SimInstance } from './sim-xml.js';
+
+export interface WsmanReply {
+  status: number;
+  body: string;
+}
+
+type Node = Record<string, unknown>;
+
+const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '@', removeNSPrefix: true, parseTagValue: false, processEntities: false });
+const MAX_ENUMERATIONS = 32;
+const ENUMERATION_TTL_MS = 60_000;
+
+function obj(value: unknown): Node | undefined {
+  if (Array.isArray(value)) return obj(value[0]);
+  return value && typeof value === 'object' ? (value as Node) : undefined;
+}
+
+function text(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  if (Array.isArray(value)) return text(value[0]);
+  const o = obj(value);
+  return o && typeof o['#text'] === 'string' ? (o['#text'] as string) : undefined;
+}
+
+function selectorsOf(header: Node): Record<string, string> {
+  const out: Record<string, string> = {};
+  const set = obj(header['SelectorSet']);
+  const list = set?.['Selector'];
+  for (const sel of Array.isArray(list) ? list : list ? [list] : []) {
+    const o = obj(sel);
+    const name = o?.['@Name'];
+    if (typeof name === 'string') out[name] = text(sel) ?? '';
+  }
+  return out;
+}
+
+/** Handles one request body; never throws (malformed requests get a Fault). */
+export function handleWsman(state: DeviceState, xml: string): WsmanReply {
+  let root: Node;
+  try {
+    root = parser.parse(xml) as Node;
+  } catch {
+    return fault(state, FAULTS.invalidParameter, '');
+  }
+  const env = obj(root['Envelope']);
+  const header = obj(env?.['Header']) ?? {};
+  const body = obj(env?.['Body']) ?? {};
+  const action = text(header['Action']) ?? '';
+  const uri = text(header['ResourceURI']) ?? '';
+  const relatesTo = text(header['MessageID']) ?? '';
+  const className = uri.slice(uri.lastIndexOf('/') + 1);
+  const ctx: Ctx = { state, action, uri, className, relatesTo, body, selectors: selectorsOf(header) };
+  if (uri !== classUri(className) || !(className in ENUMERABLE || className in GETTABLE || className in METHODS_BY_CLASS)) {
+    return fault(state, FAULTS.destinationUnreachable, relatesTo);
+  }
+  switch (action) {
+    case 'http://schemas.xmlsoap.org/ws/2004/09/transfer/Get':
+      return get(ctx);
+    case 'http://schemas.xmlsoap.org/ws/2004/09/transfer/Put':
+      return put(ctx);
+    case `${NS.enumeration}/Enumerate`:
+      return enumerate(ctx);
+    case `${NS.enumeration}/Pull`:
+      return pull(ctx);
+    case `${NS.enumeration}/Release`:
+      state.enumerations.delete(text(obj(body['Release'])?.['EnumerationContext']) ?? '');
+      return ok(ctx, `${NS.enumeration}/ReleaseResponse`, '', NS.enumeration);
+  }
+  const method = action.startsWith(`${uri}/`) ? action.slice(uri.length + 1) : '';
+  const handler = METHODS_BY_CLASS[className]?.[method];
+  if (!handler) return fault(state, FAULTS.actionNotSupported, relatesTo);
+  return handler(ctx, obj(body[`${method}_INPUT`]) ?? {});
+}
+
+interface Ctx {
+  state: DeviceState;
+  action: string;
+  uri: string;
+  className: string;
+  relatesTo: string;
+  body: Node;
+  selectors: Record<string, string>;
+}
+
+function fault(state: DeviceState, spec: FaultSpec, relatesTo: string): WsmanReply {
+  return { status: 400, body: faultEnvelope(spec, relatesTo, nextMessageId(state)) };
+}
+
+function ok(ctx: Ctx, action: string, body: string, g?: string, h?: string): WsmanReply {
+  return { status: 200, body: envelope({ action, relatesTo: ctx.relatesTo, messageId: nextMessageId(ctx.state), resourceUri: ctx.uri, g, h, body }) };
+}
+
+function get(ctx: Ctx): WsmanReply {
+  let instance: SimInstance | undefined;
+  const instanceId = ctx.selectors['InstanceID'];
+  if (instanceId !== undefined) {
+    instance = ENUMERABLE[ctx.className]?.(ctx.state).find((i) => i.props.some(([k, v]) => k === 'InstanceID' && v === instanceId));
+    if (!instance) return fault(ctx.state, FAULTS.invalidSelectors, ctx.relatesTo);
+  } else {
+    instance = GETTABLE[ctx.className]?.(ctx.state) ?? ENUMERABLE[ctx.className]?.(ctx.state)[0];
+  }
+  if (!instance) return fault(ctx.state, FAULTS.actionNotSupported, ctx.relatesTo);
+  return ok(ctx, 'http://schemas.xmlsoap.org/ws/2004/09/transfer/GetResponse', instanceXml('g', instance), ctx.uri);
+}
+
+function put(ctx: Ctx): WsmanReply {
+  if (ctx.className !== 'AMT_GeneralSettings') return fault(ctx.state, FAULTS.actionNotSupported, ctx.relatesTo);
+  const input = obj(ctx.body['AMT_GeneralSettings']) ?? {};
+  const host = text(input['HostName']);
+  const domain = text(input['DomainName']);
+  if (host !== undefined) ctx.state.hostname = host;
+  if (domain !== undefined) ctx.state.domain = domain;
+  const instance = GETTABLE['AMT_GeneralSettings']!(ctx.state);
+  return ok(ctx, 'http://schemas.xmlsoap.org/ws/2004/09/transfer/PutResponse', instanceXml('g', instance), ctx.uri);
+}
+
+function enumerate(ctx: Ctx): WsmanReply {
+  const items = ENUMERABLE[ctx.className]?.(ctx.state);
+  if (!items) return fault(ctx.state, FAULTS.actionNotSupported, ctx.relatesTo);
+  const { enumerations } = ctx.state;
+  const now = Date.now();
+  for (const [id, e] of enumerations) if (now - e.createdAt > ENUMERATION_TTL_MS) enumerations.delete(id);
+  while (enumerations.size >= MAX_ENUMERATIONS) enumerations.delete(enumerations.keys().next().value as string);
+  const id = `${randomBytes(4).toString('hex').toUpperCase()}-0000-0000-0000-000000000000`;
+  enumerations.set(id, { items, offset: 0, createdAt: now });
+  return ok(ctx, `${NS.enumeration}/EnumerateResponse`, `<g:EnumerateResponse><g:EnumerationContext>${id}</g:EnumerationContext></g:EnumerateResponse>`, NS.enumeration);
+}
+
+function pull(ctx: Ctx): WsmanReply {
+  const input = obj(ctx.body['Pull']) ?? {};
+  const id = text(input['EnumerationContext']) ?? '';
+  const enumeration = ctx.state.enumerations.get(id);
+  if (!enumeration) return fault(ctx.state, FAULTS.invalidEnumerationContext, ctx.relatesTo);
+  const asked = Number.parseInt(text(input['MaxElements']) ?? '1', 10);
+  const take = Math.max(1, Math.min(Number.isFinite(asked) ? asked : 1, ctx.state.config.pageSize));
+  const page = enumeration.items.slice(enumeration.offset, enumeration.offset + take);
+  enumeration.offset += page.length;
+  const end = enumeration.offset >= enumeration.items.length;
+  if (end) ctx.state.enumerations.delete(id);
+  const primary = page[0]?.className ?? ctx.className;
+  const items = page.map((item) => (item.className === primary ? instanceXml('h', item) : instanceXml('j', item, true))).join('');
+  const body =
+    '<g:PullResponse>' +
+    (end ? '' : `<g:EnumerationContext>${id}</g:EnumerationContext>`) +
+    `<g:Items>${items}</g:Items>` +
+    (end ? '<g:EndOfSequence></g:EndOfSequence>' : '') +
+    '</g:PullResponse>';
+  return ok(ctx, `${NS.enumeration}/PullResponse`, body, NS.enumeration, classUri(primary));
+}
+
+type MethodHandler = (ctx: Ctx, input: Node) => WsmanReply;
+
+function methodOutput(ctx: Ctx, method: string, props: Array<[string, string | number | boolean | string[]]>): WsmanReply {
+  const inner = props
+    .map(([k, v]) => (Array.isArray(v) ? v : [v]).map((x) => `<g:${k}>${String(x)}</g:${k}>`).join(''))
+    .join('');
+  return ok(ctx, `${ctx.uri}/${method}Response`, `<g:${method}_OUTPUT>${inner}</g:${method}_OUTPUT>`, ctx.uri);
+}
+
+/** Power state transitions of `RequestPowerStateChange`, by requested value. */
+const POWER_RESULT: Record<number, (current: number) => number> = {
+  2: () => 2,
+  4: () => 4,
+  5: () => 2,
+  7: () => 7,
+  8: () => 8,
+  10: () => 2,
+  11: (current) => current,
+  12: () => 8,
+  14: () => 2,
+};
+
+const METHODS_BY_CLASS: Record<string, Record<string, MethodHandler>> = {
+  CIM_PowerManagementService: {
+    RequestPowerStateChange(ctx, input) {
+      const requested = Number.parseInt(text(input['PowerState']) ?? '', 10);
+      const element = obj(input['ManagedElement']);
+      if (!Number.isInteger(requested) || !element) return fault(ctx.state, FAULTS.invalidParameter, ctx.relatesTo);
+      const transition = POWER_RESULT[requested];
+      if (!transition || !availablePowerStates(ctx.state.powerState).includes(requested)) {
+        return methodOutput(ctx, 'RequestPowerStateChange', [['ReturnValue', 2]]);
+      }
+      ctx.state.powerState = transition(ctx.state.powerState);
+      ctx.state.counters.powerChanges++;
+      return methodOutput(ctx, 'RequestPowerStateChange', [['ReturnValue', 0]]);
+    },
+  },
+  AMT_MessageLog: {
+    PositionToFirstRecord(ctx) {
+      return methodOutput(ctx, 'PositionToFirstRecord', [
+        ['IterationIdentifier', 1],
+        ['ReturnValue', 0],
+      ]);
+    },
+    GetRecords(ctx, input) {
+      const start = Number.parseInt(text(input['IterationIdentifier']) ?? '1', 10);
+      const max = Number.parseInt(text(input['MaxReadRecords']) ?? '390', 10);
+      if (!Number.isInteger(start) || start < 1 || !Number.isInteger(max) || max < 1) return fault(ctx.state, FAULTS.invalidParameter, ctx.relatesTo);
+      const records = ctx.state.eventRecords.slice(start - 1, start - 1 + Math.min(max, ctx.state.config.pageSize));
+      const next = start + records.length;
+      return methodOutput(ctx, 'GetRecords', [
+        ['IterationIdentifier', next],
+        ['NoMoreRecords', next > ctx.state.eventRecords.length],
+        ['RecordArray', records],
+        ['ReturnValue', 0],
+      ]);
+    },
+  },
+};

@@ -1,0 +1,139 @@
+/**
+ * The device tasks run in worker threads of the real pool (createWorkerPool), against simulated devices:
+ * probe a batch with progress, interrogate, power, inventory, event log, diagnostics, cancellation.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createWorkerPool, type WorkerPool } from '../../core/pool/worker-pool.js';
+import type { ProbeBatchProgress } from '../../workers/tasks/task-types.js';
+import '../../workers/tasks/task-types.js';
+import { startFleet, type Fleet } from '../sim/index.js';
+import { ADMIN, ALT_ADMIN, FAST_TIMEOUTS } from './helpers.js';
+
+const RMCP_PORT = 16623;
+let fleet: Fleet;
+let pool: WorkerPool;
+
+before(async () => {
+  fleet = await startFleet({ count: 24, base: '127.20.5.1', rmcpPort: RMCP_PORT, tlsEvery: 4, altPasswordEvery: 6, seed: 'pool', provisioningStates: [2, 2, 1] });
+  pool = createWorkerPool({ threads: 2, concurrentTasksPerWorker: 16, maxQueue: 1_000, idleTimeoutMs: 5_000 });
+});
+after(async () => {
+  await pool?.close();
+  await fleet?.stop();
+});
+
+const targetOf = (i: number) => {
+  const d = fleet.devices[i]!;
+  return { address: d.address, port: d.config.tls ? 16993 : 16992, tls: d.config.tls, timeouts: FAST_TIMEOUTS };
+};
+
+describe('tasks in the worker pool', () => {
+  it('probe-batch finds every device with its ports and pong, reporting progress', async () => {
+    const empty = Array.from({ length: 30 }, (_, i) => `127.20.6.${i + 1}`);
+    const addresses = [...fleet.devices.map((d) => d.address), ...empty];
+    const progress: ProbeBatchProgress[] = [];
+    const out = await pool.run(
+      'probe-batch',
+      { addresses, ports: { rmcp: RMCP_PORT }, connectTimeoutMs: 1_000, rmcp: { windowMs: 3_000 }, progressIntervalMs: 20 },
+      { onProgress: (p) => progress.push(p) },
+    );
+    assert.equal(out.probed, addresses.length);
+    assert.equal(out.cancelled, false);
+    assert.equal(out.candidates.length, fleet.devices.length);
+    for (const device of fleet.devices) {
+      const c = out.candidates.find((x) => x.address === device.address);
+      assert.ok(c, device.address);
+      assert.deepEqual(c.openPorts, [RMCP_PORT, device.config.tls ? 16993 : 16992]);
+      assert.equal(c.pong?.provisioningState, device.config.provisioningState);
+    }
+    assert.ok(progress.length >= 1);
+    assert.deepEqual(progress.at(-1), { probed: addresses.length, total: addresses.length, found: fleet.devices.length });
+    for (let i = 1; i < progress.length; i++) assert.ok(progress[i]!.probed >= progress[i - 1]!.probed);
+  });
+
+  it('interrogates many devices concurrently, each read matching the device', async () => {
+    const results = await Promise.all(
+      fleet.devices.slice(0, 12).map((d) =>
+        pool.run('interrogate', { address: d.address, tls: d.config.tls, credentials: [ADMIN, ALT_ADMIN], maxAttempts: 2, timeouts: FAST_TIMEOUTS }),
+      ),
+    );
+    results.forEach((out, i) => {
+      const d = fleet.devices[i]!;
+      assert.equal(out.authStatus, 'ok', `${d.address}: ${out.error?.message}`);
+      assert.equal(out.credentialId, d.config.passwordId === 'alt' ? ALT_ADMIN.id : ADMIN.id);
+      assert.equal(out.hostname, d.config.hostname);
+      assert.equal(out.uuid, d.config.uuid);
+      assert.equal(out.provisioningState, d.config.provisioningState);
+      assert.equal(out.serverVersion, d.config.firmwareVersion);
+      assert.equal(out.tlsFingerprint !== null, d.config.tls);
+    });
+  });
+
+  it('reads and changes power, reads inventory and the event log', async () => {
+    const device = fleet.devices[13]!;
+    const target = targetOf(13);
+    const before = await pool.run('power-read', { target, credential: ADMIN });
+    assert.ok(before.ok);
+    assert.equal(before.powerState, 2);
+    const change = await pool.run('power-change', { target, credential: ADMIN, powerState: 8 });
+    assert.ok(change.ok);
+    assert.equal(change.accepted, true);
+    assert.equal(device.state.powerState, 8);
+    const inventory = await pool.run('inventory', { target, credential: ADMIN });
+    assert.ok(inventory.ok);
+    assert.equal(inventory.summary.system?.serialNumber, `JR${device.config.serial}`);
+    assert.equal(inventory.summary.memory.length, 2);
+    const log = await pool.run('event-log', { target, credential: ADMIN, maxRecords: 10 });
+    assert.ok(log.ok);
+    assert.equal(log.records.length, 10);
+    const check = await pool.run('wsman-check', { address: device.address, credential: ADMIN, timeouts: FAST_TIMEOUTS });
+    assert.deepEqual([check.reachable, check.authenticated, check.hostname], [true, true, device.config.hostname]);
+  });
+
+  it('returns device failures as data across the worker boundary', async () => {
+    const device = fleet.devices[14]!;
+    await device.stop();
+    try {
+      const out = await pool.run('power-read', { target: targetOf(14), credential: ADMIN });
+      assert.equal(out.ok, false);
+      assert.equal(!out.ok && out.error.code, 'AMT_ERR_CONNECT');
+      const scan = await pool.run('interrogate', { address: device.address, credentials: [ADMIN], timeouts: FAST_TIMEOUTS });
+      assert.equal(scan.authStatus, 'unreachable');
+    } finally {
+      await device.start();
+    }
+  });
+
+  it('cancels a running probe-batch within its cancellation bound', async () => {
+    const addresses = Array.from({ length: 2_000 }, (_, i) => `127.22.${i >> 8}.${(i & 255) || 1}`);
+    const token = pool.createCancelToken();
+    const started = performance.now();
+    const run = pool.run('probe-batch', { addresses, ports: { rmcp: RMCP_PORT }, concurrency: 4, connectTimeoutMs: 1_000, rmcp: { windowMs: 30_000 } }, { cancel: token });
+    setTimeout(() => token.cancel(), 300);
+    const out = await run;
+    assert.equal(out.cancelled, true);
+    assert.ok(out.probed < addresses.length);
+    assert.ok(performance.now() - started < 10_000);
+  });
+});
+
+describe('Digest nonce shared by the tasks of one worker thread', () => {
+  it('answers one 401 for an interrogation and the power reads that follow', async () => {
+    const single = createWorkerPool({ threads: 1, concurrentTasksPerWorker: 4, maxQueue: 100, idleTimeoutMs: 5_000 });
+    try {
+      const device = fleet.devices[20]!;
+      device.resetCounters();
+      const scan = await single.run('interrogate', { address: device.address, tls: device.config.tls, credentials: [ADMIN], timeouts: FAST_TIMEOUTS });
+      assert.equal(scan.authStatus, 'ok');
+      for (let i = 0; i < 3; i++) assert.ok((await single.run('power-read', { target: targetOf(20), credential: ADMIN })).ok);
+      const c = device.counters();
+      assert.equal(c.unauthorized, 1);
+      assert.equal(c.authFailures, 0);
+      // Firmware (Enumerate + Pull), provisioning, general settings, UUID, then 3 x (Enumerate + Pull), plus the one 401.
+      assert.equal(c.requests, 1 + 5 + 6);
+    } finally {
+      await single.close();
+    }
+  });
+});

@@ -1,0 +1,50 @@
+/**
+ * Runs one authenticated operation against a device and returns its outcome as data: the value, or a
+ * structured failure, plus what was learned on the way (certificate fingerprint, round trips).
+ */
+import { AmtError, toAmtFailure, type AmtFailure } from './errors.js';
+import { openTransport, type DeviceTarget, type TaskCredential } from './device-target.js';
+import { WsmanClient } from './wsman-client.js';
+import type { DeviceTransport } from './http-transport.js';
+
+/** What every device task returns besides its value. */
+export interface OperationMeta {
+  /** SHA-256 fingerprint of the device certificate (TLS only), for the main thread to pin. */
+  tlsFingerprint: string | null;
+  roundTrips: number;
+  elapsedMs: number;
+}
+
+export type OperationResult<T> = (({ ok: true } & T) | { ok: false; error: AmtFailure }) & OperationMeta;
+
+/** Opens a transport and a client, runs `operation`, always closes, and never throws. */
+export async function runDeviceOperation<T extends object>(
+  target: DeviceTarget,
+  credential: TaskCredential,
+  signal: AbortSignal | undefined,
+  operation: (client: WsmanClient, transport: DeviceTransport) => Promise<T>,
+): Promise<OperationResult<T>> {
+  const started = performance.now();
+  let transport: DeviceTransport | undefined;
+  try {
+    if (typeof credential?.username !== 'string' || typeof credential.password !== 'string') {
+      throw new AmtError('AMT_ERR_INVALID_INPUT', 'a credential with username and password is required');
+    }
+    transport = openTransport(target, signal);
+    const client = new WsmanClient({ transport, credentials: { username: credential.username, password: credential.password } });
+    const value = await operation(client, transport);
+    return { ok: true, ...value, ...meta(transport, started) };
+  } catch (error) {
+    return { ok: false, error: toAmtFailure(error), ...meta(transport, started) };
+  } finally {
+    await transport?.close();
+  }
+}
+
+function meta(transport: DeviceTransport | undefined, started: number): OperationMeta {
+  return {
+    tlsFingerprint: transport?.observedFingerprint ?? null,
+    roundTrips: transport?.roundTrips ?? 0,
+    elapsedMs: Math.round(performance.now() - started),
+  };
+}

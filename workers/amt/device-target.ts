@@ -1,0 +1,78 @@
+/**
+ * How a task names a device and its limits, and how it opens a bounded transport to it. Task inputs
+ * carry these plain objects; the defaults here apply where a field is omitted.
+ */
+import { isIP } from 'node:net';
+import { AmtError } from './errors.js';
+import { createDeviceTransport, type DeviceTransport, type TransportTimeouts } from './http-transport.js';
+import type { TlsTrustMode } from './tls-pinning.js';
+
+export const DEFAULT_PORTS = { http: 16992, https: 16993, rmcp: 623 } as const;
+export const DEFAULT_TIMEOUTS: TransportTimeouts = { connectMs: 3_000, firstByteMs: 10_000, totalMs: 30_000 };
+/** 4 MiB: the largest legitimate AMT answers (certificates, full event log pages) stay far below. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
+
+/** A credential unsealed by the main thread for one task; never logged, echoed or put in an error. */
+export interface TaskCredential {
+  id: string;
+  username: string;
+  password: string;
+}
+
+export interface TlsTrustInput {
+  mode: TlsTrustMode;
+  /** PEM of trusted CAs for `ca` mode. */
+  caPem?: string;
+}
+
+/** One device endpoint with its bounds. */
+export interface DeviceTarget {
+  address: string;
+  /** 16992 (HTTP) or 16993 (TLS) unless a site says otherwise. */
+  port: number;
+  tls: boolean;
+  timeouts?: Partial<TransportTimeouts>;
+  maxResponseBytes?: number;
+  tlsTrust?: TlsTrustInput;
+  /** The fingerprint the main thread pinned for this device (TOFU); null or absent on first contact. */
+  pinnedFingerprint?: string | null;
+}
+
+/** @throws AmtError `AMT_ERR_INVALID_INPUT` for an address that is not an IP or a port out of range. */
+export function validateTarget(target: DeviceTarget): void {
+  if (typeof target?.address !== 'string' || isIP(target.address) === 0) {
+    throw new AmtError('AMT_ERR_INVALID_INPUT', 'address must be an IPv4 or IPv6 address');
+  }
+  if (!Number.isInteger(target.port) || target.port < 1 || target.port > 65535) {
+    throw new AmtError('AMT_ERR_INVALID_INPUT', 'port must be an integer from 1 to 65535');
+  }
+}
+
+/** Resolves the timeouts of a target, each bound at least 1 ms. */
+export function resolveTimeouts(timeouts: Partial<TransportTimeouts> | undefined): TransportTimeouts {
+  const pick = (value: number | undefined, fallback: number): number =>
+    typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : fallback;
+  return {
+    connectMs: pick(timeouts?.connectMs, DEFAULT_TIMEOUTS.connectMs),
+    firstByteMs: pick(timeouts?.firstByteMs, DEFAULT_TIMEOUTS.firstByteMs),
+    totalMs: pick(timeouts?.totalMs, DEFAULT_TIMEOUTS.totalMs),
+  };
+}
+
+/** Opens a bounded transport to a validated target. */
+export function openTransport(target: DeviceTarget, signal?: AbortSignal): DeviceTransport {
+  validateTarget(target);
+  return createDeviceTransport({
+    host: target.address,
+    port: target.port,
+    tls: target.tls,
+    timeouts: resolveTimeouts(target.timeouts),
+    maxResponseBytes: target.maxResponseBytes && target.maxResponseBytes > 0 ? target.maxResponseBytes : DEFAULT_MAX_RESPONSE_BYTES,
+    tlsTrust: {
+      mode: target.tlsTrust?.mode === 'ca' ? 'ca' : 'tofu',
+      ...(target.tlsTrust?.caPem ? { caPem: target.tlsTrust.caPem } : {}),
+      pinnedFingerprint: target.pinnedFingerprint ?? null,
+    },
+    signal,
+  });
+}

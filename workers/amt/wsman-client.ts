@@ -1,0 +1,194 @@
+/**
+ * The WS-Management client: sends envelopes to `/wsman` over a bounded transport, authenticates with
+ * HTTP Digest reusing one nonce per device, follows Enumerate/Pull to the end and turns SOAP Faults
+ * into typed errors.
+ */
+import { randomUUID } from 'node:crypto';
+import { digestAuthorization, type DigestCredentials } from './digest-auth.js';
+import { parseDigestChallenge } from './digest-challenge.js';
+import { workerNonceCache, type DigestNonceCache } from './digest-nonce-cache.js';
+import { AmtError } from './errors.js';
+import type { DeviceTransport, HttpResponse } from './http-transport.js';
+import {
+  buildEnvelope,
+  enumerateRequest,
+  getRequest,
+  invokeRequest,
+  pullRequest,
+  putRequest,
+  type InputProperties,
+  type Selectors,
+  type WsmanRequest,
+} from './wsman-envelope.js';
+import { faultError, faultOf } from './wsman-fault.js';
+import {
+  parseEnumerateResponse,
+  parseEnvelope,
+  parseInstance,
+  parseMethodOutput,
+  parsePullResponse,
+  type MethodOutput,
+  type WsmanEnvelope,
+  type WsmanItem,
+} from './wsman-parse.js';
+
+/** How many failed logins (401 to a request carrying credentials) a caller allows; shared across clients. */
+export interface AuthBudget {
+  failuresLeft: number;
+}
+
+export interface WsmanClientOptions {
+  transport: DeviceTransport;
+  credentials: DigestCredentials;
+  /** Defaults to the worker thread's shared cache. */
+  nonceCache?: DigestNonceCache;
+  /** Failed-login budget; defaults to 2 (one re-authentication). */
+  authBudget?: AuthBudget;
+  /** `MaxElements` per Pull (default 100). */
+  maxElements?: number;
+  /** Pages after which an enumeration is abandoned as a misbehaving device (default 1000). */
+  maxPages?: number;
+}
+
+const PATH = '/wsman';
+const CONTENT_TYPE = 'application/soap+xml;charset=UTF-8';
+
+export class WsmanClient {
+  readonly #transport: DeviceTransport;
+  readonly #credentials: DigestCredentials;
+  readonly #cache: DigestNonceCache;
+  readonly #budget: AuthBudget;
+  readonly #maxElements: number;
+  readonly #maxPages: number;
+  #failedLogins = 0;
+  #authenticated = false;
+
+  constructor(options: WsmanClientOptions) {
+    this.#transport = options.transport;
+    this.#credentials = options.credentials;
+    this.#cache = options.nonceCache ?? workerNonceCache;
+    this.#budget = options.authBudget ?? { failuresLeft: 2 };
+    this.#maxElements = options.maxElements ?? 100;
+    this.#maxPages = options.maxPages ?? 1000;
+  }
+
+  /** Failed logins this client caused (each 401 to a request that carried credentials). */
+  get failedLogins(): number {
+    return this.#failedLogins;
+  }
+
+  /** True once the device accepted this client's credentials (answered a signed request with other than 401). */
+  get authenticated(): boolean {
+    return this.#authenticated;
+  }
+
+  /** HTTP round trips on the underlying transport so far. */
+  get roundTrips(): number {
+    return this.#transport.roundTrips;
+  }
+
+  /** Gets one instance (the singleton when `selectors` is omitted). */
+  async get(className: string, selectors?: Selectors): Promise<WsmanItem> {
+    const env = await this.send(getRequest(className, this.#messageId(), selectors));
+    return parseInstance(env, className);
+  }
+
+  /** Replaces an instance; returns the instance as the device stored it. */
+  async put(className: string, properties: InputProperties, selectors?: Selectors): Promise<WsmanItem> {
+    const env = await this.send(putRequest(className, this.#messageId(), properties, selectors));
+    return parseInstance(env, className);
+  }
+
+  /** Invokes a method and returns its `_OUTPUT` (a non-zero `ReturnValue` is the caller's to judge). */
+  async invoke(className: string, method: string, input: InputProperties, selectors?: Selectors): Promise<MethodOutput> {
+    const env = await this.send(invokeRequest(className, method, this.#messageId(), input, selectors));
+    return parseMethodOutput(env, method);
+  }
+
+  /**
+   * Enumerates every instance of a class: Enumerate, then Pull until `EndOfSequence`.
+   * @throws AmtError `AMT_ERR_BAD_RESPONSE` when the device keeps paging past `maxPages`.
+   */
+  async enumerate(className: string): Promise<WsmanItem[]> {
+    const first = parseEnumerateResponse(await this.send(enumerateRequest(className, this.#messageId())));
+    const items = [...first.items];
+    let context = first.context;
+    let done = first.endOfSequence;
+    let pages = 0;
+    while (!done && context !== null) {
+      if (++pages > this.#maxPages) {
+        throw new AmtError('AMT_ERR_BAD_RESPONSE', `enumeration of ${className} did not end within ${this.#maxPages} pages`);
+      }
+      const page = parsePullResponse(await this.send(pullRequest(className, this.#messageId(), context, this.#maxElements)));
+      items.push(...page.items);
+      done = page.endOfSequence;
+      context = page.context ?? null;
+    }
+    return items;
+  }
+
+  /**
+   * Sends one request, authenticating as needed, and returns the parsed envelope.
+   * @throws AmtError `AMT_ERR_FAULT` for a SOAP Fault, `AMT_ERR_UNAUTHORIZED` for refused credentials,
+   * `AMT_ERR_HTTP_STATUS` for other statuses, and the transport's errors.
+   */
+  async send(request: WsmanRequest): Promise<WsmanEnvelope> {
+    const response = await this.#exchange(buildEnvelope(request));
+    return this.#interpret(response);
+  }
+
+  #messageId(): string {
+    return `uuid:${randomUUID()}`;
+  }
+
+  async #exchange(xml: string): Promise<HttpResponse> {
+    const key = this.#transport.target;
+    let session = this.#cache.get(key);
+    let retried = false;
+    for (;;) {
+      const headers: Record<string, string> = { 'content-type': CONTENT_TYPE };
+      if (session) headers['authorization'] = digestAuthorization(this.#credentials, session, 'POST', PATH);
+      const response = await this.#transport.request('POST', PATH, headers, xml);
+      if (response.status !== 401) {
+        if (session) {
+          session.verifiedUser = this.#credentials.username;
+          this.#authenticated = true;
+        }
+        return response;
+      }
+      const challenge = parseDigestChallenge(response.headers['www-authenticate']);
+      if (!challenge) throw new AmtError('AMT_ERR_BAD_RESPONSE', `${key} answered 401 without a Digest challenge`, { status: 401 });
+      if (!session) {
+        session = this.#cache.open(key, challenge);
+        continue;
+      }
+      this.#failedLogins++;
+      this.#budget.failuresLeft--;
+      // Re-authenticate once when the refused nonce had worked for this user (it probably expired) or
+      // the device says so; a refusal on a nonce never proven is the credentials' fault.
+      const mayRetry = !retried && this.#budget.failuresLeft > 0 && (challenge.stale || session.verifiedUser === this.#credentials.username);
+      session = this.#cache.open(key, challenge);
+      if (!mayRetry) throw new AmtError('AMT_ERR_UNAUTHORIZED', `${key} refused the credentials`, { status: 401 });
+      retried = true;
+    }
+  }
+
+  #interpret(response: HttpResponse): WsmanEnvelope {
+    const { status } = response;
+    const key = this.#transport.target;
+    if (status === 200 || status === 400 || status === 500) {
+      let env: WsmanEnvelope;
+      try {
+        env = parseEnvelope(response.body);
+      } catch (error) {
+        if (status !== 200) throw new AmtError('AMT_ERR_HTTP_STATUS', `${key} answered HTTP ${status}`, { status });
+        throw error;
+      }
+      const fault = faultOf(env);
+      if (fault) throw faultError(fault, status);
+      if (status !== 200) throw new AmtError('AMT_ERR_HTTP_STATUS', `${key} answered HTTP ${status}`, { status });
+      return env;
+    }
+    throw new AmtError('AMT_ERR_HTTP_STATUS', `${key} answered HTTP ${status}`, { status });
+  }
+}

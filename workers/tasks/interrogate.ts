@@ -1,0 +1,162 @@
+/**
+ * Task `interrogate`: signs in to one device with the given credentials in order (never more than
+ * `maxAttempts` credentials tried or failed logins caused, as AMT locks out repeated failures) and
+ * reads the scan items: firmware version, provisioning state and mode, hostname and domain, UUID.
+ * A device that refuses every credential is reported `unauthorized` with the firmware version its
+ * `Server` header gives away.
+ */
+import type { TaskTools } from '../task-api.js';
+import { anonymousProbe } from '../amt/anonymous-probe.js';
+import { AmtError, toAmtFailure, type AmtFailure } from '../amt/errors.js';
+import { DEFAULT_PORTS, openTransport, type DeviceTarget } from '../amt/device-target.js';
+import type { DeviceTransport } from '../amt/http-transport.js';
+import { WsmanClient, type AuthBudget } from '../amt/wsman-client.js';
+import { readFirmwareVersion } from '../amt/reads/firmware.js';
+import { readProvisioning } from '../amt/reads/provisioning.js';
+import { readGeneralSettings } from '../amt/reads/general-settings.js';
+import { readPlatformUuid } from '../amt/reads/uuid.js';
+import { parseServerVersion } from '../amt/reads/server-version.js';
+import type { InterrogateInput, InterrogateOutput } from './task-types.js';
+
+/** Errors that concern the device as a whole: after one of these no further read is tried. */
+const DEVICE_WIDE = new Set(['AMT_ERR_CONNECT', 'AMT_ERR_CONNECTION_LOST', 'AMT_ERR_TIMEOUT', 'AMT_ERR_TLS', 'AMT_ERR_TLS_PIN_MISMATCH', 'AMT_ERR_CANCELLED', 'AMT_ERR_UNAUTHORIZED']);
+
+function chooseTls(input: InterrogateInput, httpPort: number, httpsPort: number): boolean {
+  if (typeof input.tls === 'boolean') return input.tls;
+  const open = input.openPorts ?? [];
+  return open.includes(httpsPort) && !open.includes(httpPort);
+}
+
+function emptyOutput(input: InterrogateInput, port: number, tls: boolean): InterrogateOutput {
+  return {
+    address: typeof input?.address === 'string' ? input.address : '',
+    port,
+    tls,
+    authStatus: 'error',
+    credentialId: null,
+    attempts: 0,
+    firmwareVersion: null,
+    serverVersion: null,
+    provisioningState: null,
+    provisioningStateName: null,
+    provisioningMode: null,
+    provisioningModeName: null,
+    hostname: null,
+    domain: null,
+    digestRealm: null,
+    uuid: null,
+    tlsFingerprint: null,
+    roundTrips: 0,
+    elapsedMs: 0,
+    error: null,
+    readErrors: {},
+  };
+}
+
+function statusFor(failure: AmtFailure): InterrogateOutput['authStatus'] {
+  if (failure.code === 'AMT_ERR_UNAUTHORIZED') return 'unauthorized';
+  if (failure.code === 'AMT_ERR_CONNECT') return 'unreachable';
+  return 'error';
+}
+
+/** Runs the reads after sign-in; a read-specific failure is kept, a device-wide one ends the reads. */
+async function readRest(client: WsmanClient, out: InterrogateOutput, readUuid: boolean): Promise<void> {
+  const reads: Array<[keyof InterrogateOutput['readErrors'], () => Promise<void>]> = [
+    [
+      'provisioning',
+      async () => {
+        const p = await readProvisioning(client);
+        Object.assign(out, p);
+      },
+    ],
+    [
+      'generalSettings',
+      async () => {
+        const g = await readGeneralSettings(client);
+        out.hostname = g.hostName;
+        out.domain = g.domainName;
+        out.digestRealm = g.digestRealm;
+      },
+    ],
+  ];
+  if (readUuid) reads.push(['uuid', async () => void (out.uuid = await readPlatformUuid(client))]);
+  for (const [name, read] of reads) {
+    try {
+      await read();
+    } catch (error) {
+      const failure = toAmtFailure(error);
+      if (DEVICE_WIDE.has(failure.code)) {
+        out.error = failure;
+        return;
+      }
+      out.readErrors[name] = failure;
+    }
+  }
+}
+
+export default async function interrogate(input: InterrogateInput, tools: TaskTools): Promise<InterrogateOutput> {
+  const started = performance.now();
+  const httpPort = input?.ports?.http ?? DEFAULT_PORTS.http;
+  const httpsPort = input?.ports?.https ?? DEFAULT_PORTS.https;
+  const tls = chooseTls(input ?? ({} as InterrogateInput), httpPort, httpsPort);
+  const port = tls ? httpsPort : httpPort;
+  const out = emptyOutput(input, port, tls);
+  const credentials = (Array.isArray(input?.credentials) ? input.credentials : []).filter(
+    (c) => typeof c?.username === 'string' && typeof c.password === 'string',
+  );
+  const maxAttempts = Math.max(1, Math.floor(input?.maxAttempts ?? 3));
+  const target: DeviceTarget = {
+    address: input?.address,
+    port,
+    tls,
+    timeouts: input?.timeouts,
+    maxResponseBytes: input?.maxResponseBytes,
+    tlsTrust: input?.tlsTrust,
+    pinnedFingerprint: input?.pinnedFingerprint ?? null,
+  };
+  let transport: DeviceTransport | undefined;
+  try {
+    transport = openTransport(target, tools.signal);
+    if (credentials.length === 0) {
+      // Nothing to sign in with: learn what an unauthenticated request gives away (the Server header).
+      await anonymousProbe(transport);
+      throw new AmtError('AMT_ERR_UNAUTHORIZED', 'no credentials to sign in with');
+    }
+    const budget: AuthBudget = { failuresLeft: maxAttempts };
+    let lastFailure: AmtFailure | null = null;
+    for (const credential of credentials.slice(0, maxAttempts)) {
+      if (budget.failuresLeft <= 0) break;
+      out.attempts++;
+      const client = new WsmanClient({ transport, credentials: credential, authBudget: budget });
+      try {
+        out.firmwareVersion = await readFirmwareVersion(client);
+      } catch (error) {
+        lastFailure = toAmtFailure(error);
+        if (lastFailure.code === 'AMT_ERR_UNAUTHORIZED') continue;
+        if (DEVICE_WIDE.has(lastFailure.code) || !client.authenticated) break;
+        // The credential worked but the firmware read did not: keep going with the other reads.
+        out.readErrors.firmware = lastFailure;
+        lastFailure = null;
+      }
+      out.authStatus = 'ok';
+      out.credentialId = credential.id;
+      await readRest(client, out, input.readUuid !== false);
+      break;
+    }
+    if (out.authStatus !== 'ok' && lastFailure) {
+      out.error = lastFailure;
+      out.authStatus = statusFor(lastFailure);
+    }
+  } catch (error) {
+    out.error = toAmtFailure(error);
+    out.authStatus = statusFor(out.error);
+  } finally {
+    out.serverVersion = parseServerVersion(transport?.serverHeader);
+    if (out.authStatus === 'unauthorized' && out.firmwareVersion === null) out.firmwareVersion = out.serverVersion;
+    out.tlsFingerprint = transport?.observedFingerprint ?? null;
+    out.roundTrips = transport?.roundTrips ?? 0;
+    out.elapsedMs = Math.round(performance.now() - started);
+    await transport?.close();
+  }
+  return out;
+}

@@ -1,0 +1,197 @@
+/**
+ * Inputs, outputs and progress messages of the device tasks, and their registration in
+ * {@link WorkerTasks} so that `pool.run('probe-batch', input, { onProgress })` is typed.
+ * Everything here is structured-clone-able. Device failures come back as data (`error: AmtFailure`),
+ * never as a rejected task.
+ */
+import type { AmtFailure } from '../amt/errors.js';
+import type { DeviceTarget, TaskCredential, TlsTrustInput } from '../amt/device-target.js';
+import type { OperationMeta } from '../amt/device-operation.js';
+import type { TransportTimeouts } from '../amt/http-transport.js';
+import type { RmcpPong } from '../amt/rmcp-codec.js';
+import type { ProvisioningModeName, ProvisioningStateName } from '../amt/reads/provisioning.js';
+import type { HardwareInventory } from '../amt/reads/hardware-inventory.js';
+import type { HardwareSummary } from '../amt/reads/hardware-summary.js';
+import type { EventRecord } from '../amt/reads/event-record.js';
+
+export type { AmtFailure, AmtErrorCode } from '../amt/errors.js';
+export type { DeviceTarget, TaskCredential, TlsTrustInput } from '../amt/device-target.js';
+export type { TransportTimeouts } from '../amt/http-transport.js';
+export type { RmcpPong } from '../amt/rmcp-codec.js';
+export type { EventRecord } from '../amt/reads/event-record.js';
+export type { HardwareInventory, InventoryItem, ClassInventory } from '../amt/reads/hardware-inventory.js';
+export type { HardwareSummary } from '../amt/reads/hardware-summary.js';
+
+/** Ports of a site: defaults http 16992, https 16993, rmcp 623 (0 disables the RMCP ping). */
+export interface SitePorts {
+  http?: number;
+  https?: number;
+  rmcp?: number;
+}
+
+// ---------------------------------------------------------------------------------------------
+// probe-batch
+
+export interface ProbeBatchInput {
+  /** IPv4/IPv6 addresses to probe (RMCP is IPv4 only). */
+  addresses: string[];
+  ports?: SitePorts;
+  /** TCP connect bound per port (default 1,000 ms). */
+  connectTimeoutMs?: number;
+  /** Concurrent TCP connects (default 128). */
+  concurrency?: number;
+  /** RMCP pacing: sub-batches of `batchSize` (50) every `batchGapMs` (10), listening `windowMs` (1,000) after the last. */
+  rmcp?: { batchSize?: number; batchGapMs?: number; windowMs?: number; recvBufferBytes?: number };
+  /** Progress period (default 100 ms). */
+  progressIntervalMs?: number;
+}
+
+/** An address that answered on a management port or to the presence ping. */
+export interface ProbeCandidate {
+  address: string;
+  /** Ports that answered, ascending: TCP ports that accepted a connection, and the RMCP port if it ponged. */
+  openPorts: number[];
+  /** The decoded presence pong, when one came. */
+  pong: RmcpPong | null;
+}
+
+export interface ProbeBatchOutput {
+  /** Addresses fully probed (all of them unless cancelled). */
+  probed: number;
+  candidates: ProbeCandidate[];
+  cancelled: boolean;
+  elapsedMs: number;
+}
+
+export interface ProbeBatchProgress {
+  probed: number;
+  total: number;
+  /** Candidates found so far. */
+  found: number;
+}
+
+// ---------------------------------------------------------------------------------------------
+// interrogate
+
+export type AuthStatus = 'ok' | 'unauthorized' | 'unreachable' | 'error';
+
+export interface InterrogateInput {
+  address: string;
+  ports?: SitePorts;
+  /** true: TLS port; false: HTTP port; 'auto' (default): TLS when `openPorts` has only the TLS port. */
+  tls?: boolean | 'auto';
+  /** Ports the probe found open, for `tls: 'auto'`. */
+  openPorts?: number[];
+  /** Credentials to try in order (unsealed by the main thread for this task only). */
+  credentials: TaskCredential[];
+  /** Most credentials tried, and most failed logins caused, on this device (default 3). */
+  maxAttempts?: number;
+  timeouts?: Partial<TransportTimeouts>;
+  maxResponseBytes?: number;
+  tlsTrust?: TlsTrustInput;
+  pinnedFingerprint?: string | null;
+  /** Also read the platform UUID (default true). */
+  readUuid?: boolean;
+}
+
+/** The scan reads of one device; fields are null where unknown. */
+export interface InterrogateOutput {
+  address: string;
+  port: number;
+  tls: boolean;
+  authStatus: AuthStatus;
+  /** The credential that worked. */
+  credentialId: string | null;
+  /** Credentials tried. */
+  attempts: number;
+  /** From `CIM_SoftwareIdentity`; without credentials, from the `Server` header. */
+  firmwareVersion: string | null;
+  /** From the `Server` header (any response, a 401 included). */
+  serverVersion: string | null;
+  provisioningState: number | null;
+  provisioningStateName: ProvisioningStateName | null;
+  provisioningMode: number | null;
+  provisioningModeName: ProvisioningModeName | null;
+  hostname: string | null;
+  domain: string | null;
+  digestRealm: string | null;
+  uuid: string | null;
+  /** The certificate fingerprint observed (TLS only), for the main thread to pin on first contact. */
+  tlsFingerprint: string | null;
+  roundTrips: number;
+  elapsedMs: number;
+  /** Why the device could not be read (unreachable, unauthorized, timeout, pin mismatch, ...). */
+  error: AmtFailure | null;
+  /** Reads that failed on an otherwise readable device (e.g. a class the firmware lacks). */
+  readErrors: { [read in 'firmware' | 'provisioning' | 'generalSettings' | 'uuid']?: AmtFailure };
+}
+
+// ---------------------------------------------------------------------------------------------
+// per-device operations
+
+export interface DeviceOperationInput {
+  target: DeviceTarget;
+  credential: TaskCredential;
+}
+
+export type PowerReadInput = DeviceOperationInput;
+export type PowerReadOutput = (({ ok: true; powerState: number | null; availableRequestedPowerStates: number[] }) | { ok: false; error: AmtFailure }) &
+  OperationMeta;
+
+export interface PowerChangeInput extends DeviceOperationInput {
+  /** DMTF value for RequestPowerStateChange (2 on, 5 cycle, 8 off, 10 reset, 4, 7, 12, 14). */
+  powerState: number;
+}
+export type PowerChangeOutput = (({ ok: true; returnValue: number | null; accepted: boolean }) | { ok: false; error: AmtFailure }) & OperationMeta;
+
+export type InventoryInput = DeviceOperationInput;
+export type InventoryOutput = (({ ok: true; classes: Partial<HardwareInventory>; summary: HardwareSummary }) | { ok: false; error: AmtFailure }) &
+  OperationMeta;
+
+export interface EventLogInput extends DeviceOperationInput {
+  /** Most records returned (default 1,000). */
+  maxRecords?: number;
+}
+export type EventLogOutput = (({ ok: true; records: EventRecord[] }) | { ok: false; error: AmtFailure }) & OperationMeta;
+
+// ---------------------------------------------------------------------------------------------
+// wsman-check (GET /api/test/test-wsman)
+
+export interface WsmanCheckInput {
+  address: string;
+  ports?: SitePorts;
+  /** With a credential the check signs in and reads the three scan items; without, it reads the Server header. */
+  credential?: TaskCredential | null;
+  timeouts?: Partial<TransportTimeouts>;
+  maxResponseBytes?: number;
+  tlsTrust?: TlsTrustInput;
+  pinnedFingerprint?: string | null;
+}
+
+export interface WsmanCheckOutput {
+  ipAddress: string;
+  reachable: boolean;
+  /** The port that answered (HTTP tried first, then TLS); null when neither did. */
+  port: number | null;
+  tls: boolean;
+  authenticated: boolean;
+  firmwareVersion: string | null;
+  serverVersion: string | null;
+  provisioningState: ProvisioningStateName | null;
+  hostname: string | null;
+  tlsFingerprint: string | null;
+  elapsedMs: number;
+  error?: AmtFailure;
+}
+
+declare module '../task-api.js' {
+  interface WorkerTasks {
+    'probe-batch': { input: ProbeBatchInput; output: ProbeBatchOutput; progress: ProbeBatchProgress };
+    interrogate: { input: InterrogateInput; output: InterrogateOutput; progress: never };
+    'power-read': { input: PowerReadInput; output: PowerReadOutput; progress: never };
+    'power-change': { input: PowerChangeInput; output: PowerChangeOutput; progress: never };
+    inventory: { input: InventoryInput; output: InventoryOutput; progress: never };
+    'event-log': { input: EventLogInput; output: EventLogOutput; progress: never };
+    'wsman-check': { input: WsmanCheckInput; output: WsmanCheckOutput; progress: never };
+  }
+}
