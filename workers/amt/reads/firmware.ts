@@ -1,4 +1,5 @@
 /** Firmware version: `VersionString` of the `CIM_SoftwareIdentity` instance whose `InstanceID` is `AMT`. */
+import { AmtError } from '../errors.js';
 import type { WsmanClient } from '../wsman-client.js';
 import { textOf, type WsmanItem } from '../wsman-parse.js';
 
@@ -11,7 +12,16 @@ export function decodeFirmwareVersion(items: readonly WsmanItem[]): string | nul
   return version ? version : null;
 }
 
-/** Enumerates `CIM_SoftwareIdentity` (Enumerate + Pull) and returns the AMT firmware version. */
+/**
+ * Reads the AMT firmware version in one round trip: a Get of the `InstanceID=AMT` instance. Firmware
+ * that refuses the selector (a SOAP Fault) is read the long way, Enumerate + Pull of the class.
+ */
 export async function readFirmwareVersion(client: WsmanClient): Promise<string | null> {
+  try {
+    const version = decodeFirmwareVersion([await client.get(SOFTWARE_IDENTITY, { InstanceID: 'AMT' })]);
+    if (version) return version;
+  } catch (error) {
+    if (!(error instanceof AmtError) || error.code !== 'AMT_ERR_FAULT') throw error;
+  }
   return decodeFirmwareVersion(await client.enumerate(SOFTWARE_IDENTITY));
 }
