@@ -123,15 +123,20 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
   const listeners: Listener[] = [];
   const listenerOwners: Array<{ plugin: string; url: string }> = [];
   const closeHooks: KernelParts['closeHooks'] = [];
-  const shutdown = async () => {
-    await Promise.allSettled(listeners.map((l) => l.close(config.server.shutdownTimeoutMs)));
-    for (const { plugin, hook } of [...closeHooks].reverse()) {
+  const stoppingHooks: KernelParts['stoppingHooks'] = [];
+  const runHooks = async (hooks: KernelParts['closeHooks'], what: string) => {
+    for (const { plugin, hook } of [...hooks].reverse()) {
       try {
         await hook();
       } catch (err) {
-        logger.error('plugin teardown failed', { plugin, error: (err as Error).message });
+        logger.error(`plugin ${what} failed`, { plugin, error: (err as Error).message });
       }
     }
+  };
+  const shutdown = async () => {
+    await runHooks(stoppingHooks, 'stopping hook');
+    await Promise.allSettled(listeners.map((l) => l.close(config.server.shutdownTimeoutMs)));
+    await runHooks(closeHooks, 'teardown');
     await pool?.close();
     await store.close();
   };
@@ -193,6 +198,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
         return listener;
       },
       readyHooks,
+      stoppingHooks,
       closeHooks,
     };
 

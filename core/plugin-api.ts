@@ -214,7 +214,12 @@ export interface PluginContext<TConfig = unknown> {
   listen(handler: RequestListener, options: ListenerOptions): Promise<PluginListener>;
   /** Runs once every plugin is registered and the main listener is serving. */
   onReady(hook: () => void | Promise<void>): void;
-  /** Runs at shutdown, in reverse registration order, before the store closes. */
+  /**
+   * Runs as soon as shutdown starts, before the listeners stop accepting and drain: the moment to
+   * tell long-lived clients (WebSockets) to go, since draining waits for them.
+   */
+  onStopping(hook: () => void | Promise<void>): void;
+  /** Runs at shutdown, in reverse registration order, after the listeners closed and before the store closes. */
   onClose(hook: () => void | Promise<void>): void;
 }
 

@@ -1,7 +1,7 @@
 import { createServer as createHttpServer, type RequestListener, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { readFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 
 export interface TlsFiles {
   cert?: string | null;
@@ -22,6 +22,13 @@ export async function startListener(handler: RequestListener, host: string, port
   const server: Server = secure
     ? (createHttpsServer({ cert: readFileSync(tls.cert!), key: readFileSync(tls.key!) }, handler) as unknown as Server)
     : createHttpServer(handler);
+  // Every raw socket, upgraded ones included: server.close() waits for those, and
+  // closeAllConnections() does not reach WebSockets.
+  const sockets = new Set<Socket>();
+  server.on(secure ? 'secureConnection' : 'connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
   server.headersTimeout = 20_000;
   server.requestTimeout = 120_000;
   server.keepAliveTimeout = 5_000;
@@ -39,7 +46,10 @@ export async function startListener(handler: RequestListener, host: string, port
     url: `${secure ? 'https' : 'http'}://${hostPart}:${address.port}`,
     close(timeoutMs) {
       return new Promise<void>((resolve) => {
-        const timer = setTimeout(() => server.closeAllConnections(), timeoutMs);
+        const timer = setTimeout(() => {
+          server.closeAllConnections();
+          for (const socket of sockets) socket.destroy();
+        }, timeoutMs);
         timer.unref();
         server.close(() => {
           clearTimeout(timer);

@@ -41,6 +41,7 @@ export interface KernelParts {
   dependencyClosure: (plugin: string) => Set<string>;
   listen: (plugin: string, handler: RequestListener, host: string, port: number) => Promise<Listener>;
   readyHooks: Hook[];
+  stoppingHooks: Array<{ plugin: string; hook: Hook }>;
   closeHooks: Array<{ plugin: string; hook: Hook }>;
 }
 
@@ -100,6 +101,9 @@ export function createPluginContext<TConfig>(def: PluginDefinition<TConfig>, con
     },
     onReady(hook) {
       parts.readyHooks.push(hook);
+    },
+    onStopping(hook) {
+      parts.stoppingHooks.push({ plugin: name, hook });
     },
     onClose(hook) {
       parts.closeHooks.push({ plugin: name, hook });

@@ -91,3 +91,18 @@ test('a missing or circular dependency stops start-up naming the plugins', async
     message: /plugin 'future-kernel' requires kernel API 2/,
   });
 });
+
+test('shutdown finishes within its bound even with WebSocket clients that stay connected', async () => {
+  const { WebSocket } = await import('ws');
+  const gw = await startTestGateway({ overrides: { ...example(), server: { shutdownTimeoutMs: 500 } } });
+  const ws = new WebSocket(gw.url.replace('http', 'ws') + '/example-ws');
+  await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+  const echoed = new Promise((resolve) => ws.once('message', (data) => resolve(String(data))));
+  ws.send('ping');
+  assert.equal(await echoed, 'ping');
+  const closed = new Promise((resolve) => ws.once('close', resolve));
+  const t0 = performance.now();
+  await gw.cleanup();
+  assert.ok(performance.now() - t0 < 5000, 'stop did not wait for the WebSocket client');
+  await closed;
+});
