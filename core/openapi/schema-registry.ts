@@ -2,7 +2,8 @@ import type { Ajv2020 } from 'ajv/dist/2020.js';
 import type { JsonSchema } from '../validation/json-schema.js';
 
 const COMPONENT_REF = '#/components/schemas/';
-const AJV_PREFIX = 'gw-schema://';
+// A path, not a host: URI hosts are case-insensitive and would lose the schema name's capitals.
+const AJV_PREFIX = 'https://amt-gateway.invalid/schemas/';
 
 /** Named schemas shared by the OpenAPI document (`components.schemas`) and request validation. */
 export class SchemaRegistry {

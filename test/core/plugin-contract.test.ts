@@ -106,3 +106,17 @@ test('shutdown finishes within its bound even with WebSocket clients that stay c
   assert.ok(performance.now() - t0 < 5000, 'stop did not wait for the WebSocket client');
   await closed;
 });
+
+test('a request body may reference a schema the plugin added, whatever the case of its name', async () => {
+  const gw = await startTestGateway({ plugins: ['rest-api'], overrides: example() });
+  try {
+    const token = await gw.login();
+    const good = await gw.request('PUT', '/api/example-plugin/tagged/n1', { token, body: { note: { text: 'hi', createdAt: 'now' } } });
+    assert.equal(good.status, 200, await good.clone().text());
+    const bad = await gw.request('PUT', '/api/example-plugin/tagged/n1', { token, body: { note: { text: 'hi' } } });
+    assert.equal(bad.status, 400);
+    assert.deepEqual(((await bad.json()) as { errors: Array<{ path: string }> }).errors.map((e) => e.path), ['body.note.createdAt']);
+  } finally {
+    await gw.cleanup();
+  }
+});

@@ -1,0 +1,31 @@
+/**
+ * power-mgmt: read and change the power state of devices, one or many at a time, through the worker
+ * pool. Every change is confirmed by re-reading the state and published as PowerStateChanged.
+ * See README.md.
+ */
+import { definePlugin } from '../../core/plugin-api.js';
+import './api.js';
+import { POWER_MGMT_CONFIG_SCHEMA, type PowerMgmtConfig } from './config.js';
+import { createDeviceAccess } from './device-access.js';
+import { registerPowerRoutes } from './power-routes.js';
+import { createPowerService } from './power-service.js';
+
+export default definePlugin<PowerMgmtConfig>({
+  name: 'power-mgmt',
+  version: '1.0.0',
+  kernel: '1',
+  dependencies: ['rest-api'],
+  prefix: '/api/power',
+  permissions: [
+    { name: 'power:read', description: 'Read device power states' },
+    { name: 'power:control', description: 'Change device power states' },
+  ],
+  routes: [{ path: '/power', name: 'power', meta: { title: 'Power', icon: 'power', permission: 'power:read', order: 60 } }],
+  configSchema: POWER_MGMT_CONFIG_SCHEMA,
+  register(ctx) {
+    const devices = ctx.use('devices');
+    const access = createDeviceAccess(devices, ctx.use('credentials'), { amt: ctx.site.amt, ...ctx.config.device });
+    const power = createPowerService({ devices, access, pool: ctx.pool, events: ctx.events, logger: ctx.logger, config: ctx.config });
+    registerPowerRoutes(ctx, power);
+  },
+});

@@ -1,0 +1,66 @@
+/** `GET /api/power/{deviceId}`, `POST /api/power/{deviceId}` and `POST /api/power/bulk`. */
+import type { PluginContext } from '../../core/plugin-api.js';
+import type { PowerMgmtConfig } from './config.js';
+import type { PowerAction } from './power-actions.js';
+import { POWER_ACTION_REQUEST_SCHEMA, POWER_BULK_RESULT_SCHEMA, POWER_CHANGE_RESULT_SCHEMA, POWER_STATUS_SCHEMA, powerBulkRequestSchema } from './power-schemas.js';
+import type { PowerService } from './power-service.js';
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const params = { deviceId: { description: 'Device id' } };
+const DEVICE_FAILURES = {
+  404: { description: 'Unknown device' },
+  409: { description: 'The device is offline, or no credential is stored' },
+  502: { description: 'The device refused the credentials or answered with an error' },
+  504: { description: 'The device did not answer in time' },
+};
+
+export function registerPowerRoutes(ctx: PluginContext<PowerMgmtConfig>, power: PowerService): void {
+  ctx.openapi.addSchema('PowerStatus', POWER_STATUS_SCHEMA);
+  ctx.openapi.addSchema('PowerChangeResult', POWER_CHANGE_RESULT_SCHEMA);
+  ctx.openapi.addSchema('PowerBulkResult', POWER_BULK_RESULT_SCHEMA);
+  ctx.openapi.addTag('power', 'Power state of devices: read, change, change many');
+  const tags = ['power'];
+  // The request bodies are inline: request validation cannot resolve a `$ref` to a mixed-case component yet.
+
+  // Before `/:deviceId`, which would otherwise take `bulk` for a device id.
+  ctx.http.route<{ deviceIds: string[]; action: PowerAction }>({
+    method: 'post',
+    path: '/bulk',
+    summary: 'Change the power state of many devices',
+    description: 'Runs the change on the devices concurrently within a bound. Every device gets a result; one that cannot be changed carries the problem a single request would have given.',
+    tags,
+    permission: 'power:control',
+    body: powerBulkRequestSchema(ctx.config.bulk.maxDevices),
+    responses: { 200: { description: 'One result per device', schema: ref('PowerBulkResult') } },
+    handler: (c) => power.bulk(c.request.body.deviceIds, c.request.body.action),
+  });
+
+  ctx.http.route({
+    method: 'get',
+    path: '/:deviceId',
+    summary: "A device's power state and the actions it offers",
+    tags,
+    permission: 'power:read',
+    params,
+    responses: { 200: { description: 'The power state', schema: ref('PowerStatus') }, ...DEVICE_FAILURES },
+    handler: (c) => power.read(c.params.deviceId!),
+  });
+
+  ctx.http.route<{ action: PowerAction }>({
+    method: 'post',
+    path: '/:deviceId',
+    summary: "Change a device's power state",
+    description:
+      'Refuses (422) an action the device does not offer now, without asking the device to change. An accepted change is confirmed by re-reading the state and published as PowerStateChanged. `ok` is false when the device refused (non-zero `returnValue`).',
+    tags,
+    permission: 'power:control',
+    params,
+    body: POWER_ACTION_REQUEST_SCHEMA,
+    responses: {
+      200: { description: 'The device answered the request', schema: ref('PowerChangeResult') },
+      ...DEVICE_FAILURES,
+      422: { description: 'The device does not offer this action now' },
+    },
+    handler: (c) => power.change(c.params.deviceId!, c.request.body.action),
+  });
+}

@@ -1,0 +1,79 @@
+/** JSON Schemas of the power-mgmt requests and responses (added to the OpenAPI document). */
+import { ACTION_NAMES } from './power-actions.js';
+
+const ACTION = { enum: ACTION_NAMES, description: 'on 2, cycle 5, off 8, reset 10, sleep 4, hibernate 7, soft-off 12, soft-reset 14 (RequestPowerStateChange values)' };
+const STATE = { enum: ['on', 'sleep', 'hibernate', 'off', 'unknown'] };
+const NULLABLE_INT = { type: ['integer', 'null'] };
+
+export const POWER_STATUS_SCHEMA = {
+  type: 'object',
+  required: ['deviceId', 'powerState', 'state', 'availableActions'],
+  properties: {
+    deviceId: { type: 'string' },
+    powerState: { ...NULLABLE_INT, description: 'DMTF PowerState from CIM_AssociatedPowerManagementService' },
+    state: STATE,
+    availableActions: { type: 'array', items: ACTION, description: 'The actions the device offers now (AvailableRequestedPowerStates)' },
+  },
+};
+
+export const POWER_ACTION_REQUEST_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['action'],
+  properties: { action: ACTION },
+};
+
+const CHANGE_PROPERTIES = {
+  deviceId: { type: 'string' },
+  returnValue: { ...NULLABLE_INT, description: 'ReturnValue of RequestPowerStateChange; 0 is success' },
+  ok: { type: 'boolean' },
+  powerState: { ...NULLABLE_INT, description: 'The state re-read after the change (before it when the device refused)' },
+  state: STATE,
+  confirmed: { type: 'boolean', description: 'The re-read state is the one the action leads to' },
+};
+
+export const POWER_CHANGE_RESULT_SCHEMA = {
+  type: 'object',
+  required: ['deviceId', 'action', 'returnValue', 'ok'],
+  properties: { ...CHANGE_PROPERTIES, action: ACTION },
+};
+
+/** `maxDevices` comes from the plugin options. */
+export function powerBulkRequestSchema(maxDevices: number) {
+  return {
+    type: 'object',
+    additionalProperties: false,
+    required: ['deviceIds', 'action'],
+    properties: {
+      deviceIds: { type: 'array', minItems: 1, maxItems: maxDevices, uniqueItems: true, items: { type: 'string', minLength: 1, maxLength: 200 } },
+      action: ACTION,
+    },
+  };
+}
+
+export const POWER_BULK_RESULT_SCHEMA = {
+  type: 'object',
+  required: ['action', 'total', 'succeeded', 'failed', 'results'],
+  properties: {
+    action: ACTION,
+    total: { type: 'integer' },
+    succeeded: { type: 'integer' },
+    failed: { type: 'integer' },
+    results: {
+      type: 'array',
+      description: 'One per requested device, in request order',
+      items: {
+        type: 'object',
+        required: ['deviceId', 'ok'],
+        properties: {
+          ...CHANGE_PROPERTIES,
+          error: {
+            type: 'object',
+            description: 'The problem a single request for this device would have given',
+            properties: { status: { type: 'integer' }, code: { type: 'string' }, detail: { type: 'string' } },
+          },
+        },
+      },
+    },
+  },
+};

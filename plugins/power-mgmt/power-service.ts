@@ -1,0 +1,127 @@
+/**
+ * Reading and changing power states. A change first reads what the device offers (an action it does
+ * not offer is refused before anything is asked of it), then requests the change, then re-reads until
+ * the device reports the state the action leads to, and publishes that state as PowerStateChanged.
+ */
+import { setTimeout as delay } from 'node:timers/promises';
+import { HttpError, type EventBus, type Logger, type WorkerPool } from '../../core/plugin-api.js';
+import { createSemaphore } from '../../core/util/semaphore.js';
+import type { TaskCredential } from '../../workers/tasks/task-types.js';
+import type { Device, DeviceRegistry } from '../rest-api/api.js';
+import type { PowerMgmtConfig } from './config.js';
+import type { DeviceAccess } from './device-access.js';
+import { PowerErrors } from './errors.js';
+import { availableActions, expectedState, POWER_ACTIONS, stateName, type PowerAction, type PowerStateName } from './power-actions.js';
+
+export interface PowerStatus {
+  deviceId: string;
+  powerState: number | null;
+  state: PowerStateName;
+  availableActions: PowerAction[];
+}
+
+export interface PowerChangeResult {
+  deviceId: string;
+  action: PowerAction;
+  /** The device's `ReturnValue`: 0 success. */
+  returnValue: number | null;
+  ok: boolean;
+  /** The state re-read after the change (before it, when the device refused); null when it could not be read. */
+  powerState: number | null;
+  state: PowerStateName;
+  /** The re-read state is the one the action leads to. */
+  confirmed: boolean;
+}
+
+export interface BulkItemResult extends Omit<PowerChangeResult, 'action'> {
+  /** Why the device could not be changed: the problem a single request would have given. */
+  error?: { status: number; code: string; detail: string };
+}
+
+export interface BulkPowerResult {
+  action: PowerAction;
+  total: number;
+  succeeded: number;
+  failed: number;
+  /** One result per requested device, in request order. */
+  results: BulkItemResult[];
+}
+
+export interface PowerService {
+  read(deviceId: string): Promise<PowerStatus>;
+  change(deviceId: string, action: PowerAction): Promise<PowerChangeResult>;
+  bulk(deviceIds: string[], action: PowerAction): Promise<BulkPowerResult>;
+}
+
+export interface PowerServiceDeps {
+  devices: DeviceRegistry;
+  access: DeviceAccess;
+  pool: WorkerPool;
+  events: EventBus;
+  logger: Logger;
+  config: PowerMgmtConfig;
+}
+
+export function createPowerService({ devices, access, pool, events, logger, config }: PowerServiceDeps): PowerService {
+  const known = (id: string): Device => {
+    const device = devices.get(id);
+    if (!device) throw PowerErrors.deviceNotFound(id);
+    return device;
+  };
+  const readPower = (device: Device, credential?: TaskCredential) => access.run(device, (input) => pool.run('power-read', input), credential);
+
+  /** Re-reads until the state is the expected one or the attempts are spent; a device busy rebooting may not answer. */
+  async function confirm(device: Device, credential: TaskCredential, expected: PowerStateName): Promise<{ powerState: number | null; confirmed: boolean }> {
+    let powerState: number | null = null;
+    for (let attempt = 0; attempt < config.confirm.attempts; attempt++) {
+      if (attempt > 0) await delay(config.confirm.intervalMs);
+      try {
+        powerState = (await readPower(device, credential)).value.powerState;
+        if (stateName(powerState) === expected) return { powerState, confirmed: true };
+      } catch (err) {
+        if (!(err instanceof HttpError)) throw err;
+      }
+    }
+    return { powerState, confirmed: false };
+  }
+
+  async function change(deviceId: string, action: PowerAction): Promise<PowerChangeResult> {
+    const device = known(deviceId);
+    const { value: before, credential } = await readPower(device);
+    const offered = availableActions(before.availableRequestedPowerStates);
+    if (!offered.includes(action)) throw PowerErrors.actionUnsupported(device, action, offered);
+    const { value: requested } = await access.run(device, (input) => pool.run('power-change', { ...input, powerState: POWER_ACTIONS[action] }), credential);
+    const base = { deviceId: device.id, action, returnValue: requested.returnValue, ok: requested.accepted };
+    if (!requested.accepted) return { ...base, powerState: before.powerState, state: stateName(before.powerState), confirmed: false };
+    const after = await confirm(device, credential, expectedState(action));
+    if (after.powerState !== null) events.publish('PowerStateChanged', { deviceId: device.id, powerState: after.powerState });
+    return { ...base, powerState: after.powerState, state: stateName(after.powerState), confirmed: after.confirmed };
+  }
+
+  async function bulkItem(deviceId: string, action: PowerAction): Promise<BulkItemResult> {
+    try {
+      const { action: _action, ...result } = await change(deviceId, action);
+      return result;
+    } catch (err) {
+      const failed = { deviceId, returnValue: null, ok: false, powerState: null, state: 'unknown' as const, confirmed: false };
+      if (err instanceof HttpError) return { ...failed, error: { status: err.status, code: err.code, detail: err.expose ? err.message : 'the gateway could not complete the change' } };
+      logger.error('bulk power change failed', { deviceId, error: err instanceof Error ? err.message : String(err) });
+      return { ...failed, error: { status: 500, code: 'GW_ERR_INTERNAL', detail: 'internal error' } };
+    }
+  }
+
+  return {
+    async read(deviceId) {
+      const device = known(deviceId);
+      const { value } = await readPower(device);
+      return { deviceId: device.id, powerState: value.powerState, state: stateName(value.powerState), availableActions: availableActions(value.availableRequestedPowerStates) };
+    },
+    change,
+    async bulk(deviceIds, action) {
+      const limit = createSemaphore(config.bulk.concurrency);
+      const results = await Promise.all(deviceIds.map((id) => limit.run(() => bulkItem(id, action))));
+      const succeeded = results.filter((r) => r.ok).length;
+      return { action, total: results.length, succeeded, failed: results.length - succeeded, results };
+    },
+  };
+}

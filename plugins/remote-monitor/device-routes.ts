@@ -1,0 +1,72 @@
+/** `GET /api/monitor/{deviceId}/hardware` and `GET /api/monitor/{deviceId}/events`: reads of one device. */
+import type { PluginContext, WorkerPool } from '../../core/plugin-api.js';
+import type { Device, DeviceRegistry } from '../rest-api/api.js';
+import type { DeviceAccess } from './device-access.js';
+import { MonitorErrors } from './errors.js';
+import { monitorEvent } from './event-view.js';
+import { hardwareReport } from './hardware-view.js';
+import { EVENTS_QUERY, HARDWARE_REPORT_SCHEMA, MONITOR_EVENT_SCHEMA } from './monitor-schemas.js';
+
+/** AMT keeps at most 390 records; the bound only protects against a device that claims more. */
+const MAX_EVENT_RECORDS = 1000;
+
+const params = { deviceId: { description: 'Device id' } };
+const DEVICE_FAILURES = {
+  404: { description: 'Unknown device' },
+  409: { description: 'The device is offline, or no credential is stored' },
+  502: { description: 'The device refused the credentials or answered with an error' },
+  504: { description: 'The device did not answer in time' },
+};
+
+export function registerDeviceRoutes(ctx: PluginContext, devices: DeviceRegistry, access: DeviceAccess, pool: WorkerPool): void {
+  ctx.openapi.addSchema('HardwareReport', HARDWARE_REPORT_SCHEMA);
+  ctx.openapi.addSchema('MonitorEvent', MONITOR_EVENT_SCHEMA);
+  const tags = ['monitor'];
+  const known = (id: string): Device => {
+    const device = devices.get(id);
+    if (!device) throw MonitorErrors.deviceNotFound(id);
+    return device;
+  };
+
+  ctx.http.route({
+    method: 'get',
+    path: '/:deviceId/hardware',
+    summary: "A device's hardware: system, baseboard, BIOS, processors, memory and storage",
+    description: 'Read from the CIM inventory classes of the device at request time.',
+    tags,
+    permission: 'monitor:read',
+    params,
+    responses: { 200: { description: 'The hardware report', schema: { $ref: '#/components/schemas/HardwareReport' } }, ...DEVICE_FAILURES },
+    async handler(c) {
+      const device = known(c.params.deviceId!);
+      const { value } = await access.run(device, (input) => pool.run('inventory', input));
+      return hardwareReport(device.id, value.classes, value.summary, device.uuid ?? null);
+    },
+  });
+
+  ctx.http.route({
+    method: 'get',
+    path: '/:deviceId/events',
+    summary: "A device's AMT event log, decoded, newest first",
+    description: 'Each record with its time (device clock), source, severity and description. Paged with `offset` and `limit` (default 100); `X-Total-Count` is the number of records.',
+    tags,
+    permission: 'monitor:read',
+    params,
+    query: EVENTS_QUERY,
+    responses: {
+      200: {
+        description: 'Event log records',
+        schema: { type: 'array', items: { $ref: '#/components/schemas/MonitorEvent' } },
+        headers: { 'X-Total-Count': { description: 'Records in the log', schema: { type: 'integer' } } },
+      },
+      ...DEVICE_FAILURES,
+    },
+    async handler(c) {
+      const device = known(c.params.deviceId!);
+      const { offset, limit } = c.state.query as { offset: number; limit: number };
+      const { value } = await access.run(device, (input) => pool.run('event-log', { ...input, maxRecords: MAX_EVENT_RECORDS }));
+      c.set('X-Total-Count', String(value.records.length));
+      return value.records.slice(offset, offset + limit).map(monitorEvent);
+    },
+  });
+}

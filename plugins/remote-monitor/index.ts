@@ -1,0 +1,52 @@
+/**
+ * remote-monitor: online monitoring of every known device (a spread-out schedule of presence
+ * probes in the worker pool; changes stored with their time, published as DeviceStatusChanged and
+ * provided as the `presence` service), and remote reads of one device's hardware and event log.
+ * See README.md.
+ */
+import { definePlugin } from '../../core/plugin-api.js';
+import './api.js';
+import { REMOTE_MONITOR_CONFIG_SCHEMA, type RemoteMonitorConfig } from './config.js';
+import { createDeviceAccess } from './device-access.js';
+import { registerDeviceRoutes } from './device-routes.js';
+import { registerMonitorRoutes } from './monitor-routes.js';
+import { createPresenceService } from './presence-service.js';
+import { openPresenceStates } from './presence-states.js';
+import { createStatusFeed } from './status-feed.js';
+import { createSweepScheduler } from './sweep-scheduler.js';
+
+export default definePlugin<RemoteMonitorConfig>({
+  name: 'remote-monitor',
+  version: '1.0.0',
+  kernel: '1',
+  dependencies: ['rest-api'],
+  prefix: '/api/monitor',
+  permissions: [{ name: 'monitor:read', description: 'Read online state, hardware and event logs' }],
+  routes: [{ path: '/monitor', name: 'monitor', meta: { title: 'Monitoring', icon: 'monitor-heart', permission: 'monitor:read', order: 50 } }],
+  configSchema: REMOTE_MONITOR_CONFIG_SCHEMA,
+  async register(ctx) {
+    const { config } = ctx;
+    const devices = ctx.use('devices');
+    const states = await openPresenceStates(ctx.store.namespace('presence'), config.missedProbesOffline, ctx.logger);
+    const feed = createStatusFeed(ctx.events, devices, states, ctx.logger);
+    const scheduler = createSweepScheduler({ pool: ctx.pool, devices, states, amt: ctx.site.amt, config, logger: ctx.logger, onObserved: feed.onObserved });
+    ctx.provide('presence', createPresenceService(devices, states, ctx.site.amt));
+
+    ctx.openapi.addTag('monitor', 'Online monitoring and remote reads of hardware and event logs');
+    registerMonitorRoutes(ctx, devices, states, scheduler);
+    const access = createDeviceAccess(devices, ctx.use('credentials'), { amt: ctx.site.amt, ...config.device });
+    registerDeviceRoutes(ctx, devices, access, ctx.pool);
+
+    const stopListening = feed.listen(scheduler, config.intervalSeconds * 1000);
+    ctx.onReady(() => {
+      scheduler.start();
+      const { intervalSeconds, tickMs, tracked } = scheduler.stats();
+      ctx.logger.info('online monitor started', { intervalSeconds, tickMs, devices: tracked });
+    });
+    ctx.onClose(async () => {
+      stopListening();
+      await scheduler.stop();
+      await states.flush();
+    });
+  },
+});

@@ -1,0 +1,115 @@
+/**
+ * The online state of every tracked device: the state machine of probe outcomes (online after one
+ * answer, offline after `missedProbesOffline` silent probes in a row) and its persistence, so that
+ * `since` survives restarts. Only changes are written; `lastSeen` of every device is written at close.
+ */
+import type { KeyValueStore, Logger } from '../../core/plugin-api.js';
+import { createSerialQueue } from '../../core/util/serial-queue.js';
+import type { Device } from '../rest-api/api.js';
+
+/** What is stored per device. */
+export interface PresenceRecord {
+  online: boolean;
+  /** When the device entered its current state; null when never observed. */
+  since: string | null;
+  /** When the device last answered. */
+  lastSeen: string | null;
+}
+
+export interface PresenceState extends PresenceRecord {
+  /** Silent probes in a row. */
+  missed: number;
+  /** The device answered the last probe (or was just found by a scan): "connected" for the SOAP service. */
+  answering: boolean;
+  /** The management port the last answer named, when known. */
+  port: number | null;
+}
+
+/** A flip of the online state. */
+export interface StatusChange {
+  deviceId: string;
+  online: boolean;
+  at: string;
+  lastSeen: string | null;
+}
+
+export interface PresenceStates {
+  get(deviceId: string): Readonly<PresenceState> | undefined;
+  has(deviceId: string): boolean;
+  readonly size: number;
+  entries(): IterableIterator<[string, Readonly<PresenceState>]>;
+  /**
+   * Starts tracking a device (no-op when tracked): with its stored record when there is one, else
+   * `initial` (default: what the registry says, since its last sighting).
+   */
+  track(device: Device, initial?: PresenceRecord): Readonly<PresenceState>;
+  /** Applies a probe outcome (or a scan's sighting); returns the change when the online state flips. */
+  observe(deviceId: string, answered: boolean, at: Date, port?: number | null): StatusChange | null;
+  /** Stops tracking a device and deletes its record. */
+  forget(deviceId: string): void;
+  /** Deletes the stored records of devices that were not tracked (removed while the monitor was off). */
+  pruneUntracked(): void;
+  /** Writes every record (for `lastSeen`) and waits for pending writes. */
+  flush(): Promise<void>;
+}
+
+export async function openPresenceStates(store: KeyValueStore, missedProbesOffline: number, logger: Logger): Promise<PresenceStates> {
+  const stored = new Map<string, PresenceRecord>();
+  for await (const [id, record] of store.entries<PresenceRecord>()) stored.set(id, record);
+  const states = new Map<string, PresenceState>();
+  const serial = createSerialQueue();
+  const write = (work: () => Promise<void>) =>
+    void serial(work).catch((err: Error) => logger.warn('could not store an online state', { error: err.message }));
+  const recordOf = ({ online, since, lastSeen }: PresenceState): PresenceRecord => ({ online, since, lastSeen });
+
+  return {
+    get: (id) => states.get(id),
+    has: (id) => states.has(id),
+    get size() {
+      return states.size;
+    },
+    entries: () => states.entries(),
+    track(device, initial) {
+      const existing = states.get(device.id);
+      if (existing) return existing;
+      const record = stored.get(device.id) ?? initial ?? { online: device.online, since: device.lastSeen, lastSeen: device.lastSeen };
+      stored.delete(device.id);
+      const state: PresenceState = { ...record, missed: 0, answering: record.online, port: null };
+      states.set(device.id, state);
+      return state;
+    },
+    observe(id, answered, at, port = null) {
+      const state = states.get(id);
+      if (!state) return null;
+      const iso = at.toISOString();
+      state.answering = answered;
+      if (answered) {
+        state.missed = 0;
+        state.lastSeen = iso;
+        if (port !== null) state.port = port;
+      } else {
+        state.missed++;
+      }
+      const online = answered || (state.online && state.missed < missedProbesOffline);
+      if (online === state.online) return null;
+      state.online = online;
+      state.since = iso;
+      const record = recordOf(state);
+      write(() => store.put(id, record));
+      return { deviceId: id, online, at: iso, lastSeen: state.lastSeen };
+    },
+    forget(id) {
+      if (!states.delete(id)) return;
+      write(() => store.del(id));
+    },
+    pruneUntracked() {
+      const orphans = [...stored.keys()];
+      stored.clear();
+      if (orphans.length) write(() => store.batch(orphans.map((key) => ({ type: 'del' as const, key }))));
+    },
+    async flush() {
+      const records = [...states].map(([id, state]) => ({ type: 'put' as const, key: id, value: recordOf(state) }));
+      await serial(() => (records.length ? store.batch(records) : Promise.resolve()));
+    },
+  };
+}

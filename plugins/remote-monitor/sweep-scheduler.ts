@@ -1,0 +1,196 @@
+/**
+ * The online monitor's schedule. Every tracked device is probed once per interval at its own phase,
+ * so the probes of an interval are spread over it instead of sent in bursts: each tick dispatches the
+ * devices that are due, in `presence-sweep` tasks of at most `batchSize`, while at most `concurrency`
+ * devices are being probed at once. A device whose last probe has not finished is not probed again.
+ */
+import type { AmtSiteSettings, Logger, WorkerPool } from '../../core/plugin-api.js';
+import type { PresenceSweepInput, PresenceSweepTarget } from '../../workers/tasks/presence-sweep-types.js';
+import type { Device, DeviceRegistry } from '../rest-api/api.js';
+import type { RemoteMonitorConfig } from './config.js';
+import type { PresenceStates, StatusChange } from './presence-states.js';
+
+export interface SweepSchedulerDeps {
+  pool: WorkerPool;
+  devices: DeviceRegistry;
+  states: PresenceStates;
+  amt: AmtSiteSettings;
+  config: RemoteMonitorConfig;
+  logger: Logger;
+  /** Called after every probe outcome of a device, with the flip of its online state if there was one. */
+  onObserved(deviceId: string, change: StatusChange | null): void;
+}
+
+/** How the schedule is doing, for operators (`GET /api/monitor/schedule`). */
+export interface ScheduleStats {
+  intervalSeconds: number;
+  /** How often due devices are dispatched. */
+  tickMs: number;
+  tracked: number;
+  /** Devices being probed now. */
+  probing: number;
+  /** Devices due but not dispatched at the last tick for want of capacity. */
+  waiting: number;
+  /** The last complete interval: probes sent, the latest a probe left after its due time, the slowest sweep task. */
+  lastInterval: { probes: number; maxLagMs: number; slowestBatchMs: number } | null;
+  /** No device waits for capacity and none was dispatched more than two ticks late in the last interval. */
+  keepingUp: boolean;
+}
+
+export interface SweepScheduler {
+  /** Tracks every registered device, phases spread over one interval, and starts ticking. */
+  start(): void;
+  /** Stops ticking, cancels the sweeps in flight and waits for them. */
+  stop(): Promise<void>;
+  /** Tracks a device first probed at `firstProbeAt` (ms since the epoch); no-op when tracked. */
+  add(device: Device, firstProbeAt: number): void;
+  forget(deviceId: string): void;
+  stats(): ScheduleStats;
+}
+
+interface Window {
+  start: number;
+  probes: number;
+  maxLagMs: number;
+  slowestBatchMs: number;
+}
+
+export function createSweepScheduler(deps: SweepSchedulerDeps): SweepScheduler {
+  const { config, amt, devices, states } = deps;
+  const intervalMs = Math.round(config.intervalSeconds * 1000);
+  // About 20 ticks per interval, at most one a second: small batches, no bursts, little overhead.
+  const tickMs = Math.min(1000, Math.max(50, Math.floor(intervalMs / 20)));
+  const nextAt = new Map<string, number>();
+  const probing = new Set<string>();
+  const running = new Set<Promise<void>>();
+  const cancel = deps.pool.createCancelToken();
+  const sweepOptions: Omit<PresenceSweepInput, 'targets'> = {
+    rmcpPort: amt.ports.rmcp,
+    rmcp: { windowMs: config.probe.rmcpWindowMs, batchSize: config.probe.rmcpBatchSize },
+    connectTimeoutMs: config.probe.connectTimeoutMs,
+  };
+  let timer: NodeJS.Timeout | undefined;
+  let waiting = 0;
+  let warnedAt = -Infinity;
+  let window: Window = { start: Date.now(), probes: 0, maxLagMs: 0, slowestBatchMs: 0 };
+  let lastInterval: ScheduleStats['lastInterval'] = null;
+
+  const managementPorts = (device: Device): number[] => {
+    const open = [amt.ports.http, amt.ports.https].filter((p) => p > 0 && device.openPorts.includes(p));
+    return open.length ? open : [device.tls ? amt.ports.https : amt.ports.http];
+  };
+
+  function add(device: Device, firstProbeAt: number): void {
+    states.track(device);
+    if (!nextAt.has(device.id)) nextAt.set(device.id, firstProbeAt);
+  }
+
+  function forget(deviceId: string): void {
+    nextAt.delete(deviceId);
+    states.forget(deviceId);
+  }
+
+  /** Picks up devices registered without an event (and drops removed ones) when the counts disagree. */
+  function syncWithRegistry(now: number): void {
+    if (devices.count() === nextAt.size) return;
+    const list = devices.list();
+    const ids = new Set<string>();
+    list.forEach((device, i) => {
+      ids.add(device.id);
+      add(device, now + Math.floor((i / list.length) * intervalMs));
+    });
+    for (const id of [...nextAt.keys()]) if (!ids.has(id)) forget(id);
+  }
+
+  function rollWindow(now: number): void {
+    if (now - window.start < intervalMs) return;
+    lastInterval = { probes: window.probes, maxLagMs: window.maxLagMs, slowestBatchMs: window.slowestBatchMs };
+    window = { start: now, probes: 0, maxLagMs: 0, slowestBatchMs: 0 };
+  }
+
+  function sweep(batch: Array<[string, number]>, now: number): void {
+    const idByAddress = new Map<string, string>();
+    const targets: PresenceSweepTarget[] = [];
+    for (const [id, dueAt] of batch) {
+      const device = devices.get(id);
+      if (!device) {
+        forget(id);
+        continue;
+      }
+      nextAt.set(id, Math.max(dueAt + intervalMs, now));
+      window.maxLagMs = Math.max(window.maxLagMs, now - dueAt);
+      if (idByAddress.has(device.ipAddress)) continue;
+      idByAddress.set(device.ipAddress, id);
+      probing.add(id);
+      targets.push({ address: device.ipAddress, tcpPorts: managementPorts(device) });
+    }
+    if (targets.length === 0) return;
+    window.probes += targets.length;
+    const started = performance.now();
+    const job: Promise<void> = deps.pool
+      .run('presence-sweep', { ...sweepOptions, targets, tcpConcurrency: targets.length }, { cancel })
+      .then((output) => {
+        if (output.cancelled) return;
+        const at = new Date();
+        for (const result of output.results) {
+          const id = idByAddress.get(result.address);
+          if (id === undefined || !nextAt.has(id)) continue;
+          deps.onObserved(id, states.observe(id, result.alive, at, result.port));
+        }
+      })
+      .catch((err: Error) => deps.logger.warn('presence sweep failed', { devices: targets.length, error: err.message }))
+      .finally(() => {
+        for (const id of idByAddress.values()) probing.delete(id);
+        window.slowestBatchMs = Math.max(window.slowestBatchMs, Math.round(performance.now() - started));
+        running.delete(job);
+      });
+    running.add(job);
+  }
+
+  function tick(): void {
+    const now = Date.now();
+    syncWithRegistry(now);
+    rollWindow(now);
+    const due: Array<[string, number]> = [];
+    for (const [id, at] of nextAt) if (at <= now && !probing.has(id)) due.push([id, at]);
+    due.sort((a, b) => a[1] - b[1]);
+    const room = Math.max(0, config.concurrency - probing.size);
+    const dispatch = due.length > room ? due.slice(0, room) : due;
+    if (due.length > room && now - warnedAt >= intervalMs) {
+      warnedAt = now;
+      deps.logger.warn('online monitor is behind its schedule: more devices are due than may be probed at once', { waiting: due.length - room, probing: probing.size, concurrency: config.concurrency });
+    }
+    waiting = due.length - dispatch.length;
+    for (let i = 0; i < dispatch.length; i += config.batchSize) sweep(dispatch.slice(i, i + config.batchSize), now);
+  }
+
+  return {
+    start() {
+      syncWithRegistry(Date.now());
+      states.pruneUntracked();
+      tick();
+      timer = setInterval(tick, tickMs);
+      timer.unref();
+    },
+    async stop() {
+      if (timer) clearInterval(timer);
+      timer = undefined;
+      cancel.cancel();
+      await Promise.allSettled([...running]);
+    },
+    add,
+    forget,
+    stats() {
+      const lag = lastInterval?.maxLagMs ?? window.maxLagMs;
+      return {
+        intervalSeconds: config.intervalSeconds,
+        tickMs,
+        tracked: nextAt.size,
+        probing: probing.size,
+        waiting,
+        lastInterval,
+        keepingUp: waiting === 0 && lag <= 2 * tickMs,
+      };
+    },
+  };
+}
