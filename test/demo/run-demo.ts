@@ -11,6 +11,7 @@ import { startGateway, type Gateway } from '../../core/kernel.js';
 import type { Device, Scan } from '../../plugins/rest-api/api.js';
 import { startFleetProcess, type FleetProcess } from './fleet-process.js';
 import { createProgressWriter, deviceTable, progressLine } from './terminal-ui.js';
+import { watchScans } from './scan-watch.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const FLEET_SIZE = Number(process.env.AMTGW_DEMO_DEVICES ?? 250);
@@ -66,16 +67,14 @@ async function main(): Promise<void> {
 
   const range = '127.0.9.0/24';
   console.log(`\nScanning ${range} (TCP 16992, 16993, RMCP on UDP ${RMCP_PORT}) ...`);
-  const started = await api<Scan>(gateway, token, 'POST', '/api/scan/start', { range });
+  const watch = await watchScans(gateway.url, token);
   const write = createProgressWriter();
   const t0 = Date.now();
-  let scan = started;
-  while (scan.status === 'running') {
-    await new Promise((r) => setTimeout(r, 100));
-    scan = await api<Scan>(gateway, token, 'GET', `/api/scan/${started.id}`);
-    const done = scan.status !== 'running';
-    write(progressLine(scan.scanned, scan.total, scan.found, Date.now() - t0), done ? 100 : Math.floor((scan.scanned / scan.total) * 100));
-  }
+  const started = await api<Scan>(gateway, token, 'POST', '/api/scan/start', { range });
+  write(progressLine(0, 0, started.total, 0, 0), 0);
+  const scan = await watch.follow(started.id, (u) => write(progressLine(u.percent, u.scanned, u.total, u.found, Date.now() - t0), u.percent));
+  write(progressLine(100, scan.scanned, scan.total, scan.found, Date.now() - t0), 100);
+  await watch.stop();
   process.stdout.write('\n');
   const devices = await api<Device[]>(gateway, token, 'GET', '/api/devices');
   console.log(`\nScan ${scan.status} in ${((Date.parse(scan.finishedAt!) - Date.parse(scan.startedAt)) / 1000).toFixed(1)} s: ${scan.found} devices found among ${scan.total} addresses\n`);

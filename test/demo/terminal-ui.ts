@@ -3,11 +3,12 @@ import type { Device } from '../../plugins/rest-api/api.js';
 
 const BAR_WIDTH = 32;
 
-export function progressLine(scanned: number, total: number, found: number, elapsedMs: number): string {
-  const fraction = total === 0 ? 1 : scanned / total;
-  const filled = Math.round(fraction * BAR_WIDTH);
+/** One line of scan progress: the hub's percent (it reaches 100 only when every device is read). */
+export function progressLine(percent: number, scanned: number, total: number, found: number, elapsedMs: number): string {
+  const filled = Math.round((percent / 100) * BAR_WIDTH);
   const bar = '#'.repeat(filled) + '.'.repeat(BAR_WIDTH - filled);
-  return `[${bar}] ${String(Math.floor(fraction * 100)).padStart(3)}%  ${scanned}/${total} addresses  ${found} devices  ${(elapsedMs / 1000).toFixed(1)} s`;
+  const phase = scanned < total ? 'probing' : percent < 100 ? 'signing in' : 'done';
+  return `[${bar}] ${String(percent).padStart(3)}%  ${scanned}/${total} addresses  ${String(found).padStart(4)} devices  ${phase.padEnd(10)} ${(elapsedMs / 1000).toFixed(1)} s`;
 }
 
 /** Writes progress in place on a terminal, or a line per 10 % elsewhere (logs, CI). */
