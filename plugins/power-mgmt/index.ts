@@ -6,7 +6,6 @@
 import { definePlugin } from '../../core/plugin-api.js';
 import './api.js';
 import { POWER_MGMT_CONFIG_SCHEMA, type PowerMgmtConfig } from './config.js';
-import { createDeviceAccess } from './device-access.js';
 import { registerPowerRoutes } from './power-routes.js';
 import { createPowerService } from './power-service.js';
 
@@ -24,7 +23,7 @@ export default definePlugin<PowerMgmtConfig>({
   configSchema: POWER_MGMT_CONFIG_SCHEMA,
   register(ctx) {
     const devices = ctx.use('devices');
-    const access = createDeviceAccess(devices, ctx.use('credentials'), { amt: ctx.site.amt, ...ctx.config.device });
+    const access = ctx.use('deviceAccess').create(ctx.config.device);
     const power = createPowerService({ devices, access, pool: ctx.pool, events: ctx.events, logger: ctx.logger, config: ctx.config });
     registerPowerRoutes(ctx, power);
   },

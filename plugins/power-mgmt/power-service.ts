@@ -9,7 +9,7 @@ import { createSemaphore } from '../../core/util/semaphore.js';
 import type { TaskCredential } from '../../workers/tasks/task-types.js';
 import type { Device, DeviceRegistry } from '../rest-api/api.js';
 import type { PowerMgmtConfig } from './config.js';
-import type { DeviceAccess } from './device-access.js';
+import type { DeviceAccess } from '../rest-api/api.js';
 import { PowerErrors } from './errors.js';
 import { availableActions, expectedState, POWER_ACTIONS, stateName, type PowerAction, type PowerStateName } from './power-actions.js';
 

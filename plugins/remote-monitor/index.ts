@@ -7,7 +7,6 @@
 import { definePlugin } from '../../core/plugin-api.js';
 import './api.js';
 import { REMOTE_MONITOR_CONFIG_SCHEMA, type RemoteMonitorConfig } from './config.js';
-import { createDeviceAccess } from './device-access.js';
 import { registerDeviceRoutes } from './device-routes.js';
 import { registerMonitorRoutes } from './monitor-routes.js';
 import { createPresenceService } from './presence-service.js';
@@ -34,7 +33,7 @@ export default definePlugin<RemoteMonitorConfig>({
 
     ctx.openapi.addTag('monitor', 'Online monitoring and remote reads of hardware and event logs');
     registerMonitorRoutes(ctx, devices, states, scheduler);
-    const access = createDeviceAccess(devices, ctx.use('credentials'), { amt: ctx.site.amt, ...config.device });
+    const access = ctx.use('deviceAccess').create(config.device);
     registerDeviceRoutes(ctx, devices, access, ctx.pool);
 
     const stopListening = feed.listen(scheduler, config.intervalSeconds * 1000);

@@ -1,8 +1,9 @@
 /**
  * Public types of the `rest-api` plugin: the contract's Device, Scan and Credential shapes, the
- * services it provides (`devices`, `credentials`) and the scan events it publishes.
+ * services it provides (`devices`, `credentials`, `deviceAccess`) and the scan events it publishes.
  * Other plugins import these as types only and reach the services through `ctx.use(...)`.
  */
+import type { AmtFailure, DeviceOperationInput, TaskCredential } from '../../workers/tasks/task-types.js';
 export type ProvisioningState = 'PRE' | 'IN' | 'POST';
 export type AuthStatus = 'ok' | 'unauthorized' | 'unreachable' | 'error';
 
@@ -91,6 +92,36 @@ export interface CredentialVault {
   signInOrder(preferredId?: string): Promise<UnsealedCredential[]>;
 }
 
+/** What every device task returns: its value or a failure, and the certificate it saw. */
+export type TaskOutcome = ({ ok: true } | { ok: false; error: AmtFailure }) & { tlsFingerprint: string | null };
+
+export interface DeviceAccessOptions {
+  connectTimeoutMs: number;
+  requestTimeoutMs: number;
+  /** Credentials tried at most per operation (AMT locks out repeated failures). */
+  credentialAttempts: number;
+}
+
+/** Runs device operations (pool tasks) with a working credential, pinning and learning as scans do. */
+export interface DeviceAccess {
+  /**
+   * Runs `operation` against `device` with its known working credential first, then the others in
+   * sign-in order, or with `credential` alone when given (a follow-up of an earlier operation).
+   * @returns the successful outcome and the credential that worked.
+   * @throws HttpError 409 offline or no credential stored, 502 refused or failed, 504 timeout.
+   */
+  run<R extends TaskOutcome>(
+    device: Device,
+    operation: (input: DeviceOperationInput) => Promise<R>,
+    credential?: TaskCredential,
+  ): Promise<{ value: Extract<R, { ok: true }>; credential: TaskCredential }>;
+}
+
+/** The `deviceAccess` service: device operations with the caller's time and attempt bounds. */
+export interface DeviceAccessFactory {
+  create(options: DeviceAccessOptions): DeviceAccess;
+}
+
 declare module '../../core/plugin-api.js' {
   interface GatewayEvents {
     ScanStarted: Scan;
@@ -104,5 +135,6 @@ declare module '../../core/plugin-api.js' {
   interface GatewayServices {
     devices: DeviceRegistry;
     credentials: CredentialVault;
+    deviceAccess: DeviceAccessFactory;
   }
 }

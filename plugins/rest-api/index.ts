@@ -8,6 +8,7 @@ import { openCredentialVault } from './credentials/credential-vault.js';
 import { registerCredentialRoutes } from './credentials/credential-routes.js';
 import { openDeviceRegistry } from './devices/device-registry.js';
 import { registerDeviceRoutes } from './devices/device-routes.js';
+import { createDeviceAccess } from './devices/device-access.js';
 import { REST_API_CONFIG_SCHEMA, type RestApiConfig } from './config.js';
 import { registerScanning } from './scans/register-scanning.js';
 import { registerDiagnosticRoutes } from './diagnostics/diagnostic-routes.js';
@@ -30,6 +31,7 @@ export default definePlugin<RestApiConfig>({
     const devices = await openDeviceRegistry(ctx.store.namespace('devices'));
     ctx.provide('credentials', credentials);
     ctx.provide('devices', devices);
+    ctx.provide('deviceAccess', { create: (options) => createDeviceAccess(devices, credentials, { ...options, amt: ctx.site.amt }) });
     registerCredentialRoutes(ctx, credentials);
     registerDeviceRoutes(ctx, devices);
     await registerScanning(ctx, devices, credentials);

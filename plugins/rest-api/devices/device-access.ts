@@ -4,34 +4,10 @@
  * repeated failures), and a failure turned into a problem the client can act on.
  */
 import { readFileSync } from 'node:fs';
-import { HttpError, type AmtSiteSettings } from '../../core/plugin-api.js';
-import type { AmtFailure, DeviceOperationInput, DeviceTarget, TaskCredential } from '../../workers/tasks/task-types.js';
-import type { CredentialVault, Device, DeviceRegistry } from '../rest-api/api.js';
-import { deviceProblem, MonitorErrors } from './errors.js';
-
-/** What every device task returns: its value or a failure, and the certificate it saw. */
-export type TaskOutcome = ({ ok: true } | { ok: false; error: AmtFailure }) & { tlsFingerprint: string | null };
-
-export interface DeviceAccessOptions {
-  amt: AmtSiteSettings;
-  connectTimeoutMs: number;
-  requestTimeoutMs: number;
-  credentialAttempts: number;
-}
-
-export interface DeviceAccess {
-  /**
-   * Runs `operation` against `device` with a working credential, or with `credential` alone when
-   * given (a follow-up of an earlier operation).
-   * @returns the successful outcome and the credential that worked.
-   * @throws HttpError 409 offline, 502 refused or failed, 504 timeout, 409 no credential stored.
-   */
-  run<R extends TaskOutcome>(
-    device: Device,
-    operation: (input: DeviceOperationInput) => Promise<R>,
-    credential?: TaskCredential,
-  ): Promise<{ value: Extract<R, { ok: true }>; credential: TaskCredential }>;
-}
+import { HttpError, type AmtSiteSettings } from '../../../core/plugin-api.js';
+import type { DeviceTarget } from '../../../workers/tasks/task-types.js';
+import type { CredentialVault, Device, DeviceAccess, DeviceAccessOptions, DeviceRegistry, TaskOutcome } from '../api.js';
+import { deviceProblem, DeviceProblems } from './device-problems.js';
 
 /** Speaks HTTP to a device that has its HTTP port open, as the scan's interrogation does; TLS otherwise. */
 function usesTls(device: Device, amt: AmtSiteSettings): boolean {
@@ -40,7 +16,7 @@ function usesTls(device: Device, amt: AmtSiteSettings): boolean {
   return device.tls;
 }
 
-export function createDeviceAccess(devices: DeviceRegistry, vault: CredentialVault, options: DeviceAccessOptions): DeviceAccess {
+export function createDeviceAccess(devices: DeviceRegistry, vault: CredentialVault, options: DeviceAccessOptions & { amt: AmtSiteSettings }): DeviceAccess {
   const { amt } = options;
   const caPem = amt.caFile ? readFileSync(amt.caFile, 'utf8') : undefined;
 
@@ -72,7 +48,7 @@ export function createDeviceAccess(devices: DeviceRegistry, vault: CredentialVau
   /** Credential ids to try: the device's known one first, then the others in sign-in order. */
   const candidates = (device: Device): string[] => {
     const order = vault.list().map((c) => c.id);
-    if (order.length === 0) throw MonitorErrors.noCredentials();
+    if (order.length === 0) throw DeviceProblems.noCredentials();
     const known = device.credentialId && order.includes(device.credentialId) ? [device.credentialId] : [];
     return [...known, ...order.filter((id) => !known.includes(id))].slice(0, options.credentialAttempts);
   };
@@ -99,7 +75,7 @@ export function createDeviceAccess(devices: DeviceRegistry, vault: CredentialVau
         if (outcome.ok) return { value: outcome as Extract<typeof outcome, { ok: true }>, credential: unsealed };
         if (outcome.error.code !== 'AMT_ERR_UNAUTHORIZED') throw deviceProblem(device, outcome.error);
       }
-      throw MonitorErrors.unauthorized(device, ids.length);
+      throw DeviceProblems.unauthorized(device, ids.length);
     },
   };
 }

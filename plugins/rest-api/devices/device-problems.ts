@@ -1,0 +1,34 @@
+import { HttpError } from '../../../core/plugin-api.js';
+import type { AmtFailure } from '../../../workers/tasks/task-types.js';
+import type { Device } from '../api.js';
+
+const name = (device: Device) => `device '${device.id}' (${device.ipAddress})`;
+
+/** Problems of device operations (power, inventory, event log), each with its HTTP status. */
+export const DeviceProblems = {
+  noCredentials: () => new HttpError(409, 'GW_ERR_NO_CREDENTIALS', 'no credential is stored; create one first'),
+  offline: (device: Device, failure: AmtFailure) => new HttpError(409, 'GW_ERR_DEVICE_OFFLINE', `${name(device)} is offline: ${failure.message}`),
+  unauthorized: (device: Device, attempts: number) =>
+    new HttpError(502, 'GW_ERR_DEVICE_UNAUTHORIZED', `${name(device)} refused the credentials tried (${attempts})`, { expose: true }),
+  timeout: (device: Device, failure: AmtFailure) => new HttpError(504, 'GW_ERR_DEVICE_TIMEOUT', `${name(device)} did not answer in time: ${failure.message}`, { expose: true }),
+  tls: (device: Device, failure: AmtFailure) => new HttpError(502, 'GW_ERR_DEVICE_TLS', `TLS with ${name(device)} failed: ${failure.message}`, { expose: true }),
+  deviceError: (device: Device, failure: AmtFailure) => new HttpError(502, 'GW_ERR_DEVICE_ERROR', `${name(device)} answered with an error: ${failure.message}`, { expose: true }),
+  cancelled: () => new HttpError(503, 'GW_ERR_SHUTTING_DOWN', 'the gateway is shutting down'),
+};
+
+/** The problem a device failure gives: offline is a conflict with the device's state, the rest are bad gateways. */
+export function deviceProblem(device: Device, failure: AmtFailure): HttpError {
+  switch (failure.code) {
+    case 'AMT_ERR_CONNECT':
+      return DeviceProblems.offline(device, failure);
+    case 'AMT_ERR_TIMEOUT':
+      return DeviceProblems.timeout(device, failure);
+    case 'AMT_ERR_TLS':
+    case 'AMT_ERR_TLS_PIN_MISMATCH':
+      return DeviceProblems.tls(device, failure);
+    case 'AMT_ERR_CANCELLED':
+      return DeviceProblems.cancelled();
+    default:
+      return DeviceProblems.deviceError(device, failure);
+  }
+}
