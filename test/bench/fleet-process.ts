@@ -1,0 +1,73 @@
+/** Runs a simulated fleet in its own process (fleet-host.ts) and reads its counters over IPC. */
+import { fork, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { FleetOptions } from '../sim/fleet-options.js';
+import type { DeviceCounters } from '../sim/device-state.js';
+import type { FleetReply, FleetRequest } from './fleet-host.js';
+import { BENCH_RMCP_PORT } from './gateway-process.js';
+
+const HOST = fileURLToPath(new URL('./fleet-host.ts', import.meta.url));
+/** The password every benchmark device uses (admin / this). */
+export const FLEET_PASSWORD = 'P@ssw0rd1';
+/** The first device address; devices follow consecutively, skipping .0 and .255. */
+export const FLEET_BASE = '127.200.0.1';
+
+export interface BenchFleet {
+  pid: number;
+  count: number;
+  firstAddress: string;
+  lastAddress: string;
+  startupMs: number;
+  counters(): Promise<DeviceCounters>;
+  resetCounters(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+function ask<K extends FleetReply['type']>(child: ChildProcess, request: FleetRequest | null, type: K): Promise<Extract<FleetReply, { type: K }>> {
+  return new Promise((resolve, reject) => {
+    const onMessage = (message: FleetReply) => {
+      if (message.type !== type) return;
+      cleanup();
+      resolve(message as Extract<FleetReply, { type: K }>);
+    };
+    const onExit = (code: number | null) => {
+      cleanup();
+      reject(new Error(`the simulated fleet exited (${code})`));
+    };
+    const cleanup = () => {
+      child.off('message', onMessage);
+      child.off('exit', onExit);
+    };
+    child.on('message', onMessage);
+    child.once('exit', onExit);
+    if (request) child.send(request);
+  });
+}
+
+/** Starts `count` simulated devices from 127.200.0.1 with RMCP on the benchmark port. */
+export async function startBenchFleet(count: number, extra: Partial<FleetOptions> = {}): Promise<BenchFleet> {
+  const options: FleetOptions = { count, base: FLEET_BASE, rmcpPort: BENCH_RMCP_PORT, password: FLEET_PASSWORD, ...extra };
+  let stderr = '';
+  const child = fork(HOST, [JSON.stringify(options)], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'pipe', 'ipc'] });
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const ready = await ask(child, null, 'ready').catch((err: Error) => {
+    throw new Error(`${err.message}: ${stderr.trim()}`);
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return {
+    pid: child.pid!,
+    count: ready.count,
+    firstAddress: ready.firstAddress!,
+    lastAddress: ready.lastAddress!,
+    startupMs: ready.startupMs,
+    counters: async () => (await ask(child, { type: 'counters' }, 'counters')).counters,
+    resetCounters: async () => void (await ask(child, { type: 'reset' }, 'reset')),
+    async stop() {
+      if (child.exitCode !== null) return;
+      child.send({ type: 'stop' });
+      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}

@@ -1,0 +1,136 @@
+/**
+ * The gateway under test as its own process (`node --import tsx core/main.ts --config <file>`, as
+ * `npm start` runs it), so that its memory is measurable apart from the load generator and the fleet.
+ * Set BENCH_CPU_PROF=<dir> to write a V8 CPU profile of every gateway process to that directory, and
+ * BENCH_SITE='<json>' to merge settings into every gateway's site file (to try a change of settings).
+ */
+import { spawn } from 'node:child_process';
+import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { mergeConfig } from '../../core/config/load-config.js';
+import { freePort } from './free-port.js';
+import { readRss, type RssReading } from './process-rss.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const ADMIN_PASSWORD = 'bench-admin-password-1';
+/** A fixed master key so that a seeded data directory and the gateway agree. */
+export const MASTER_KEY = Buffer.alloc(32, 7).toString('base64');
+/** RMCP on an unprivileged port, on the fleet and in the gateway's settings. */
+export const BENCH_RMCP_PORT = 16623;
+/** Benchmarks only ever touch these loopback addresses. */
+export const BENCH_NETWORK = '127.200.0.0/14';
+
+export interface PluginChoice {
+  options?: Record<string, unknown>;
+  /** Loads the plugin from a module path instead of the built-in folder. */
+  path?: string;
+}
+
+export interface BenchGatewayOptions {
+  dataDir: string;
+  /** Plugins to enable; every other built-in plugin is disabled. */
+  plugins: Record<string, PluginChoice>;
+  /** Extra site settings merged at the top level (e.g. `workers`). */
+  site?: Record<string, unknown>;
+  /** Log level of the gateway (default warn: no line per request). */
+  logLevel?: string;
+}
+
+export interface BenchGateway {
+  pid: number;
+  url: string;
+  /** Milliseconds from spawning the process to the first 200 from /api/health. */
+  startMs: number;
+  rss(): RssReading | undefined;
+  /** The gateway's output so far (stdout and stderr). */
+  output(): string;
+  stop(): Promise<void>;
+}
+
+function builtInNames(): string[] {
+  const defaults = JSON.parse(readFileSync(join(ROOT, 'config/default.json'), 'utf8')) as { plugins: Record<string, unknown> };
+  return Object.keys(defaults.plugins);
+}
+
+function siteFile(options: BenchGatewayOptions, port: number): string {
+  const plugins: Record<string, unknown> = {};
+  for (const name of builtInNames()) plugins[name] = { enable: false };
+  for (const [name, choice] of Object.entries(options.plugins)) plugins[name] = { enable: true, ...choice };
+  const site = {
+    dataDir: options.dataDir,
+    server: { host: '127.0.0.1', port, shutdownTimeoutMs: 5000 },
+    log: { level: options.logLevel ?? 'warn' },
+    amt: { ports: { http: 16992, https: 16993, rmcp: BENCH_RMCP_PORT }, allowedNetworks: [BENCH_NETWORK] },
+    plugins,
+    ...options.site,
+  };
+  const extra = process.env.BENCH_SITE ? (JSON.parse(process.env.BENCH_SITE) as Record<string, unknown>) : {};
+  const file = join(options.dataDir, `bench-site-${process.hrtime.bigint()}.json`);
+  writeFileSync(file, JSON.stringify(mergeConfig(site, extra), null, 2));
+  return file;
+}
+
+function cleanEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) if (!key.startsWith('AMTGW_')) env[key] = value;
+  return { ...env, AMTGW_ADMIN_PASSWORD: ADMIN_PASSWORD, AMTGW_MASTER_KEY: MASTER_KEY };
+}
+
+/** Starts the gateway and resolves once /api/health answers 200; rejects with its output if it exits first. */
+export async function startGatewayProcess(options: BenchGatewayOptions): Promise<BenchGateway> {
+  const port = await freePort();
+  const config = siteFile(options, port);
+  const logFile = join(options.dataDir, `gateway-${port}.log`);
+  const fd = openSync(logFile, 'a');
+  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : [];
+  const started = performance.now();
+  const child = spawn(process.execPath, ['--import', 'tsx', ...profile, join(ROOT, 'core/main.ts'), '--config', config], {
+    cwd: ROOT,
+    env: cleanEnv(),
+    stdio: ['ignore', fd, fd],
+  });
+  closeSync(fd);
+  const output = () => {
+    try {
+      return readFileSync(logFile, 'utf8');
+    } catch {
+      return '';
+    }
+  };
+  let exitCode: number | null | undefined;
+  const exited = new Promise<void>((resolve) => child.once('exit', (code) => ((exitCode = code), resolve())));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 300_000;
+  for (;;) {
+    if (exitCode !== undefined) throw new Error(`the gateway exited (${exitCode}) before serving:\n${output().slice(-4000)}`);
+    try {
+      const res = await fetch(`${url}/api/health`, { signal: AbortSignal.timeout(2000) });
+      await res.arrayBuffer();
+      if (res.status === 200) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`the gateway did not serve within 300 s:\n${output().slice(-4000)}`);
+    }
+    await sleep(5);
+  }
+  const startMs = performance.now() - started;
+  return {
+    pid: child.pid!,
+    url,
+    startMs,
+    rss: () => readRss(child.pid!),
+    output,
+    async stop() {
+      if (exitCode !== undefined) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
