@@ -6,6 +6,17 @@ import { register } from 'tsx/esm/api';
 register();
 
 const CANCEL_POLL_MS = 50;
+// import() of a cached module still runs tsx's resolve hook (~0.2 ms); tasks are few, keep them.
+const taskModules = new Map();
+const loadTask = (file) => {
+  let module = taskModules.get(file);
+  if (!module) {
+    module = import(file);
+    taskModules.set(file, module);
+    module.catch(() => taskModules.delete(file));
+  }
+  return module;
+};
 
 export default async function runTask(envelope) {
   const { file, input, progressPort, cancelFlag } = envelope;
@@ -20,7 +31,7 @@ export default async function runTask(envelope) {
     : undefined;
   poll?.unref();
   try {
-    const module = await import(file);
+    const module = await loadTask(file);
     const tools = {
       progress: (message) => progressPort?.postMessage(message),
       cancelled,

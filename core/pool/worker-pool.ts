@@ -65,7 +65,9 @@ function taskFileUrl(file: string): string {
 export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
   const piscina = new Piscina({
     filename: ENTRY,
-    minThreads: 1,
+    // All threads from the start: with several tasks per worker, Piscina would otherwise keep
+    // every task on the first thread until it is full, leaving the other cores idle.
+    minThreads: options.threads,
     maxThreads: options.threads,
     concurrentTasksPerWorker: options.concurrentTasksPerWorker,
     maxQueue: options.maxQueue,

@@ -44,8 +44,22 @@ function ask<K extends FleetReply['type']>(child: ChildProcess, request: FleetRe
   });
 }
 
-/** Starts `count` simulated devices from 127.200.0.1 with RMCP on the benchmark port. */
+/**
+ * Starts `count` simulated devices from 127.200.0.1 with RMCP on the benchmark port. An address in
+ * use (another benchmark run, or the previous fleet's sockets still closing) is retried a few times.
+ */
 export async function startBenchFleet(count: number, extra: Partial<FleetOptions> = {}): Promise<BenchFleet> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(count, extra);
+    } catch (err) {
+      if (attempt >= 4 || !/EADDRINUSE/.test((err as Error).message)) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+    }
+  }
+}
+
+async function startOnce(count: number, extra: Partial<FleetOptions>): Promise<BenchFleet> {
   const options: FleetOptions = { count, base: FLEET_BASE, rmcpPort: BENCH_RMCP_PORT, password: FLEET_PASSWORD, ...extra };
   let stderr = '';
   const child = fork(HOST, [JSON.stringify(options)], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'pipe', 'ipc'] });

@@ -1,9 +1,10 @@
 /** Prints results as aligned text (console) and as Markdown (BENCHMARKS.md). */
 import { ratio, type BenchResult, type Figure } from './bench-result.js';
 
-export function formatNumber(n: number | null | undefined): string {
+/** Three significant figures or so; whole numbers (counts) as they are. */
+export function formatNumber(n: number | null | undefined, wholeAsIs = true): string {
   if (n === null || n === undefined || !Number.isFinite(n)) return '—';
-  if (Number.isInteger(n) && Math.abs(n) < 1e15) return n.toLocaleString('en-US');
+  if (wholeAsIs && Number.isInteger(n)) return n.toLocaleString('en-US');
   const abs = Math.abs(n);
   const digits = abs >= 100 ? 0 : abs >= 10 ? 1 : abs >= 1 ? 2 : 3;
   return n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
@@ -12,7 +13,7 @@ export function formatNumber(n: number | null | undefined): string {
 function cells(f: Figure): string[] {
   const r = ratio(f);
   const withUnit = (n: number | null | undefined) => (n === null || n === undefined ? '—' : `${formatNumber(n)} ${f.unit}`.trim());
-  return [f.label, withUnit(f.gateway), f.reference === undefined ? '' : withUnit(f.reference), r === null ? '' : `×${formatNumber(r)}`, f.better ? `${f.better} is better` : '', f.note ?? ''];
+  return [f.label, withUnit(f.gateway), f.reference === undefined ? '' : withUnit(f.reference), r === null ? '' : `×${formatNumber(r, false)}`, f.better ? `${f.better} is better` : '', f.note ?? ''];
 }
 
 const HEAD = ['figure', 'gateway', 'reference', 'gateway ÷ ref', '', 'note'];

@@ -61,7 +61,7 @@ export const sweep: Benchmark = {
       const figures: Figure[] = [
         { label: `sweep of ${options.range}, seconds`, unit: 's', gateway: seconds, reference: ref?.seconds ?? null, better: 'lower' },
         { label: 'addresses per second', unit: 'addr/s', gateway: size / seconds, reference: ref ? size / ref.seconds : null, better: 'higher' },
-        { label: 'devices found', unit: '', gateway: found, reference: ref?.openHosts ?? null, note: `${read} fully read by the gateway` },
+        { label: 'devices found', unit: '', gateway: found, reference: ref?.openHosts ?? null, note: `${read.toLocaleString('en-US')} fully read by the gateway` },
         { label: 'peak RSS', unit: 'MiB', gateway: mib(peakKiB), reference: ref ? mib(ref.rss.peakKiB) : null, better: 'lower', note: 'gateway process incl. worker threads' },
       ];
       return { name: 'sweep', title: `Sweep: ${options.range} (${size.toLocaleString('en-US')} addresses) holding ${fleet.count.toLocaleString('en-US')} simulated devices`, reference: 'nmap -n -Pn -sT -T5 -p16992,16993 over the same range, same fleet, same run', figures, notes };

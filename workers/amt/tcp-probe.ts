@@ -24,6 +24,52 @@ export function probeTcpPort(host: string, port: number, timeoutMs: number, sign
   });
 }
 
+/** Probes many ports cheaply: one abort listener and one deadline sweep for all sockets in flight. */
+export interface TcpProber {
+  /** True when `host:port` accepts a TCP connection within the prober's timeout; false on refusal, timeout or abort. */
+  probe(host: string, port: number): Promise<boolean>;
+  /** Settles every probe still in flight as closed and stops the sweep. */
+  close(): void;
+}
+
+/**
+ * A prober for a whole batch. A socket per probe is unavoidable; a timer and an AbortSignal listener
+ * per probe are not, and at tens of thousands of probes they cost as much as the connects.
+ */
+export function createTcpProber(timeoutMs: number, signal?: AbortSignal): TcpProber {
+  const inflight = new Map<Socket, { deadline: number; finish: (open: boolean) => void }>();
+  const closeAll = (): void => {
+    for (const { finish } of [...inflight.values()]) finish(false);
+  };
+  const sweep = setInterval(() => {
+    const now = performance.now();
+    for (const { deadline, finish } of [...inflight.values()]) if (deadline <= now) finish(false);
+  }, Math.max(5, Math.min(50, timeoutMs / 4)));
+  signal?.addEventListener('abort', closeAll, { once: true });
+  return {
+    probe(host, port) {
+      return new Promise((resolve) => {
+        if (signal?.aborted) return resolve(false);
+        const socket = new Socket();
+        const finish = (open: boolean): void => {
+          if (!inflight.delete(socket)) return;
+          socket.destroy();
+          resolve(open);
+        };
+        inflight.set(socket, { deadline: performance.now() + timeoutMs, finish });
+        socket.once('connect', () => finish(true));
+        socket.once('error', () => finish(false));
+        socket.connect({ host, port });
+      });
+    },
+    close() {
+      clearInterval(sweep);
+      signal?.removeEventListener('abort', closeAll);
+      closeAll();
+    },
+  };
+}
+
 /**
  * Runs `worker` over `items` with at most `concurrency` in flight; stops starting new items once
  * `signal` aborts.

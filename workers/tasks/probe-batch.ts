@@ -3,13 +3,12 @@
  * and TLS management ports run with bounded concurrency while one UDP socket pings the whole batch
  * (paced) and collects presence pongs. Reports progress about every 100 ms.
  */
-import { setMaxListeners } from 'node:events';
 import { isIP } from 'node:net';
 import type { TaskTools } from '../task-api.js';
 import { DEFAULT_PORTS } from '../amt/device-target.js';
 import { collectPongs } from '../amt/rmcp-collector.js';
 import type { RmcpPong } from '../amt/rmcp-codec.js';
-import { forEachBounded, probeTcpPort } from '../amt/tcp-probe.js';
+import { createTcpProber, forEachBounded } from '../amt/tcp-probe.js';
 import type { ProbeBatchInput, ProbeBatchOutput, ProbeBatchProgress, ProbeCandidate } from './task-types.js';
 
 export default async function probeBatch(input: ProbeBatchInput, tools: TaskTools<ProbeBatchProgress>): Promise<ProbeBatchOutput> {
@@ -23,8 +22,6 @@ export default async function probeBatch(input: ProbeBatchInput, tools: TaskTool
   const connectTimeoutMs = input?.connectTimeoutMs ?? 1_000;
   const signal = tools.signal;
   const concurrency = Math.max(1, Math.floor(input?.concurrency ?? 128));
-  // Every probe in flight listens for cancellation on the task's signal.
-  setMaxListeners(concurrency + 16, signal);
 
   const open = new Map<string, Set<number>>();
   const pongs = new Map<string, RmcpPong>();
@@ -32,6 +29,7 @@ export default async function probeBatch(input: ProbeBatchInput, tools: TaskTool
   let tcpDone = 0;
   const report = (): void => tools.progress({ probed: tcpDone, total: addresses.length, found: foundSet.size });
   const ticker = setInterval(report, input?.progressIntervalMs ?? 100);
+  const prober = createTcpProber(connectTimeoutMs, signal);
 
   try {
     const onPong = (address: string, pong: RmcpPong): void => {
@@ -44,7 +42,7 @@ export default async function probeBatch(input: ProbeBatchInput, tools: TaskTool
       addresses,
       Math.max(1, Math.floor(concurrency / Math.max(1, tcpPorts.length))),
       async (address) => {
-        const results = await Promise.all(tcpPorts.map((port) => probeTcpPort(address, port, connectTimeoutMs, signal)));
+        const results = await Promise.all(tcpPorts.map((port) => prober.probe(address, port)));
         results.forEach((isOpen, i) => {
           if (!isOpen) return;
           const ports = open.get(address) ?? new Set<number>();
@@ -59,6 +57,7 @@ export default async function probeBatch(input: ProbeBatchInput, tools: TaskTool
     await Promise.all([tcp, rmcp]);
   } finally {
     clearInterval(ticker);
+    prober.close();
   }
 
   const candidates: ProbeCandidate[] = [];

@@ -37,24 +37,53 @@ export async function openDeviceRegistry(store: KeyValueStore): Promise<ManagedD
   const byId = new Map<string, Device>();
   const byUuid = new Map<string, string>();
   const byIp = new Map<string, string>();
+  /** Address order, rebuilt only when a device is added, removed or moves; updates replace in place. */
   let sorted: Device[] | null = null;
-  const serial = createSerialQueue();
-
-  const index = (device: Device) => {
-    byId.set(device.id, device);
-    byIp.set(device.ipAddress, device.id);
-    if (device.uuid) byUuid.set(device.uuid.toLowerCase(), device.id);
+  const keys = new Map<string, number>();
+  const byKey = (a: Device, b: Device) => keys.get(a.id)! - keys.get(b.id)!;
+  /** Replaces `next` in the sorted list when it kept its address, else drops the list. */
+  const replaceSorted = (previous: Device, next: Device) => {
+    if (!sorted || previous.ipAddress !== next.ipAddress) {
+      sorted = null;
+      return;
+    }
+    const key = keys.get(next.id)!;
+    let lo = 0;
+    let hi = sorted.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const midKey = keys.get(sorted[mid]!.id)!;
+      if (midKey < key) lo = mid + 1;
+      else if (midKey > key) hi = mid - 1;
+      else if (sorted[mid]!.id === next.id) {
+        sorted[mid] = next;
+        return;
+      } else break;
+    }
     sorted = null;
   };
-  const unindex = (device: Device) => {
+  const serial = createSerialQueue();
+
+  const index = (device: Device, previous?: Device) => {
+    byId.set(device.id, device);
+    byIp.set(device.ipAddress, device.id);
+    keys.set(device.id, ipKey(device.ipAddress));
+    if (device.uuid) byUuid.set(device.uuid.toLowerCase(), device.id);
+    if (previous) replaceSorted(previous, device);
+    else sorted = null;
+  };
+  const unindex = (device: Device, replaced = false) => {
     byId.delete(device.id);
     if (byIp.get(device.ipAddress) === device.id) byIp.delete(device.ipAddress);
     if (device.uuid && byUuid.get(device.uuid.toLowerCase()) === device.id) byUuid.delete(device.uuid.toLowerCase());
-    sorted = null;
+    if (!replaced) {
+      keys.delete(device.id);
+      sorted = null;
+    }
   };
   for await (const [, device] of store.entries<Device>()) index(device);
 
-  const all = () => (sorted ??= [...byId.values()].sort((a, b) => ipKey(a.ipAddress) - ipKey(b.ipAddress)));
+  const all = () => (sorted ??= [...byId.values()].sort(byKey));
 
   return {
     get: (id) => byId.get(id),
@@ -73,8 +102,8 @@ export async function openDeviceRegistry(store: KeyValueStore): Promise<ManagedD
         if (!current) return undefined;
         const next: Device = { ...current, ...patch, id };
         await store.put(id, next);
-        unindex(current);
-        index(next);
+        unindex(current, true);
+        index(next, current);
         return next;
       }),
     delete: (id) =>
@@ -119,9 +148,9 @@ export async function openDeviceRegistry(store: KeyValueStore): Promise<ManagedD
         const ops: BatchOperation[] = [{ type: 'put', key: device.id, value: device }];
         if (evict) ops.push({ type: 'del', key: evict.id });
         await store.batch(ops);
-        if (existing) unindex(existing);
+        if (existing) unindex(existing, true);
         if (evict) unindex(evict);
-        index(device);
+        index(device, evict ? undefined : existing);
         return { device, created: !existing };
       }),
   };

@@ -9,7 +9,12 @@ import { addressBatches, type ScanRange } from './scan-range.js';
 import { toObservation } from './scan-observation.js';
 
 const PROGRESS_INTERVAL_MS = 100;
-const MAX_PARALLEL_BATCHES = 8;
+/**
+ * Batches probed at once. Each batch waits out its own RMCP collection window, so the windows must
+ * overlap: several batches run side by side and share the scan's probe concurrency.
+ */
+const MAX_PARALLEL_BATCHES = 16;
+const PROBES_PER_PARALLEL_BATCH = 32;
 
 export interface ScanRunDeps {
   pool: WorkerPool;
@@ -82,7 +87,8 @@ export class ScanRun {
   async run(): Promise<void> {
     const { options } = this.deps;
     const batches = addressBatches(this.params.range, options.batchSize);
-    const parallel = Math.min(MAX_PARALLEL_BATCHES, Math.max(1, Math.ceil(this.params.concurrency / options.batchSize) * 2));
+    const batchCount = Math.ceil(this.params.range.size / options.batchSize);
+    const parallel = Math.max(1, Math.min(MAX_PARALLEL_BATCHES, batchCount, Math.ceil(this.params.concurrency / PROBES_PER_PARALLEL_BATCH)));
     const perBatchConcurrency = Math.max(1, Math.ceil(this.params.concurrency / parallel));
     const interrogation = createSemaphore(options.interrogationConcurrency);
     const interrogations: Array<Promise<void>> = [];
