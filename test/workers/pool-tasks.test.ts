@@ -106,10 +106,11 @@ describe('tasks in the worker pool', () => {
   });
 
   it('cancels a running probe-batch within its cancellation bound', async () => {
-    const addresses = Array.from({ length: 2_000 }, (_, i) => `127.22.${i >> 8}.${(i & 255) || 1}`);
+    // Enough refused connects, one at a time, that the probe is still running when the cancel lands.
+    const addresses = Array.from({ length: 20_000 }, (_, i) => `127.22.${i >> 8}.${(i & 255) || 1}`);
     const token = pool.createCancelToken();
     const started = performance.now();
-    const run = pool.run('probe-batch', { addresses, ports: { rmcp: RMCP_PORT }, concurrency: 4, connectTimeoutMs: 1_000, rmcp: { windowMs: 30_000 } }, { cancel: token });
+    const run = pool.run('probe-batch', { addresses, ports: { rmcp: RMCP_PORT }, concurrency: 2, connectTimeoutMs: 1_000, rmcp: { windowMs: 30_000 } }, { cancel: token });
     setTimeout(() => token.cancel(), 300);
     const out = await run;
     assert.equal(out.cancelled, true);
