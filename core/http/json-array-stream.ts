@@ -4,7 +4,7 @@ import { Readable } from 'node:stream';
  * A JSON array rendered in chunks as the client reads it, so a response of any length costs
  * memory for one chunk, not for the whole text.
  */
-export function jsonArrayStream<T>(items: readonly T[], chunkSize = 500): Readable {
+export function jsonArrayStream<T>(items: readonly T[], serialise: (item: T) => string = (item) => JSON.stringify(item), chunkSize = 500): Readable {
   let next = 0;
   return new Readable({
     read() {
@@ -15,7 +15,7 @@ export function jsonArrayStream<T>(items: readonly T[], chunkSize = 500): Readab
       }
       const end = Math.min(items.length, next + chunkSize);
       let text = next === 0 ? '[' : ',';
-      text += items.slice(next, end).map((item) => JSON.stringify(item)).join(',');
+      text += items.slice(next, end).map(serialise).join(',');
       next = end;
       if (next >= items.length) text += ']';
       this.push(text);

@@ -14,6 +14,8 @@ export interface ManagedDeviceRegistry extends DeviceRegistry {
   record(observation: DeviceObservation, scanId: string | null): Promise<{ device: Device; created: boolean }>;
   delete(id: string): Promise<boolean>;
   findByAddress(ipAddress: string): Device | undefined;
+  /** The device as JSON text, serialised once per version of the device. */
+  json(device: Device): string;
 }
 
 const ipKey = (ip: string) => ip.split('.').reduce((n, octet) => n * 256 + Number(octet), 0);
@@ -63,6 +65,8 @@ export async function openDeviceRegistry(store: KeyValueStore): Promise<ManagedD
     sorted = null;
   };
   const serial = createSerialQueue();
+  // Stored devices are never mutated (an update replaces the object), so their text can be kept.
+  const jsonCache = new WeakMap<Device, string>();
 
   const index = (device: Device, previous?: Device) => {
     byId.set(device.id, device);
@@ -86,6 +90,14 @@ export async function openDeviceRegistry(store: KeyValueStore): Promise<ManagedD
   const all = () => (sorted ??= [...byId.values()].sort(byKey));
 
   return {
+    json(device) {
+      let text = jsonCache.get(device);
+      if (text === undefined) {
+        text = JSON.stringify(device);
+        jsonCache.set(device, text);
+      }
+      return text;
+    },
     get: (id) => byId.get(id),
     findByAddress: (ip) => {
       const id = byIp.get(ip);

@@ -33,7 +33,7 @@ export function registerDeviceRoutes(ctx: PluginContext, devices: ManagedDeviceR
       c.set('X-Total-Count', String(matching.length));
       const page = limit === undefined ? (offset ? matching.slice(offset) : matching) : matching.slice(offset, offset + limit);
       c.type = 'application/json';
-      c.body = page.length <= 500 ? page : jsonArrayStream(page);
+      c.body = page.length <= 500 ? `[${page.map(devices.json).join(',')}]` : jsonArrayStream(page, devices.json);
     },
   });
   ctx.http.route({
@@ -47,7 +47,8 @@ export function registerDeviceRoutes(ctx: PluginContext, devices: ManagedDeviceR
     handler(c) {
       const device = devices.get(c.params.id!);
       if (!device) throw RestApiErrors.deviceNotFound(c.params.id!);
-      return device;
+      c.type = 'application/json';
+      c.body = devices.json(device);
     },
   });
   ctx.http.route({
