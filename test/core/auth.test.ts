@@ -2,6 +2,25 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ADMIN_PASSWORD, startTestGateway } from '../helpers/gateway-harness.js';
+import { createLoginThrottle } from '../../core/auth/login-throttle.js';
+
+test('the login throttle adds a delay step per failure past the free ones, then refuses until the window moves on', () => {
+  let now = 1_000_000;
+  const throttle = createLoginThrottle({ freeFailures: 2, maxFailures: 5, windowSeconds: 60, delayStepMs: 250 }, () => now);
+  const delays: unknown[] = [];
+  for (let i = 0; i < 5; i++) {
+    delays.push(throttle.check('10.0.0.1'));
+    throttle.failed('10.0.0.1');
+    now += 1000;
+  }
+  assert.deepEqual(delays, [{ delayMs: 0 }, { delayMs: 0 }, { delayMs: 250 }, { delayMs: 500 }, { delayMs: 750 }]);
+  assert.deepEqual(throttle.check('10.0.0.1'), { retryAfterSeconds: 55 });
+  assert.deepEqual(throttle.check('10.0.0.2'), { delayMs: 0 }, 'other addresses are unaffected');
+  now += 55_500;
+  assert.deepEqual(throttle.check('10.0.0.1'), { delayMs: 750 }, 'the oldest failure left the window');
+  throttle.succeeded('10.0.0.1');
+  assert.deepEqual(throttle.check('10.0.0.1'), { delayMs: 0 });
+});
 
 test('login returns an expiring token and the user; a wrong password or an unknown user get the same 401', async () => {
   const gw = await startTestGateway();
@@ -43,7 +62,7 @@ test('a token stops working when it expires and after logout', async () => {
 });
 
 test('repeated failed logins from one address are slowed down, then refused with 429', async () => {
-  const gw = await startTestGateway({ overrides: { auth: { login: { freeFailures: 2, maxFailures: 5, windowSeconds: 60, delayStepMs: 100 } } } });
+  const gw = await startTestGateway({ overrides: { auth: { login: { freeFailures: 2, maxFailures: 5, windowSeconds: 60, delayStepMs: 400 } } } });
   try {
     const attempt = () => gw.request('POST', '/api/auth/login', { body: { username: 'admin', password: 'guess-guess' } });
     const durations: number[] = [];
@@ -52,7 +71,8 @@ test('repeated failed logins from one address are slowed down, then refused with
       assert.equal((await attempt()).status, 401);
       durations.push(performance.now() - started);
     }
-    assert.ok(durations[4]! - durations[0]! >= 150, `later failures are delayed (${durations.map(Math.round).join(', ')} ms)`);
+    // The fifth failure waits 3 × 400 ms; scrypt's own time varies by far less than that.
+    assert.ok(durations[4]! - durations[0]! >= 800, `later failures are delayed (${durations.map(Math.round).join(', ')} ms)`);
     const refused = await attempt();
     assert.equal(refused.status, 429);
     assert.ok(Number(refused.headers.get('retry-after')) > 0);
