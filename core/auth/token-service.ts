@@ -28,48 +28,58 @@ export interface TokenService {
 const digest = (token: string) => createHash('sha256').update(token).digest('base64url');
 
 export function createTokenService(store: KeyValueStore, ttlSeconds: number, now: () => number = Date.now): TokenService {
+  // Keyed by the token itself (memory only), so a request costs no hash; the store keeps only digests.
   const cache = new Map<string, StoredToken>();
+  const byDigest = new Map<string, string>();
+  const remember = (token: string, record: StoredToken) => {
+    cache.set(token, record);
+    byDigest.set(digest(token), token);
+  };
+  const forget = (key: string) => {
+    const token = byDigest.get(key);
+    if (token !== undefined) cache.delete(token);
+    byDigest.delete(key);
+  };
   const live = (t: StoredToken | undefined) => t !== undefined && Date.parse(t.expiresAt) > now();
   return {
     async issue(username) {
       const token = randomBytes(32).toString('base64url');
       const record: StoredToken = { username: username.toLowerCase(), expiresAt: new Date(now() + ttlSeconds * 1000).toISOString() };
       await store.put(digest(token), record);
-      cache.set(digest(token), record);
+      remember(token, record);
       return { token, expiresAt: record.expiresAt };
     },
     async resolve(token) {
       if (!token || token.length > 256) return null;
-      const key = digest(token);
-      let record = cache.get(key);
+      let record = cache.get(token);
       if (!record) {
-        record = await store.get<StoredToken>(key);
-        if (record) cache.set(key, record);
+        record = await store.get<StoredToken>(digest(token));
+        if (record) remember(token, record);
       }
       if (!live(record)) {
         if (record) {
-          cache.delete(key);
-          await store.del(key);
+          forget(digest(token));
+          await store.del(digest(token));
         }
         return null;
       }
       return record!.username;
     },
     async revoke(token) {
-      cache.delete(digest(token));
+      forget(digest(token));
       await store.del(digest(token));
     },
     async revokeUser(username) {
       const name = username.toLowerCase();
       const doomed: string[] = [];
       for await (const [key, record] of store.entries<StoredToken>()) if (record.username === name) doomed.push(key);
-      for (const key of doomed) cache.delete(key);
+      for (const key of doomed) forget(key);
       await store.batch(doomed.map((key) => ({ type: 'del' as const, key })));
     },
     async sweep() {
       const doomed: string[] = [];
       for await (const [key, record] of store.entries<StoredToken>()) if (!live(record)) doomed.push(key);
-      for (const key of doomed) cache.delete(key);
+      for (const key of doomed) forget(key);
       await store.batch(doomed.map((key) => ({ type: 'del' as const, key })));
     },
   };

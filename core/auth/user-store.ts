@@ -9,7 +9,10 @@ export interface StoredUser {
   updatedAt: string;
 }
 
-/** Users under the kernel's `users` namespace, keyed by lower-cased username. */
+/**
+ * Users under the kernel's `users` namespace, keyed by lower-cased username, mirrored in memory
+ * (a site has tens of users; every authenticated request reads one).
+ */
 export interface UserStore {
   get(username: string): Promise<StoredUser | undefined>;
   list(): Promise<StoredUser[]>;
@@ -19,20 +22,21 @@ export interface UserStore {
   hasAny(): Promise<boolean>;
 }
 
-export function createUserStore(store: KeyValueStore): UserStore {
+export async function createUserStore(store: KeyValueStore): Promise<UserStore> {
   const key = (username: string) => username.toLowerCase();
+  const users = new Map<string, StoredUser>();
+  for await (const [name, user] of store.entries<StoredUser>()) users.set(name, user);
   return {
-    get: (username) => store.get<StoredUser>(key(username)),
-    async list() {
-      const users: StoredUser[] = [];
-      for await (const [, user] of store.entries<StoredUser>()) users.push(user);
-      return users;
+    get: async (username) => users.get(key(username)),
+    list: async () => [...users.values()].sort((a, b) => key(a.username).localeCompare(key(b.username))),
+    async put(user) {
+      await store.put(key(user.username), user);
+      users.set(key(user.username), user);
     },
-    put: (user) => store.put(key(user.username), user),
-    delete: (username) => store.del(key(username)),
-    async hasAny() {
-      for await (const _entry of store.entries({ limit: 1 })) return true;
-      return false;
+    async delete(username) {
+      await store.del(key(username));
+      users.delete(key(username));
     },
+    hasAny: async () => users.size > 0,
   };
 }
