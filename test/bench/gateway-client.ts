@@ -1,16 +1,9 @@
 /** The few REST calls the benchmarks make: sign in, store a credential, run a scan to its end. */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ADMIN_PASSWORD } from './gateway-process.js';
+import type { ScanView } from '../helpers/scan-helpers.js';
 
-export interface ScanView {
-  id: string;
-  status: string;
-  total: number;
-  scanned: number;
-  found: number;
-  startedAt: string;
-  finishedAt?: string;
-}
+export type { ScanView };
 
 export class GatewayClient {
   token = '';
