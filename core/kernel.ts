@@ -102,6 +102,17 @@ function closure(plugins: LoadedPlugin[]): (name: string) => Set<string> {
   };
 }
 
+/** Reads the CA bundle of `amt.caFile` once; an unreadable file stops start-up naming it. */
+function readDeviceTls(config: GatewayConfig, cwd: string): SiteSettings['deviceTls'] {
+  const { tlsTrust, caFile } = config.amt;
+  if (!caFile) return { mode: tlsTrust };
+  try {
+    return { mode: tlsTrust, caPem: readFileSync(resolve(cwd, caFile), 'utf8') };
+  } catch (err) {
+    throw new ConfigError(`invalid configuration: amt.caFile ${caFile} cannot be read (${(err as NodeJS.ErrnoException).code ?? 'unreadable'})`);
+  }
+}
+
 function bearerToken(ctx: RouteContext): string | undefined {
   const header = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('Authorization'));
   return header?.[1];
@@ -155,7 +166,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     pool = createWorkerPool(config.workers);
 
     let mainUrl = '';
-    const site: SiteSettings = { baseUrl: () => mainUrl, host: config.server.host, dataDir, amt: config.amt };
+    const site: SiteSettings = { baseUrl: () => mainUrl, host: config.server.host, dataDir, amt: config.amt, deviceTls: readDeviceTls(config, cwd) };
     const routes = new RouteTable();
     const schemas = new SchemaRegistry();
     const tags = new Map<string, string>([

@@ -232,6 +232,8 @@ export interface SiteSettings {
   readonly dataDir: string;
   /** Site-wide AMT settings: probe ports, allowed networks, TLS trust. */
   readonly amt: AmtSiteSettings;
+  /** The TLS trust device tasks take (`tlsTrust` of their input): the mode, and the CA bundle read once at start. */
+  readonly deviceTls: { mode: 'tofu' | 'ca'; caPem?: string };
 }
 
 export interface AmtSiteSettings {

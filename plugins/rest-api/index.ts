@@ -31,7 +31,7 @@ export default definePlugin<RestApiConfig>({
     const devices = await openDeviceRegistry(ctx.store.namespace('devices'));
     ctx.provide('credentials', credentials);
     ctx.provide('devices', devices);
-    ctx.provide('deviceAccess', { create: (options) => createDeviceAccess(devices, credentials, { ...options, amt: ctx.site.amt }) });
+    ctx.provide('deviceAccess', { create: (options) => createDeviceAccess(devices, credentials, { ...options, amt: ctx.site.amt, tlsTrust: ctx.site.deviceTls }) });
     registerCredentialRoutes(ctx, credentials);
     registerDeviceRoutes(ctx, devices);
     await registerScanning(ctx, devices, credentials);

@@ -46,3 +46,11 @@ test('a site file that is not JSON is named in the error', async () => {
   assert.throws(() => loadConfig({ file, env: {} }), { code: 'GW_ERR_CONFIG', message: new RegExp(`site configuration ${file} is not valid JSON`) });
   assert.throws(() => loadConfig({ file: '/nonexistent/site.json', env: {} }), { message: /cannot read site configuration \/nonexistent\/site.json: ENOENT/ });
 });
+
+test('an unreadable CA bundle for devices stops start-up naming amt.caFile', async () => {
+  const { startTestGateway } = await import('../helpers/gateway-harness.js');
+  await assert.rejects(startTestGateway({ overrides: { amt: { tlsTrust: 'ca', caFile: '/nonexistent/device-ca.pem' } } }), {
+    code: 'GW_ERR_CONFIG',
+    message: /amt\.caFile \/nonexistent\/device-ca\.pem cannot be read \(ENOENT\)/,
+  });
+});

@@ -3,8 +3,7 @@
  * credential first, then the stored credentials in sign-in order (a bounded number: AMT locks out
  * repeated failures), and a failure turned into a problem the client can act on.
  */
-import { readFileSync } from 'node:fs';
-import { HttpError, type AmtSiteSettings } from '../../../core/plugin-api.js';
+import { HttpError, type AmtSiteSettings, type SiteSettings } from '../../../core/plugin-api.js';
 import type { DeviceTarget } from '../../../workers/tasks/task-types.js';
 import type { CredentialVault, Device, DeviceAccess, DeviceAccessOptions, DeviceRegistry, TaskOutcome } from '../api.js';
 import { deviceProblem, DeviceProblems } from './device-problems.js';
@@ -16,9 +15,8 @@ function usesTls(device: Device, amt: AmtSiteSettings): boolean {
   return device.tls;
 }
 
-export function createDeviceAccess(devices: DeviceRegistry, vault: CredentialVault, options: DeviceAccessOptions & { amt: AmtSiteSettings }): DeviceAccess {
+export function createDeviceAccess(devices: DeviceRegistry, vault: CredentialVault, options: DeviceAccessOptions & { amt: AmtSiteSettings; tlsTrust: SiteSettings['deviceTls'] }): DeviceAccess {
   const { amt } = options;
-  const caPem = amt.caFile ? readFileSync(amt.caFile, 'utf8') : undefined;
 
   const targetOf = (device: Device): DeviceTarget => {
     const tls = usesTls(device, amt);
@@ -27,7 +25,7 @@ export function createDeviceAccess(devices: DeviceRegistry, vault: CredentialVau
       port: tls ? amt.ports.https : amt.ports.http,
       tls,
       timeouts: { connectMs: options.connectTimeoutMs, firstByteMs: options.requestTimeoutMs, totalMs: options.requestTimeoutMs },
-      tlsTrust: { mode: amt.tlsTrust, ...(caPem ? { caPem } : {}) },
+      tlsTrust: options.tlsTrust,
       pinnedFingerprint: device.tlsFingerprint ?? null,
     };
   };

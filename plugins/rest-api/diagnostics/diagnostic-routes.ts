@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { HttpError, type PluginContext } from '../../../core/plugin-api.js';
 import type { TaskCredential, WsmanCheckInput, WsmanCheckOutput } from '../../../workers/tasks/task-types.js';
 import type { RestApiConfig } from '../config.js';
@@ -20,14 +19,13 @@ function statusOf(result: WsmanCheckOutput): Status {
 export function registerDiagnosticRoutes(ctx: PluginContext<RestApiConfig>, vault: ManagedCredentialVault, devices: ManagedDeviceRegistry): void {
   ctx.openapi.addTag('diagnostics', 'Credential and WS-Management checks against one device');
   const { amt } = ctx.site;
-  const caPem = amt.caFile ? readFileSync(amt.caFile, 'utf8') : undefined;
   const check = (address: string, credential: TaskCredential | null) => {
     const input: WsmanCheckInput = {
       address,
       ports: amt.ports,
       credential,
       timeouts: { connectMs: ctx.config.scan.defaultTimeoutMs, firstByteMs: ctx.config.scan.requestTimeoutMs, totalMs: ctx.config.scan.requestTimeoutMs },
-      tlsTrust: { mode: amt.tlsTrust, ...(caPem ? { caPem } : {}) },
+      tlsTrust: ctx.site.deviceTls,
       pinnedFingerprint: devices.findByAddress(address)?.tlsFingerprint ?? null,
     };
     return ctx.pool.run('wsman-check', input);

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import type { PluginContext } from '../../../core/plugin-api.js';
 import type { RestApiConfig } from '../config.js';
 import type { ManagedCredentialVault } from '../credentials/credential-vault.js';
@@ -12,9 +11,8 @@ export async function registerScanning(ctx: PluginContext<RestApiConfig>, device
   const history = await openScanHistory(ctx.store.namespace('scans'), ctx.config.scan.historySize);
   const interrupted = await history.markInterrupted();
   if (interrupted.length) ctx.logger.warn('scans interrupted by the last stop', { scanIds: interrupted.map((s) => s.id) });
-  const caPem = ctx.site.amt.caFile ? readFileSync(ctx.site.amt.caFile, 'utf8') : undefined;
   const scans = createScanService(
-    { pool: ctx.pool, devices, events: ctx.events, logger: ctx.logger, amt: ctx.site.amt, caPem, options: ctx.config.scan },
+    { pool: ctx.pool, devices, events: ctx.events, logger: ctx.logger, amt: ctx.site.amt, tlsTrust: ctx.site.deviceTls, options: ctx.config.scan },
     history,
     vault,
   );

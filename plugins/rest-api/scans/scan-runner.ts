@@ -1,4 +1,4 @@
-import type { AmtSiteSettings, CancelToken, EventBus, Logger, WorkerPool } from '../../../core/plugin-api.js';
+import type { AmtSiteSettings, CancelToken, EventBus, Logger, SiteSettings, WorkerPool } from '../../../core/plugin-api.js';
 import { createSemaphore } from '../../../core/util/semaphore.js';
 import type { InterrogateOutput, ProbeCandidate, TaskCredential } from '../../../workers/tasks/task-types.js';
 import type { Scan, UnsealedCredential } from '../api.js';
@@ -22,7 +22,7 @@ export interface ScanRunDeps {
   events: EventBus;
   logger: Logger;
   amt: AmtSiteSettings;
-  caPem: string | undefined;
+  tlsTrust: SiteSettings['deviceTls'];
   options: RestApiConfig['scan'];
   /** Persists the scan record (throttled by the caller's history). */
   save: (scan: Scan) => Promise<void>;
@@ -169,7 +169,7 @@ export class ScanRun {
         credentials: credentialOrder(this.params.credentials, known?.credentialId),
         maxAttempts: options.credentialAttemptsPerDevice,
         timeouts: { connectMs: this.params.timeoutMs, firstByteMs: options.requestTimeoutMs, totalMs: options.requestTimeoutMs },
-        tlsTrust: { mode: amt.tlsTrust, ...(this.deps.caPem ? { caPem: this.deps.caPem } : {}) },
+        tlsTrust: this.deps.tlsTrust,
         pinnedFingerprint: known?.tlsFingerprint ?? null,
       },
       { cancel: this.cancelToken },
