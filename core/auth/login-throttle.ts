@@ -36,7 +36,8 @@ export function createLoginThrottle(options: LoginThrottleOptions, now: () => nu
         const retryAt = list[list.length - options.maxFailures]! + options.windowSeconds * 1000;
         return { retryAfterSeconds: Math.max(1, Math.ceil((retryAt - now()) / 1000)) };
       }
-      return { delayMs: Math.max(0, list.length - options.freeFailures + 1) * options.delayStepMs * (list.length >= options.freeFailures ? 1 : 0) };
+      const counted = list.length - options.freeFailures + 1;
+      return { delayMs: counted > 0 ? counted * options.delayStepMs : 0 };
     },
     failed(client) {
       const list = recent(client);

@@ -32,7 +32,6 @@ export interface WorkerPool {
   /** Runs a task from any module (absolute path or file URL), e.g. one a third-party plugin ships. */
   runFile<TOutput = unknown, TProgress = unknown>(file: string, input: unknown, options?: TaskRunOptions<TProgress>): Promise<TOutput>;
   createCancelToken(): CancelToken;
-  readonly stats: { threads: number; queued: number; running: number; completed: number };
   close(): Promise<void>;
 }
 
@@ -101,14 +100,6 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
       return runEnvelope(taskFileUrl(file), input, runOptions);
     },
     createCancelToken,
-    get stats() {
-      return {
-        threads: piscina.threads.length,
-        queued: piscina.queueSize,
-        running: piscina.threads.length === 0 ? 0 : Math.max(0, piscina.utilization > 0 ? 1 : 0),
-        completed: piscina.completed,
-      };
-    },
     async close() {
       await piscina.destroy();
     },

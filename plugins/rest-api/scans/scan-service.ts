@@ -19,8 +19,6 @@ export interface ScanService {
   cancel(id: string): Promise<Scan>;
   get(id: string): Scan | undefined;
   list(): Scan[];
-  /** Resolves when the scan has finished (for tests and the demo). */
-  finished(id: string): Promise<Scan>;
   /** Stops every running scan, recording it as interrupted (graceful shutdown). */
   stopAll(): Promise<void>;
 }
@@ -96,13 +94,6 @@ export function createScanService(deps: Omit<ScanRunDeps, 'save'>, history: Scan
       return live ? snapshot(live) : history.get(id);
     },
     list: () => history.list().map((s) => (running.has(s.id) ? snapshot(running.get(s.id)!.run.scan) : s)),
-    async finished(id) {
-      const entry = running.get(id);
-      if (entry) return entry.done;
-      const scan = history.get(id);
-      if (!scan) throw RestApiErrors.scanNotFound(id);
-      return scan;
-    },
     async stopAll() {
       const entries = [...running.values()];
       await Promise.all(entries.map(({ run }) => run.cancel()));
