@@ -7,12 +7,6 @@ import type { PowerService } from './power-service.js';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const params = { deviceId: { description: 'Device id' } };
-const DEVICE_FAILURES = {
-  404: { description: 'Unknown device' },
-  409: { description: 'The device is offline, or no credential is stored' },
-  502: { description: 'The device refused the credentials or answered with an error' },
-  504: { description: 'The device did not answer in time' },
-};
 
 export function registerPowerRoutes(ctx: PluginContext<PowerMgmtConfig>, power: PowerService): void {
   ctx.openapi.addSchema('PowerStatus', POWER_STATUS_SCHEMA);
@@ -20,7 +14,7 @@ export function registerPowerRoutes(ctx: PluginContext<PowerMgmtConfig>, power: 
   ctx.openapi.addSchema('PowerBulkResult', POWER_BULK_RESULT_SCHEMA);
   ctx.openapi.addTag('power', 'Power state of devices: read, change, change many');
   const tags = ['power'];
-  // The request bodies are inline: request validation cannot resolve a `$ref` to a mixed-case component yet.
+  const deviceFailures = ctx.use('deviceAccess').problemResponses;
 
   // Before `/:deviceId`, which would otherwise take `bulk` for a device id.
   ctx.http.route<{ deviceIds: string[]; action: PowerAction }>({
@@ -42,7 +36,7 @@ export function registerPowerRoutes(ctx: PluginContext<PowerMgmtConfig>, power: 
     tags,
     permission: 'power:read',
     params,
-    responses: { 200: { description: 'The power state', schema: ref('PowerStatus') }, ...DEVICE_FAILURES },
+    responses: { 200: { description: 'The power state', schema: ref('PowerStatus') }, ...deviceFailures },
     handler: (c) => power.read(c.params.deviceId!),
   });
 
@@ -58,7 +52,7 @@ export function registerPowerRoutes(ctx: PluginContext<PowerMgmtConfig>, power: 
     body: POWER_ACTION_REQUEST_SCHEMA,
     responses: {
       200: { description: 'The device answered the request', schema: ref('PowerChangeResult') },
-      ...DEVICE_FAILURES,
+      ...deviceFailures,
       422: { description: 'The device does not offer this action now' },
     },
     handler: (c) => power.change(c.params.deviceId!, c.request.body.action),

@@ -11,17 +11,12 @@ import { EVENTS_QUERY, HARDWARE_REPORT_SCHEMA, MONITOR_EVENT_SCHEMA } from './mo
 const MAX_EVENT_RECORDS = 1000;
 
 const params = { deviceId: { description: 'Device id' } };
-const DEVICE_FAILURES = {
-  404: { description: 'Unknown device' },
-  409: { description: 'The device is offline, or no credential is stored' },
-  502: { description: 'The device refused the credentials or answered with an error' },
-  504: { description: 'The device did not answer in time' },
-};
 
 export function registerDeviceRoutes(ctx: PluginContext, devices: DeviceRegistry, access: DeviceAccess, pool: WorkerPool): void {
   ctx.openapi.addSchema('HardwareReport', HARDWARE_REPORT_SCHEMA);
   ctx.openapi.addSchema('MonitorEvent', MONITOR_EVENT_SCHEMA);
   const tags = ['monitor'];
+  const deviceFailures = ctx.use('deviceAccess').problemResponses;
   const known = (id: string): Device => {
     const device = devices.get(id);
     if (!device) throw MonitorErrors.deviceNotFound(id);
@@ -36,7 +31,7 @@ export function registerDeviceRoutes(ctx: PluginContext, devices: DeviceRegistry
     tags,
     permission: 'monitor:read',
     params,
-    responses: { 200: { description: 'The hardware report', schema: { $ref: '#/components/schemas/HardwareReport' } }, ...DEVICE_FAILURES },
+    responses: { 200: { description: 'The hardware report', schema: { $ref: '#/components/schemas/HardwareReport' } }, ...deviceFailures },
     async handler(c) {
       const device = known(c.params.deviceId!);
       const { value } = await access.run(device, (input) => pool.run('inventory', input));
@@ -59,7 +54,7 @@ export function registerDeviceRoutes(ctx: PluginContext, devices: DeviceRegistry
         schema: { type: 'array', items: { $ref: '#/components/schemas/MonitorEvent' } },
         headers: { 'X-Total-Count': { description: 'Records in the log', schema: { type: 'integer' } } },
       },
-      ...DEVICE_FAILURES,
+      ...deviceFailures,
     },
     async handler(c) {
       const device = known(c.params.deviceId!);

@@ -120,6 +120,8 @@ export interface DeviceAccess {
 /** The `deviceAccess` service: device operations with the caller's time and attempt bounds. */
 export interface DeviceAccessFactory {
   create(options: DeviceAccessOptions): DeviceAccess;
+  /** OpenAPI responses for the problems `run` throws, for routes that run device operations. */
+  readonly problemResponses: Record<number, { description: string }>;
 }
 
 declare module '../../core/plugin-api.js' {

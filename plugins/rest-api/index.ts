@@ -9,6 +9,7 @@ import { registerCredentialRoutes } from './credentials/credential-routes.js';
 import { openDeviceRegistry } from './devices/device-registry.js';
 import { registerDeviceRoutes } from './devices/device-routes.js';
 import { createDeviceAccess } from './devices/device-access.js';
+import { DEVICE_PROBLEM_RESPONSES } from './devices/device-problems.js';
 import { REST_API_CONFIG_SCHEMA, type RestApiConfig } from './config.js';
 import { registerScanning } from './scans/register-scanning.js';
 import { registerDiagnosticRoutes } from './diagnostics/diagnostic-routes.js';
@@ -31,7 +32,10 @@ export default definePlugin<RestApiConfig>({
     const devices = await openDeviceRegistry(ctx.store.namespace('devices'));
     ctx.provide('credentials', credentials);
     ctx.provide('devices', devices);
-    ctx.provide('deviceAccess', { create: (options) => createDeviceAccess(devices, credentials, { ...options, amt: ctx.site.amt, tlsTrust: ctx.site.deviceTls }) });
+    ctx.provide('deviceAccess', {
+      create: (options) => createDeviceAccess(devices, credentials, { ...options, amt: ctx.site.amt, tlsTrust: ctx.site.deviceTls }),
+      problemResponses: DEVICE_PROBLEM_RESPONSES,
+    });
     registerCredentialRoutes(ctx, credentials);
     registerDeviceRoutes(ctx, devices);
     await registerScanning(ctx, devices, credentials);

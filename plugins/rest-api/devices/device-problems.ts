@@ -16,6 +16,15 @@ export const DeviceProblems = {
   cancelled: () => new HttpError(503, 'GW_ERR_SHUTTING_DOWN', 'the gateway is shutting down'),
 };
 
+/** The documented responses of the problems above, plus the unknown device the calling route reports. */
+export const DEVICE_PROBLEM_RESPONSES = {
+  404: { description: 'Unknown device' },
+  409: { description: 'The device is offline, or no credential is stored' },
+  502: { description: 'The device refused the credentials, failed TLS, or answered with an error' },
+  503: { description: 'The gateway is shutting down' },
+  504: { description: 'The device did not answer in time' },
+};
+
 /** The problem a device failure gives: offline is a conflict with the device's state, the rest are bad gateways. */
 export function deviceProblem(device: Device, failure: AmtFailure): HttpError {
   switch (failure.code) {
