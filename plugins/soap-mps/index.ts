@@ -106,9 +106,8 @@ export default definePlugin<SoapMpsConfig>({
     };
     const stopListening = ctx.events.subscribe('DeviceStatusChanged', notifier({ namespace, presence, subscriptions, sender, mpsAddress, ctx }));
 
-    // The default host is the main listener's, known only once it listens.
     ctx.onReady(async () => {
-      const host = config.host ?? hostOf(ctx.site.baseUrl()) ?? '127.0.0.1';
+      const host = config.host ?? ctx.site.host;
       const listener = await ctx.listen(handler, { host, port: config.port });
       listenerUrl = listener.url;
       ctx.logger.info('MPSInterfaceService serving', { url: listener.url + SERVICE_PATH, auth: config.auth, namespace });
