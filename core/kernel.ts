@@ -95,7 +95,11 @@ function closure(plugins: LoadedPlugin[]): (name: string) => Set<string> {
   return (name) => {
     const seen = new Set<string>();
     const walk = (n: string) => {
-      for (const dep of byName.get(n)?.dependencies ?? []) if (!seen.has(dep)) (seen.add(dep), walk(dep));
+      for (const dep of byName.get(n)?.dependencies ?? []) {
+        if (seen.has(dep)) continue;
+        seen.add(dep);
+        walk(dep);
+      }
     };
     walk(name);
     return seen;

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { loadConfig, mergeConfig } from '../../core/config/load-config.js';
 import { startGateway, type Gateway } from '../../core/kernel.js';
+import { builtInPluginNames } from '../../core/plugins/plugin-loader.js';
 
 export const ADMIN_PASSWORD = 'admin-test-password-1';
 
@@ -41,14 +42,13 @@ export interface TestGateway {
   cleanup(): Promise<void>;
 }
 
-const ALL_BUILT_IN = ['rest-api', 'route-permissions', 'scan-hub', 'remote-monitor', 'power-mgmt', 'soap-mps'];
 
 export async function startTestGateway(options: TestGatewayOptions = {}): Promise<TestGateway> {
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'amtgw-test-')));
   const masterKey = options.masterKey ?? randomBytes(32).toString('base64');
   const enabled = new Set(options.plugins ?? []);
   const plugins: Record<string, unknown> = {};
-  for (const name of ALL_BUILT_IN) plugins[name] = { enable: enabled.has(name) };
+  for (const name of builtInPluginNames()) plugins[name] = { enable: enabled.has(name) };
   for (const name of enabled) plugins[name] ??= { enable: true };
   const base = { server: { host: '127.0.0.1', port: 0, shutdownTimeoutMs: 2000 }, dataDir, log: { level: options.logs ? 'debug' : 'warn' }, plugins };
   const env = { AMTGW_ADMIN_PASSWORD: ADMIN_PASSWORD, AMTGW_MASTER_KEY: masterKey, ...options.env };
