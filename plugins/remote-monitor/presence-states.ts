@@ -1,9 +1,10 @@
 /**
  * The online state of every tracked device: the state machine of probe outcomes (online after one
  * answer, offline after `missedProbesOffline` silent probes in a row) and its persistence, so that
- * `since` survives restarts. Only changes are written; `lastSeen` of every device is written at close.
+ * `since` survives restarts. Only changes are written at once; at close, the records whose `lastSeen`
+ * moved since they were written (a device never observed keeps what the registry says, unwritten).
  */
-import type { KeyValueStore, Logger } from '../../core/plugin-api.js';
+import type { BatchOperation, KeyValueStore, Logger } from '../../core/plugin-api.js';
 import { createSerialQueue } from '../../core/util/serial-queue.js';
 import type { Device } from '../rest-api/api.js';
 
@@ -49,7 +50,7 @@ export interface PresenceStates {
   forget(deviceId: string): void;
   /** Deletes the stored records of devices that were not tracked (removed while the monitor was off). */
   pruneUntracked(): void;
-  /** Writes every record (for `lastSeen`) and waits for pending writes. */
+  /** Writes the records whose `lastSeen` moved since they were written, and waits for pending writes. */
   flush(): Promise<void>;
 }
 
@@ -57,6 +58,8 @@ export async function openPresenceStates(store: KeyValueStore, missedProbesOffli
   const stored = new Map<string, PresenceRecord>();
   for await (const [id, record] of store.entries<PresenceRecord>()) stored.set(id, record);
   const states = new Map<string, PresenceState>();
+  /** Devices whose state differs from their stored record (or what the registry says when there is none). */
+  const unsaved = new Set<string>();
   const serial = createSerialQueue();
   const write = (work: () => Promise<void>) =>
     void serial(work).catch((err: Error) => logger.warn('could not store an online state', { error: err.message }));
@@ -72,9 +75,12 @@ export async function openPresenceStates(store: KeyValueStore, missedProbesOffli
     track(device, initial) {
       const existing = states.get(device.id);
       if (existing) return existing;
-      const record = stored.get(device.id) ?? initial ?? { online: device.online, since: device.lastSeen, lastSeen: device.lastSeen };
-      stored.delete(device.id);
-      const state: PresenceState = { ...record, missed: 0, answering: record.online, port: null };
+      const record = stored.get(device.id);
+      if (record) stored.delete(device.id);
+      else if (initial) unsaved.add(device.id);
+      const { online, since, lastSeen } = record ?? initial ?? { online: device.online, since: device.lastSeen, lastSeen: device.lastSeen };
+      // A literal, not a spread of the record: spreading costs microseconds a device, a second at 100,000.
+      const state: PresenceState = { online, since, lastSeen, missed: 0, answering: online, port: null };
       states.set(device.id, state);
       return state;
     },
@@ -91,15 +97,28 @@ export async function openPresenceStates(store: KeyValueStore, missedProbesOffli
         state.missed++;
       }
       const online = answered || (state.online && state.missed < missedProbesOffline);
-      if (online === state.online) return null;
+      if (online === state.online) {
+        if (answered) unsaved.add(id);
+        return null;
+      }
       state.online = online;
       state.since = iso;
+      unsaved.delete(id);
       const record = recordOf(state);
-      write(() => store.put(id, record));
+      // Left unsaved when the write fails, so that closing tries again.
+      write(async () => {
+        try {
+          await store.put(id, record);
+        } catch (err) {
+          unsaved.add(id);
+          throw err;
+        }
+      });
       return { deviceId: id, online, at: iso, lastSeen: state.lastSeen };
     },
     forget(id) {
       if (!states.delete(id)) return;
+      unsaved.delete(id);
       write(() => store.del(id));
     },
     pruneUntracked() {
@@ -108,8 +127,16 @@ export async function openPresenceStates(store: KeyValueStore, missedProbesOffli
       if (orphans.length) write(() => store.batch(orphans.map((key) => ({ type: 'del' as const, key }))));
     },
     async flush() {
-      const records = [...states].map(([id, state]) => ({ type: 'put' as const, key: id, value: recordOf(state) }));
-      await serial(() => (records.length ? store.batch(records) : Promise.resolve()));
+      // In the queue, so that a change whose write failed just before is among the records.
+      await serial(async () => {
+        const records: BatchOperation[] = [];
+        for (const id of unsaved) {
+          const state = states.get(id);
+          if (state) records.push({ type: 'put', key: id, value: recordOf(state) });
+        }
+        unsaved.clear();
+        if (records.length) await store.batch(records);
+      });
     },
   };
 }

@@ -94,12 +94,9 @@ export function createSweepScheduler(deps: SweepSchedulerDeps): SweepScheduler {
   function syncWithRegistry(now: number): void {
     if (devices.count() === nextAt.size) return;
     const list = devices.list();
-    const ids = new Set<string>();
-    list.forEach((device, i) => {
-      ids.add(device.id);
-      add(device, now + Math.floor((i / list.length) * intervalMs));
-    });
-    for (const id of [...nextAt.keys()]) if (!ids.has(id)) forget(id);
+    for (let i = 0; i < list.length; i++) add(list[i]!, now + Math.floor((i / list.length) * intervalMs));
+    // Every listed device is tracked now, so only a surplus means some were removed.
+    if (nextAt.size > list.length) for (const id of nextAt.keys()) if (!devices.get(id)) forget(id);
   }
 
   function rollWindow(now: number): void {

@@ -69,3 +69,30 @@ test('without a stored record a device starts from what the registry says', asyn
   assert.equal(states.track(device('b', true)).since, '2026-01-01T00:00:00.000Z');
   assert.equal(states.track(device('c'), { online: false, since: null, lastSeen: null }).since, null);
 });
+
+test('closing writes only the records that moved since they were written; an untouched device is never written', async () => {
+  const store = memoryStore();
+  const states = await openPresenceStates(store, 2, logger);
+  states.track(device('answered'));
+  states.track(device('untouched'));
+  states.track(device('found'), { online: false, since: null, lastSeen: null });
+  states.observe('answered', true, at(1));
+  await states.flush();
+  assert.deepEqual([...store.data.keys()].sort(), ['answered', 'found']);
+  assert.deepEqual(JSON.parse(store.data.get('answered')!), { online: true, since: '2026-01-01T00:00:00.000Z', lastSeen: at(1).toISOString() });
+  store.data.clear();
+  await states.flush();
+  assert.deepEqual([...store.data.keys()], [], 'nothing moved since the last close');
+  const reopened = await openPresenceStates(store, 2, logger);
+  assert.deepEqual(reopened.track(device('untouched', false)), { online: false, since: '2026-01-01T00:00:00.000Z', lastSeen: '2026-01-01T00:00:00.000Z', missed: 0, answering: false, port: null }, 'an unwritten device starts again from the registry');
+});
+
+test('a change whose write failed is written again at close', async () => {
+  const store = memoryStore();
+  store.put = async () => Promise.reject(new Error('disk full'));
+  const states = await openPresenceStates(store, 1, logger);
+  states.track(device('a'));
+  states.observe('a', false, at(3));
+  await states.flush();
+  assert.deepEqual(JSON.parse(store.data.get('a')!), { online: false, since: at(3).toISOString(), lastSeen: '2026-01-01T00:00:00.000Z' });
+});
