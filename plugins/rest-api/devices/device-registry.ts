@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { BatchOperation, KeyValueStore } from '../../../core/plugin-api.js';
 import { createSerialQueue } from '../../../core/util/serial-queue.js';
 import type { Device, DeviceFilter, DeviceRegistry } from '../api.js';
+import { createEncodedBlocks } from './encoded-blocks.js';
 
 /** What a scan learned about an address; merged into the device with the same identity. */
 export type DeviceObservation = Omit<Device, 'id' | 'firstSeen' | 'lastSeen' | 'lastScanId' | 'online'> & {
@@ -14,11 +15,38 @@ export interface ManagedDeviceRegistry extends DeviceRegistry {
   record(observation: DeviceObservation, scanId: string | null): Promise<{ device: Device; created: boolean }>;
   delete(id: string): Promise<boolean>;
   findByAddress(ipAddress: string): Device | undefined;
-  /** The device as JSON text, serialised once per version of the device. */
-  json(device: Device): string;
+  /** The device as UTF-8 JSON, encoded once per version of the device. */
+  encoded(device: Device): Buffer;
+  /** Devices `[start, end)` of the unfiltered address order as a JSON array. */
+  encodedPage(start: number, end: number): Buffer;
 }
 
-const ipKey = (ip: string) => ip.split('.').reduce((n, octet) => n * 256 + Number(octet), 0);
+/** An IPv4 address as a number, for ordering. */
+function ipKey(ip: string): number {
+  let key = 0;
+  let octet = 0;
+  for (let i = 0; i < ip.length; i++) {
+    const c = ip.charCodeAt(i);
+    if (c === 46) {
+      key = key * 256 + octet;
+      octet = 0;
+    } else octet = octet * 10 + c - 48;
+  }
+  return key * 256 + octet;
+}
+
+const INDEX_SPAN = 2 ** 20;
+
+/** Devices in address order. */
+function sortByAddress(devices: Device[], keyOf: (device: Device) => number): Device[] {
+  if (devices.length > INDEX_SPAN) return devices.sort((a, b) => keyOf(a) - keyOf(b));
+  // key × 2^20 + position stays below 2^52, exact in a double, and a typed array sorts it natively:
+  // a tenth of the time of a comparator sort at 100,000 devices.
+  const packed = new Float64Array(devices.length);
+  for (let i = 0; i < devices.length; i++) packed[i] = keyOf(devices[i]!) * INDEX_SPAN + i;
+  packed.sort();
+  return Array.from(packed, (value) => devices[value % INDEX_SPAN]!);
+}
 
 function matches(device: Device, filter: DeviceFilter): boolean {
   if (filter.provisioningState !== undefined && device.provisioningState !== filter.provisioningState) return false;
@@ -42,7 +70,6 @@ export async function openDeviceRegistry(store: KeyValueStore): Promise<ManagedD
   /** Address order, rebuilt only when a device is added, removed or moves; updates replace in place. */
   let sorted: Device[] | null = null;
   const keys = new Map<string, number>();
-  const byKey = (a: Device, b: Device) => keys.get(a.id)! - keys.get(b.id)!;
   /** Replaces `next` in the sorted list when it kept its address, else drops the list. */
   const replaceSorted = (previous: Device, next: Device) => {
     if (!sorted || previous.ipAddress !== next.ipAddress) {
@@ -65,8 +92,8 @@ export async function openDeviceRegistry(store: KeyValueStore): Promise<ManagedD
     sorted = null;
   };
   const serial = createSerialQueue();
-  // Stored devices are never mutated (an update replaces the object), so their text can be kept.
-  const jsonCache = new WeakMap<Device, string>();
+  // Stored devices are never mutated (an update replaces the object), so their bytes can be kept.
+  const encodedCache = new WeakMap<Device, Buffer>();
 
   const index = (device: Device, previous?: Device) => {
     byId.set(device.id, device);
@@ -87,17 +114,19 @@ export async function openDeviceRegistry(store: KeyValueStore): Promise<ManagedD
   };
   for await (const [, device] of store.entries<Device>()) index(device);
 
-  const all = () => (sorted ??= [...byId.values()].sort(byKey));
+  const all = () => (sorted ??= sortByAddress([...byId.values()], (device) => keys.get(device.id)!));
+  const blocks = createEncodedBlocks();
 
   return {
-    json(device) {
-      let text = jsonCache.get(device);
-      if (text === undefined) {
-        text = JSON.stringify(device);
-        jsonCache.set(device, text);
+    encoded(device) {
+      let bytes = encodedCache.get(device);
+      if (bytes === undefined) {
+        bytes = Buffer.from(JSON.stringify(device));
+        encodedCache.set(device, bytes);
       }
-      return text;
+      return bytes;
     },
+    encodedPage: (start, end) => blocks.page(all(), start, end),
     get: (id) => byId.get(id),
     findByAddress: (ip) => {
       const id = byIp.get(ip);

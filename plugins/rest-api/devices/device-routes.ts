@@ -1,5 +1,5 @@
 import type { PluginContext } from '../../../core/plugin-api.js';
-import { jsonArrayStream } from '../../../core/http/json-array-stream.js';
+import { jsonArrayBuffer, jsonArrayStream } from '../../../core/http/json-array-body.js';
 import type { DeviceFilter } from '../api.js';
 import { RestApiErrors } from '../errors.js';
 import type { ManagedDeviceRegistry } from './device-registry.js';
@@ -7,6 +7,8 @@ import { DEVICE_LIST_QUERY, DEVICE_SCHEMA } from './device-schemas.js';
 
 const REF = { $ref: '#/components/schemas/Device' };
 const params = { id: { description: 'Device id' } };
+/** Longer lists are streamed. */
+const PAGE_AT_ONCE = 500;
 const TOTAL = { 'X-Total-Count': { description: 'Number of devices matching the filters', schema: { type: 'integer' } } };
 
 /** `GET /api/devices` (fixed), `GET /api/devices/{id}`, `DELETE /api/devices/{id}` (fixed). */
@@ -31,9 +33,13 @@ export function registerDeviceRoutes(ctx: PluginContext, devices: ManagedDeviceR
       if (online !== undefined) filter.online = online;
       const matching = devices.list(filter);
       c.set('X-Total-Count', String(matching.length));
-      const page = limit === undefined ? (offset ? matching.slice(offset) : matching) : matching.slice(offset, offset + limit);
       c.type = 'application/json';
-      c.body = page.length <= 500 ? `[${page.map(devices.json).join(',')}]` : jsonArrayStream(page, devices.json);
+      if (limit !== undefined && limit <= PAGE_AT_ONCE && Object.keys(filter).length === 0) {
+        c.body = devices.encodedPage(offset, offset + limit);
+        return;
+      }
+      const page = limit === undefined ? (offset ? matching.slice(offset) : matching) : matching.slice(offset, offset + limit);
+      c.body = page.length <= PAGE_AT_ONCE ? jsonArrayBuffer(page, devices.encoded) : jsonArrayStream(page, devices.encoded);
     },
   });
   ctx.http.route({
@@ -48,7 +54,7 @@ export function registerDeviceRoutes(ctx: PluginContext, devices: ManagedDeviceR
       const device = devices.get(c.params.id!);
       if (!device) throw RestApiErrors.deviceNotFound(c.params.id!);
       c.type = 'application/json';
-      c.body = devices.json(device);
+      c.body = devices.encoded(device);
     },
   });
   ctx.http.route({

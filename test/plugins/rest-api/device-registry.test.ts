@@ -43,3 +43,49 @@ test('the device list stays in address order through inserts, in-place updates, 
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+test('encoded pages equal the JSON of the listed devices across block edges, after updates, inserts and deletes', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'amtgw-registry-'));
+  const store = await openStore(dir);
+  try {
+    const registry = await openDeviceRegistry(store.namespace('devices'));
+    for (let i = 0; i < 300; i++) await registry.record(observation(`10.1.${i >> 8}.${i & 255}`), 'scan-1');
+    const expected = (start: number, end: number) => JSON.stringify(registry.list().slice(start, end));
+    const pages: Array<[number, number]> = [[0, 10], [60, 70], [63, 65], [0, 300], [100, 228], [250, 400], [299, 300], [300, 310], [5, 5]];
+    const check = (when: string) => {
+      for (const [start, end] of pages) assert.equal(registry.encodedPage(start, end).toString(), expected(start, end), `${when}: [${start}, ${end})`);
+    };
+    check('fresh');
+    const d = registry.findByAddress('10.1.0.64')!;
+    await registry.update(d.id, { hostname: 'höst-ünïcode-名前' });
+    check('after an in-place update with multi-byte text');
+    JSON.parse(registry.encodedPage(60, 70).toString());
+    await registry.record(observation('10.0.255.1'), 'scan-2');
+    await registry.record(observation('9.0.0.1'), 'scan-2');
+    check('after inserts that shift every position');
+    await registry.delete(registry.findByAddress('10.1.1.0')!.id);
+    for (let i = 0; i < 200; i++) await registry.delete(registry.list()[0]!.id);
+    check('after deletes that shrink the list');
+    assert.equal(registry.encodedPage(0, 1000).toString(), JSON.stringify(registry.list()));
+  } finally {
+    await store.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('2,000 devices in scattered addresses are listed in numeric address order', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'amtgw-registry-'));
+  const store = await openStore(dir);
+  try {
+    const registry = await openDeviceRegistry(store.namespace('devices'));
+    const addresses = Array.from({ length: 2000 }, (_, i) => `${1 + (i % 223)}.${(i * 7) % 256}.${(i * 13) % 256}.${i % 256}`);
+    for (const ip of addresses) await registry.record(observation(ip), 'scan-1');
+    const key = (ip: string) => ip.split('.').reduce((n, o) => n * 256 + Number(o), 0);
+    const listed = registry.list().map((d) => d.ipAddress);
+    assert.deepEqual(listed, [...new Set(addresses)].sort((a, b) => key(a) - key(b)));
+    assert.equal(registry.list()[0]!.ipAddress, '1.0.0.0');
+  } finally {
+    await store.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+});
