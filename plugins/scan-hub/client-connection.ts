@@ -3,7 +3,8 @@ import type { AuthenticatedUser, Logger } from '../../core/plugin-api.js';
 import type { HubConfig } from './config.js';
 import { permittedEvents, type HubEventName, type OutgoingEvent } from './hub-events.js';
 import { invokeHubMethod, ScanSubscriptions } from './hub-methods.js';
-import { Outbox, type FlushScheduler } from './outbox.js';
+import type { FlushScheduler } from './flush-scheduler.js';
+import { Outbox } from './outbox.js';
 import { RecordReader } from './record-reader.js';
 import {
   checkHandshake,

@@ -5,7 +5,7 @@ import type { HubConfig } from './config.js';
 import { ClientConnection } from './client-connection.js';
 import { HubErrors } from './errors.js';
 import type { OutgoingEvent } from './hub-events.js';
-import { FlushScheduler } from './outbox.js';
+import { FlushScheduler } from './flush-scheduler.js';
 
 interface Slot {
   connectionId: string;
@@ -37,7 +37,7 @@ export class ConnectionRegistry {
   private readonly slots = new Map<string, Slot>();
   private readonly connections = new Set<ClientConnection>();
   private readonly heartbeat: NodeJS.Timeout;
-  private readonly scheduler = new FlushScheduler();
+  private readonly scheduler: FlushScheduler;
   private closing = false;
   private drained: (() => void) | undefined;
 
@@ -46,6 +46,7 @@ export class ConnectionRegistry {
     private readonly auth: PluginAuth,
     private readonly logger: Logger,
   ) {
+    this.scheduler = new FlushScheduler(config.flushIntervalMs);
     const period = Math.max(10, Math.min(250, config.keepAliveIntervalMs / 4, config.clientTimeoutMs / 4, config.handshakeTimeoutMs / 4));
     this.heartbeat = setInterval(() => this.tick(), period);
     this.heartbeat.unref();
@@ -134,6 +135,7 @@ export class ConnectionRegistry {
   /** Stops the heartbeat (after closeAll). */
   dispose(): void {
     clearInterval(this.heartbeat);
+    this.scheduler.dispose();
   }
 
   private checkCapacity(): void {

@@ -1,3 +1,5 @@
+import type { FlushScheduler } from './flush-scheduler.js';
+
 /** Where an outbox writes: the part of a `ws` WebSocket it needs. */
 export interface FrameSink {
   /** Bytes handed to the socket but not yet written to the kernel. */
@@ -13,48 +15,28 @@ export interface OutboxLimits {
   maxQueuedMessages: number;
 }
 
-interface Entry {
-  frame: Buffer | null;
-  key: string | undefined;
-}
-
-/**
- * Flushes outboxes once per event-loop turn, so that the events one turn publishes reach each
- * client as one WebSocket frame (hub records may share a frame) instead of one send per event.
- */
-export class FlushScheduler {
-  private dirty = new Set<Outbox>();
-  private scheduled = false;
-
-  request(outbox: Outbox): void {
-    this.dirty.add(outbox);
-    if (this.scheduled) return;
-    this.scheduled = true;
-    setImmediate(this.run);
-  }
-
-  private readonly run = () => {
-    this.scheduled = false;
-    const dirty = this.dirty;
-    this.dirty = new Set();
-    for (const outbox of dirty) outbox.flush();
-  };
+/** A record pushed with a coalescing key; `record` is null once a newer one replaced it or it was sent. */
+interface KeyedRecord {
+  record: Buffer | null;
+  key: string;
 }
 
 /**
  * A per-connection send queue that never blocks the sender and never grows without bound.
  *
- * Records wait here until the next flush, which hands them to the socket in batches while the
- * socket keeps up. Once the socket holds `socketHighWaterBytes` unsent, records stay here; a record
- * pushed with a coalescing key replaces the waiting record with the same key (the latest wins, and
- * it moves to the end so that it never overtakes records queued before it). Records without a key
- * are never dropped: when the waiting records exceed the limits, the outbox empties itself,
- * refuses further records and calls `onOverflow` once.
+ * Records wait here until the next flush (see {@link FlushScheduler}), which hands them to the
+ * socket in batches, each batch one frame, while the socket keeps up. Once the socket holds
+ * `socketHighWaterBytes` unsent, records stay here; a record pushed with a coalescing key replaces
+ * the waiting record with the same key (the latest wins, and it moves to the end so that it never
+ * overtakes records queued before it). Records without a key are never dropped: when the waiting
+ * records exceed the limits, the outbox empties itself, refuses further records and calls
+ * `onOverflow` once.
  */
 export class Outbox {
-  private queue: Entry[] = [];
+  // Records without a key (nearly all) are queued as they are: no wrapper allocated per record per client.
+  private queue: Array<Buffer | KeyedRecord> = [];
   private head = 0;
-  private readonly byKey = new Map<string, Entry>();
+  private readonly byKey = new Map<string, KeyedRecord>();
   private bytes = 0;
   private count = 0;
   private overflowed = false;
@@ -79,13 +61,15 @@ export class Outbox {
   /** Queues a record; returns false when the outbox has overflowed and took nothing. */
   push(record: Buffer, key?: string): boolean {
     if (this.overflowed) return false;
-    if (key !== undefined) {
+    if (key === undefined) {
+      this.queue.push(record);
+    } else {
       const stale = this.byKey.get(key);
       if (stale) this.discard(stale);
+      const keyed: KeyedRecord = { record, key };
+      this.queue.push(keyed);
+      this.byKey.set(key, keyed);
     }
-    const entry: Entry = { frame: record, key };
-    this.queue.push(entry);
-    if (key !== undefined) this.byKey.set(key, entry);
     this.bytes += record.length;
     this.count += 1;
     // A burst bigger than a batch goes to the socket now, so that the kernel's buffers absorb it
@@ -116,15 +100,17 @@ export class Outbox {
       const batch: Buffer[] = [];
       let size = 0;
       while (this.head < this.queue.length) {
-        const entry = this.queue[this.head]!;
-        if (entry.frame && size > 0 && size + entry.frame.length > this.limits.socketHighWaterBytes) break;
+        const item = this.queue[this.head]!;
+        const record = Buffer.isBuffer(item) ? item : item.record;
+        if (record && size > 0 && size + record.length > this.limits.socketHighWaterBytes) break;
         this.head++;
-        if (!entry.frame) continue;
-        batch.push(entry.frame);
-        size += entry.frame.length;
-        this.discard(entry);
+        if (!record) continue;
+        batch.push(record);
+        size += record.length;
+        if (Buffer.isBuffer(item)) this.take(record);
+        else this.discard(item);
       }
-      if (batch.length > 0) this.sink.send(batch.length === 1 ? batch[0]! : Buffer.concat(batch, size), this.written);
+      if (batch.length > 0) this.sink.send(this.scheduler.join(batch, size), this.written);
     }
     if (this.head === this.queue.length) {
       this.queue = [];
@@ -139,11 +125,15 @@ export class Outbox {
     if (!err && this.head < this.queue.length) this.scheduler.request(this);
   };
 
-  private discard(entry: Entry): void {
-    if (!entry.frame) return;
-    this.bytes -= entry.frame.length;
+  private take(record: Buffer): void {
+    this.bytes -= record.length;
     this.count -= 1;
-    entry.frame = null;
-    if (entry.key !== undefined && this.byKey.get(entry.key) === entry) this.byKey.delete(entry.key);
+  }
+
+  private discard(keyed: KeyedRecord): void {
+    if (!keyed.record) return;
+    this.take(keyed.record);
+    keyed.record = null;
+    if (this.byKey.get(keyed.key) === keyed) this.byKey.delete(keyed.key);
   }
 }

@@ -179,8 +179,9 @@ describe('scan-hub protocol edges, with a raw WebSocket client', { concurrency: 
     });
 
     test("refuses another user's negotiated id with 403", async () => {
-      const { connectionToken } = await negotiate(token);
+      // The other user first: a negotiated id lives only clientTimeoutMs (1.5 s here) unused.
       const other = await gw.userWith(['devices:read']);
+      const { connectionToken } = await negotiate(token);
       assert.equal(await upgradeStatus(hubUrl(gw, { id: connectionToken, access_token: other })), 403);
     });
   });

@@ -123,6 +123,8 @@ export function upgradeStatus(url: string, headers: Record<string, string> = {})
 export class RawHubClient {
   /** Every record received, parsed, in order. */
   readonly records: Array<Record<string, unknown>> = [];
+  /** For each WebSocket message received, how many records it completed. */
+  readonly recordsPerFrame: number[] = [];
   private tail = '';
   readonly closed: Promise<number>;
   private isClosed = false;
@@ -132,6 +134,7 @@ export class RawHubClient {
       const parts = (this.tail + data.toString('utf8')).split(RS);
       this.tail = parts.pop()!;
       for (const part of parts) this.records.push(JSON.parse(part) as Record<string, unknown>);
+      this.recordsPerFrame.push(parts.length);
     });
     this.closed = new Promise((resolve) =>
       ws.once('close', (code) => {

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FlushScheduler, Outbox, type FrameSink } from '../../../plugins/scan-hub/outbox.js';
+import { FlushScheduler } from '../../../plugins/scan-hub/flush-scheduler.js';
+import { Outbox, type FrameSink } from '../../../plugins/scan-hub/outbox.js';
 
 /** A socket stand-in whose writes complete only when the test drains it; records end with '|'. */
 class FakeSocket implements FrameSink {
