@@ -1,6 +1,7 @@
 // Entry of every worker thread: loads TypeScript task files through tsx and runs one task.
 // Plain JS because it is what loads the TypeScript hooks in the thread.
 import { setMaxListeners } from 'node:events';
+import { readdirSync } from 'node:fs';
 import { register } from 'tsx/esm/api';
 
 register();
@@ -17,6 +18,16 @@ const loadTask = (file) => {
   }
   return module;
 };
+
+// The built-in tasks (and undici, fast-xml-parser behind them) are loaded once the thread has
+// started, one after the other, so that the first scan does not wait for the module loader.
+const BUILT_IN_TASKS = new URL('./tasks/', import.meta.url);
+const PRELOAD_DELAY_MS = 500;
+setTimeout(async () => {
+  for (const name of readdirSync(BUILT_IN_TASKS).sort()) {
+    if (name.endsWith('.ts') && !name.endsWith('-types.ts')) await loadTask(new URL(name, BUILT_IN_TASKS).href).catch(() => undefined);
+  }
+}, PRELOAD_DELAY_MS).unref();
 
 export default async function runTask(envelope) {
   const { file, input, progressPort, cancelFlag } = envelope;

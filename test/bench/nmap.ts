@@ -4,7 +4,7 @@
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { watchRss, type RssReading } from './process-rss.js';
+import { readCpuSeconds, watchRss, type RssReading } from './process-rss.js';
 
 export interface NmapRun {
   seconds: number;
@@ -13,6 +13,8 @@ export interface NmapRun {
   /** The "scanned in N seconds" nmap reports itself. */
   reportedSeconds: number | null;
   rss: RssReading;
+  /** CPU seconds (user + system), as last sampled before it exited (sampled every 20 ms). */
+  cpuSeconds: number;
   version: string;
 }
 
@@ -48,6 +50,8 @@ export async function runNmap(path: string, range: string, ports: number[]): Pro
   const started = performance.now();
   const child = spawn(path, ['-oG', '-', ...nmapArgs(range, ports)], { stdio: ['ignore', 'pipe', 'pipe'] });
   const rss = watchRss(child.pid!);
+  let cpuSeconds = 0;
+  const cpuSampler = setInterval(() => (cpuSeconds = readCpuSeconds(child.pid!) ?? cpuSeconds), 20);
   let openHosts = 0;
   let reportedSeconds: number | null = null;
   let stderr = '';
@@ -60,7 +64,8 @@ export async function runNmap(path: string, range: string, ports: number[]): Pro
   });
   const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
   const seconds = (performance.now() - started) / 1000;
+  clearInterval(cpuSampler);
   const peak = rss.stop();
   if (code !== 0) throw new Error(`nmap exited ${code}: ${stderr.trim().slice(0, 1000)}`);
-  return { seconds, openHosts, reportedSeconds, rss: peak, version };
+  return { seconds, openHosts, reportedSeconds, rss: peak, cpuSeconds, version };
 }

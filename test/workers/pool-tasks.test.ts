@@ -47,6 +47,13 @@ describe('tasks in the worker pool', () => {
       assert.deepEqual(c.openPorts, [RMCP_PORT, device.config.tls ? 16993 : 16992]);
       assert.equal(c.pong?.provisioningState, device.config.provisioningState);
     }
+    const early = progress.flatMap((p) => p.candidates ?? []);
+    assert.deepEqual(
+      early.map((c) => c.address).sort(),
+      fleet.devices.map((d) => d.address).sort(),
+      'every device answered its ping, so each was offered once, before the 3 s window ended the batch',
+    );
+    for (const c of early) assert.deepEqual(c, out.candidates.find((x) => x.address === c.address), 'an early candidate is the same as in the final list');
     assert.ok(progress.length >= 1);
     assert.deepEqual(progress.at(-1), { probed: addresses.length, total: addresses.length, found: fleet.devices.length });
     for (let i = 1; i < progress.length; i++) assert.ok(progress[i]!.probed >= progress[i - 1]!.probed);

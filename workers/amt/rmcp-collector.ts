@@ -10,9 +10,9 @@ import { decodePresencePong, encodePresencePing, type RmcpPong } from './rmcp-co
 export interface PongCollectorOptions {
   /** UDP port the devices listen on (623 on real devices). */
   port: number;
-  /** Pings per sub-batch (default 50). */
+  /** Pings per sub-batch (default 50): the pace is one sub-batch per `batchGapMs`. */
   batchSize?: number;
-  /** Pause between sub-batches (default 10 ms). */
+  /** Time per sub-batch (default 10 ms). */
   batchGapMs?: number;
   /** How long to keep listening after the last ping (default 1,000 ms). */
   windowMs?: number;
@@ -23,6 +23,9 @@ export interface PongCollectorOptions {
   /** Called for every decoded pong as it arrives. */
   onPong?: (address: string, pong: RmcpPong) => void;
 }
+
+/** Catching up after a late timer sends at most this many sub-batches at once. */
+const MAX_BURST_BATCHES = 4;
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
@@ -71,15 +74,19 @@ export async function collectPongs(addresses: readonly string[], options: PongCo
     } catch {
       // The kernel refused the size: keep the default buffer, pacing still protects most pongs.
     }
-    for (let i = 0; i < targets.length && !options.signal?.aborted; i += batchSize) {
-      const batch = targets.slice(i, i + batchSize);
-      await Promise.all(
-        batch.map(
-          (address, j) =>
-            new Promise<void>((resolve) => socket.send(encodePresencePing((i + j) & 0xff), options.port, address, () => resolve())),
-        ),
-      );
-      if (i + batchSize < targets.length) await sleep(options.batchGapMs ?? 10, options.signal);
+    const pings = Array.from({ length: 256 }, (_, tag) => encodePresencePing(tag));
+    const gapMs = Math.max(1, options.batchGapMs ?? 10);
+    const started = performance.now();
+    let sent = 0;
+    while (sent < targets.length && !options.signal?.aborted) {
+      // Paced by rate, not by a fixed pause per sub-batch: on a busy thread timers fire late, and a
+      // pause that always waits a full gap made pinging a /16 take seconds longer than its probes.
+      const due = batchSize * (1 + Math.floor((performance.now() - started) / gapMs));
+      const end = Math.min(targets.length, due, sent + MAX_BURST_BATCHES * batchSize);
+      // No send callback: a datagram the kernel takes at once then costs no completion round trip,
+      // and a failed send surfaces as the socket's (ignored) 'error'.
+      for (; sent < end; sent++) socket.send(pings[sent & 0xff]!, options.port, targets[sent]!);
+      if (sent < targets.length) await sleep(gapMs, options.signal);
     }
     if (pongs.size < wanted.size && !options.signal?.aborted) {
       const window = new AbortController();

@@ -6,10 +6,10 @@
 import { isIP } from 'node:net';
 import type { TaskTools } from '../task-api.js';
 import { DEFAULT_PORTS } from '../amt/device-target.js';
+import { ProbeCandidates } from '../amt/probe-candidates.js';
 import { collectPongs } from '../amt/rmcp-collector.js';
-import type { RmcpPong } from '../amt/rmcp-codec.js';
 import { createTcpProber, forEachBounded } from '../amt/tcp-probe.js';
-import type { ProbeBatchInput, ProbeBatchOutput, ProbeBatchProgress, ProbeCandidate } from './task-types.js';
+import type { ProbeBatchInput, ProbeBatchOutput, ProbeBatchProgress } from './task-types.js';
 
 export default async function probeBatch(input: ProbeBatchInput, tools: TaskTools<ProbeBatchProgress>): Promise<ProbeBatchOutput> {
   const started = performance.now();
@@ -23,33 +23,32 @@ export default async function probeBatch(input: ProbeBatchInput, tools: TaskTool
   const signal = tools.signal;
   const concurrency = Math.max(1, Math.floor(input?.concurrency ?? 128));
 
-  const open = new Map<string, Set<number>>();
-  const pongs = new Map<string, RmcpPong>();
-  const foundSet = new Set<string>();
+  const found = new ProbeCandidates(rmcpPort);
   let tcpDone = 0;
-  const report = (): void => tools.progress({ probed: tcpDone, total: addresses.length, found: foundSet.size });
+  const report = (): void => {
+    const complete = found.takeComplete();
+    tools.progress({ probed: tcpDone, total: addresses.length, found: found.found, ...(complete.length ? { candidates: complete } : {}) });
+  };
   const ticker = setInterval(report, input?.progressIntervalMs ?? 100);
   const prober = createTcpProber(connectTimeoutMs, signal);
 
   try {
-    const onPong = (address: string, pong: RmcpPong): void => {
-      pongs.set(address, pong);
-      foundSet.add(address);
-    };
     // A failing UDP socket (e.g. no IPv4) must not fail the TCP half of the probe.
-    const rmcp = rmcpPort > 0 ? collectPongs(addresses, { port: rmcpPort, ...input?.rmcp, signal, onPong }).catch(() => undefined) : Promise.resolve();
+    const rmcp =
+      rmcpPort > 0
+        ? collectPongs(addresses, {
+            port: rmcpPort,
+            ...input?.rmcp,
+            signal,
+            onPong: (address, pong) => found.ponged(address, pong),
+          }).catch(() => undefined)
+        : Promise.resolve();
     const tcp = forEachBounded(
       addresses,
       Math.max(1, Math.floor(concurrency / Math.max(1, tcpPorts.length))),
       async (address) => {
         const results = await Promise.all(tcpPorts.map((port) => prober.probe(address, port)));
-        results.forEach((isOpen, i) => {
-          if (!isOpen) return;
-          const ports = open.get(address) ?? new Set<number>();
-          ports.add(tcpPorts[i]!);
-          open.set(address, ports);
-          foundSet.add(address);
-        });
+        found.tcpFinished(address, tcpPorts.filter((_, i) => results[i]));
         if (!signal.aborted) tcpDone++;
       },
       signal,
@@ -60,14 +59,7 @@ export default async function probeBatch(input: ProbeBatchInput, tools: TaskTool
     prober.close();
   }
 
-  const candidates: ProbeCandidate[] = [];
-  for (const address of addresses) {
-    const ports = new Set(open.get(address) ?? []);
-    const pong = pongs.get(address) ?? null;
-    if (pong) ports.add(rmcpPort);
-    if (ports.size === 0) continue;
-    candidates.push({ address, openPorts: [...ports].sort((a, b) => a - b), pong });
-  }
+  const candidates = found.all(addresses);
   const output: ProbeBatchOutput = {
     probed: signal.aborted ? tcpDone : addresses.length,
     candidates,

@@ -68,6 +68,11 @@ export interface ProbeBatchProgress {
   total: number;
   /** Candidates found so far. */
   found: number;
+  /**
+   * Candidates complete since the last message (TCP probes done and pong in, or TCP probes done when
+   * RMCP is off), so that they can be read before the batch ends; the output lists them again.
+   */
+  candidates?: ProbeCandidate[];
 }
 
 // ---------------------------------------------------------------------------------------------

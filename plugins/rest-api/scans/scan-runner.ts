@@ -92,12 +92,19 @@ export class ScanRun {
     const perBatchConcurrency = Math.max(1, Math.ceil(this.params.concurrency / parallel));
     const interrogation = createSemaphore(options.interrogationConcurrency);
     const interrogations: Array<Promise<void>> = [];
+    // A batch offers a candidate as soon as it is complete, and again in its final list.
+    const offered = new Set<string>();
+    const offer = (candidate: ProbeCandidate) => {
+      if (offered.has(candidate.address) || this.cancelled) return;
+      offered.add(candidate.address);
+      interrogations.push(interrogation.run(() => this.interrogate(candidate)));
+    };
     let batchIndex = 0;
     const prober = async () => {
       for (let next = batches.next(); !next.done && !this.cancelled; next = batches.next()) {
         const index = batchIndex++;
-        const candidates = await this.probe(index, next.value, perBatchConcurrency);
-        for (const candidate of candidates) interrogations.push(interrogation.run(() => this.interrogate(candidate)));
+        const candidates = await this.probe(index, next.value, perBatchConcurrency, offer);
+        candidates.forEach(offer);
       }
     };
     try {
@@ -129,7 +136,7 @@ export class ScanRun {
     }
   }
 
-  private async probe(index: number, addresses: string[], concurrency: number): Promise<ProbeCandidate[]> {
+  private async probe(index: number, addresses: string[], concurrency: number, offer: (candidate: ProbeCandidate) => void): Promise<ProbeCandidate[]> {
     const { amt, options, pool } = this.deps;
     const output = await pool.run(
       'probe-batch',
@@ -144,6 +151,7 @@ export class ScanRun {
       {
         cancel: this.cancelToken,
         onProgress: (p) => {
+          p.candidates?.forEach(offer);
           this.scannedInFlight.set(index, p.probed);
           if (!this.cancelled) this.updateScanned();
         },

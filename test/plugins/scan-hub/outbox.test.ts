@@ -17,9 +17,15 @@ class FakeSocket implements FrameSink {
     this.pending.push({ frame, written });
   }
 
-  /** Completes every pending write, as a reader catching up would, and lets the outbox flush again. */
+  /**
+   * Completes every pending write, as a reader catching up would, and lets the outbox flush again,
+   * until nothing new has come for longer than the flush scheduler's longest gap (50 ms).
+   */
   async drain(): Promise<void> {
-    for (let round = 0; round < 50; round++) {
+    let quietSince = performance.now();
+    for (const started = performance.now(); performance.now() - started < 5_000; ) {
+      if (this.pending.length > 0) quietSince = performance.now();
+      else if (performance.now() - quietSince > 150) return;
       while (this.pending.length > 0) {
         const { frame, written } = this.pending.shift()!;
         this.bufferedAmount -= frame.length;
@@ -27,7 +33,7 @@ class FakeSocket implements FrameSink {
         this.records.push(...frame.toString().split('|').slice(0, -1));
         written();
       }
-      await new Promise((resolve) => setImmediate(resolve));
+      await new Promise((resolve) => setTimeout(resolve, 2));
     }
   }
 }

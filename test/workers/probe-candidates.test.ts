@@ -1,0 +1,37 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ProbeCandidates } from '../../workers/amt/probe-candidates.js';
+import type { RmcpPong } from '../../workers/amt/rmcp-codec.js';
+
+const RMCP = 16623;
+const pong = { provisioningState: 2 } as unknown as RmcpPong;
+
+test('a candidate is complete once its TCP probes are done and its pong is in; one without a pong waits for the batch end', () => {
+  const found = new ProbeCandidates(RMCP);
+  found.tcpFinished('10.0.0.1', [16992]);
+  found.ponged('10.0.0.1', pong);
+  found.tcpFinished('10.0.0.2', [16993]);
+  found.ponged('10.0.0.3', pong);
+  found.tcpFinished('10.0.0.4', []);
+  assert.deepEqual(found.takeComplete(), [{ address: '10.0.0.1', openPorts: [16992, RMCP].sort((a, b) => a - b), pong }], 'TCP done and ponged');
+  assert.deepEqual(found.takeComplete(), [], 'no pong yet; a pong without TCP results waits too');
+  found.tcpFinished('10.0.0.3', []);
+  assert.deepEqual(found.takeComplete(), [{ address: '10.0.0.3', openPorts: [RMCP], pong }], 'found by RMCP alone');
+  assert.deepEqual(found.takeComplete(), [], 'each candidate is released once; an address with nothing found never');
+  assert.equal(found.found, 3);
+  assert.deepEqual(
+    found.all(['10.0.0.4', '10.0.0.3', '10.0.0.2', '10.0.0.1']),
+    [
+      { address: '10.0.0.3', openPorts: [RMCP], pong },
+      { address: '10.0.0.2', openPorts: [16993], pong: null },
+      { address: '10.0.0.1', openPorts: [RMCP, 16992], pong },
+    ],
+    'the final list, in the order given, with the one that never ponged',
+  );
+});
+
+test('without RMCP a candidate is complete as soon as its TCP probes are', () => {
+  const found = new ProbeCandidates(0);
+  found.tcpFinished('10.0.0.9', [16993, 16992]);
+  assert.deepEqual(found.takeComplete(), [{ address: '10.0.0.9', openPorts: [16992, 16993], pong: null }]);
+});
