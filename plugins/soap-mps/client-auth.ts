@@ -1,4 +1,4 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { PluginAuth } from '../../core/plugin-api.js';
 import { createNetworkMatcher, peerAddress } from './client-networks.js';
@@ -39,7 +39,7 @@ function basicCredentials(header: string | undefined): { username: string; passw
 
 /**
  * HTTP Basic against the gateway's users (scrypt per check, so a successful check is remembered
- * for 30 s under an HMAC of the header, and repeated failures from one address are refused with
+ * for 30 s under a salted hash of the header, and repeated failures from one address are refused with
  * 429 for a while), or, in `none` mode, the client address against `allowedClients`.
  */
 export function createClientAuth(auth: PluginAuth, options: ClientAuthOptions): ClientAuth {
@@ -54,12 +54,17 @@ export function createClientAuth(auth: PluginAuth, options: ClientAuthOptions): 
     };
   }
 
-  const cacheKey = randomBytes(32);
+  // Keyed by a salted hash so that the cache holds no credential. A one-shot hash, not an HMAC:
+  // the digest never leaves the process, and createHmac cost more than the rest of the check.
+  const salt = randomBytes(32).toString('base64');
+  const cacheKey = (header: string) => hash('sha256', salt + header, 'base64');
   const verified = new Map<string, { caller: string; until: number }>();
   const failures = new Map<string, number[]>();
 
   const recentFailures = (client: string) => {
-    const list = (failures.get(client) ?? []).filter((t) => t > now() - FAILURE_WINDOW_MS);
+    const tracked = failures.get(client);
+    if (!tracked) return [];
+    const list = tracked.filter((t) => t > now() - FAILURE_WINDOW_MS);
     if (list.length === 0) failures.delete(client);
     else failures.set(client, list);
     return list;
@@ -80,12 +85,14 @@ export function createClientAuth(auth: PluginAuth, options: ClientAuthOptions): 
         return { ok: false, status: 429, retryAfterSeconds: Math.max(1, Math.ceil((recent[0]! + FAILURE_WINDOW_MS - now()) / 1000)) };
       }
       const header = req.headers.authorization;
-      const credentials = basicCredentials(header);
-      if (!credentials) return { ok: false, status: 401 };
-      const key = createHmac('sha256', cacheKey).update(header!).digest('base64');
+      if (!header) return { ok: false, status: 401 };
+      // Only a header that was parsed and verified before can be in the cache.
+      const key = cacheKey(header);
       const cached = verified.get(key);
       if (cached && cached.until > now()) return { ok: true, caller: cached.caller };
       verified.delete(key);
+      const credentials = basicCredentials(header);
+      if (!credentials) return { ok: false, status: 401 };
 
       const user = await auth.verifyPassword(credentials.username, credentials.password);
       if (!user) {

@@ -25,6 +25,23 @@ function plain(res: ServerResponse, status: number, text: string, headers: Recor
   res.end(text);
 }
 
+interface RequestTarget {
+  /** The path without trailing slashes. */
+  path: string;
+  /** The query names `wsdl` (any case). */
+  wantsWsdl: boolean;
+}
+
+// Nearly every request names the service path exactly; only the others need the URL parser.
+const EXACT_SERVICE_PATH: RequestTarget = { path: SERVICE_PATH, wantsWsdl: false };
+
+function requestTarget(raw = '/'): RequestTarget | undefined {
+  if (raw === SERVICE_PATH) return EXACT_SERVICE_PATH;
+  if (!URL.canParse(raw, 'http://soap.invalid')) return undefined;
+  const url = new URL(raw, 'http://soap.invalid');
+  return { path: url.pathname.replace(/\/+$/, ''), wantsWsdl: [...url.searchParams.keys()].some((k) => k.toLowerCase() === 'wsdl') };
+}
+
 /**
  * The SOAP listener's request handler: `GET ?wsdl` serves the WSDL, `POST` runs an operation.
  * Every request is authenticated first (a refused caller gets 401 and nothing else); a POST body
@@ -34,9 +51,9 @@ export function createSoapHandler(options: SoapHandlerOptions): RequestListener 
   const { logger } = options;
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    const url = URL.canParse(req.url ?? '/', 'http://soap.invalid') ? new URL(req.url ?? '/', 'http://soap.invalid') : undefined;
-    if (!url) return plain(res, 400, 'Bad Request');
-    if (url.pathname.replace(/\/+$/, '') !== SERVICE_PATH) return plain(res, 404, 'Not Found');
+    const target = requestTarget(req.url);
+    if (!target) return plain(res, 400, 'Bad Request');
+    if (target.path !== SERVICE_PATH) return plain(res, 404, 'Not Found');
     if (req.method !== 'GET' && req.method !== 'POST') return plain(res, 405, 'Method Not Allowed', { Allow: 'GET, POST' });
 
     const outcome = await options.auth.authorize(req);
@@ -49,7 +66,7 @@ export function createSoapHandler(options: SoapHandlerOptions): RequestListener 
     }
 
     if (req.method === 'GET') {
-      if (![...url.searchParams.keys()].some((k) => k.toLowerCase() === 'wsdl')) return plain(res, 405, 'POST a SOAP 1.1 envelope, or GET ?wsdl', { Allow: 'GET, POST' });
+      if (!target.wantsWsdl) return plain(res, 405, 'POST a SOAP 1.1 envelope, or GET ?wsdl', { Allow: 'GET, POST' });
       res.statusCode = 200;
       res.setHeader('Content-Type', 'text/xml; charset=utf-8');
       res.end(options.wsdl(req));

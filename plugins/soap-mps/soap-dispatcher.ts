@@ -35,7 +35,11 @@ export interface SoapDispatcher {
 interface PendingCall {
   request: SoapRequest;
   caller: string;
-  fail: (err: unknown) => void;
+  reject: (err: unknown) => void;
+}
+
+function internalFault(err: unknown): SoapFault {
+  return err instanceof SoapFault ? err : new SoapFault('GW_ERR_SOAP_INTERNAL', 'internal error', { cause: err });
 }
 
 /**
@@ -59,13 +63,18 @@ export async function createSoapDispatcher(wsdlXml: string, operations: Operatio
       const call = pending.get(req);
       if (!call) return;
       if (call.request.operation !== name) {
-        call.fail(new Error(`strong-soap dispatched ${name} for a ${call.request.operation} request`));
+        pending.delete(req);
+        call.reject(internalFault(new Error(`strong-soap dispatched ${name} for a ${call.request.operation} request`)));
         return;
       }
       const run = operations[name] as (request: SoapRequest, caller: string) => Promise<Record<string, unknown>>;
-      run(call.request, call.caller)
-        .then((result) => callback(null, result))
-        .catch(call.fail);
+      run(call.request, call.caller).then(
+        (result) => callback(null, result),
+        (err: unknown) => {
+          pending.delete(req);
+          call.reject(internalFault(err));
+        },
+      );
     };
   const services = { MPSInterfaceService: { MPSNInterfaceSoapPortType: Object.fromEntries(OPERATIONS.map((name) => [name, method(name)])) } };
 
@@ -75,24 +84,23 @@ export async function createSoapDispatcher(wsdlXml: string, operations: Operatio
       if (event === 'request') setImmediate(resolve);
     });
   });
-  const server = new Server(emitter, SERVICE_PATH, services, new WSDL(wsdlXml, undefined, {}), {});
+  // strong-soap pretty-prints responses unless told not to (Base._initializeOptions).
+  const server = new Server(emitter, SERVICE_PATH, services, new WSDL(wsdlXml, undefined, {}), { prettyResponse: false });
   await ready;
 
   return {
     dispatch(xml, req, request, caller) {
+      // No closure is named per request here: tsx names each one, at a cost (see http-body.ts).
       return new Promise<string>((resolve, reject) => {
-        const fail = (err: unknown) => {
-          pending.delete(req);
-          reject(err instanceof SoapFault ? err : new SoapFault('GW_ERR_SOAP_INTERNAL', 'internal error', { cause: err }));
-        };
-        pending.set(req, { request, caller, fail });
+        pending.set(req, { request, caller, reject });
         try {
           server._process(xml, req, (out) => {
             pending.delete(req);
             resolve(EMPTY_RESPONSE_OPERATIONS.has(request.operation) ? soapEnvelope('') : out);
           });
         } catch (err) {
-          fail(err);
+          pending.delete(req);
+          reject(internalFault(err));
         }
       });
     },

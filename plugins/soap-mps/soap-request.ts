@@ -23,6 +23,17 @@ interface Particle {
   max: number;
 }
 
+/** The element content of each request element (specification, part 2), as XSD sequences. */
+const SEQUENCE = {
+  Envelope: [{ name: 'Header', min: 0, max: 1 }, { name: 'Body', min: 1, max: 1 }],
+  IsMachineConnected: [{ name: 'Machine', min: 1, max: 1 }],
+  Machine: [{ name: 'SystemName', min: 1, max: 1 }],
+  EnumerateConnectedMachines: [],
+  Pull: [{ name: 'EnumerationContext', min: 1, max: 1 }, { name: 'MaxElements', min: 0, max: 1 }],
+  Release: [{ name: 'EnumerationContext', min: 1, max: 1 }],
+  Delivery: [{ name: 'Delivery', min: 1, max: 1 }],
+} satisfies Record<string, readonly Particle[]>;
+
 const invalid = (message: string) => new SoapFault('GW_ERR_SOAP_INVALID_MESSAGE', message);
 const short = (text: string) => (text.length > 80 ? `${text.slice(0, 80)}...` : text);
 
@@ -30,7 +41,7 @@ const short = (text: string) => (text.length > 80 ? `${text.slice(0, 80)}...` : 
  * Reads the children of `element` as the XSD sequence `particles` in namespace `ns`, followed by
  * extension elements from other namespaces when `extensions` is set (xs:any ##other, ignored).
  */
-function readSequence(element: XmlElement, ns: string, particles: Particle[], extensions: boolean): Map<string, XmlElement[]> {
+function readSequence(element: XmlElement, ns: string, particles: readonly Particle[], extensions: boolean): Map<string, XmlElement[]> {
   const found = new Map<string, XmlElement[]>(particles.map((p) => [p.name, []]));
   const where = element.local;
   if (element.text.trim() !== '') throw invalid(`${where} must not contain text`);
@@ -86,23 +97,23 @@ function readOperation(op: XmlElement, ns: string): SoapRequest {
   const operation = op.local as OperationName;
   switch (operation) {
     case 'IsMachineConnected': {
-      const machine = one(readSequence(op, ns, [{ name: 'Machine', min: 1, max: 1 }], true), 'Machine');
-      const systemName = one(readSequence(machine, ns, [{ name: 'SystemName', min: 1, max: 1 }], true), 'SystemName');
+      const machine = one(readSequence(op, ns, SEQUENCE.IsMachineConnected, true), 'Machine');
+      const systemName = one(readSequence(machine, ns, SEQUENCE.Machine, true), 'SystemName');
       return { operation, systemName: text(systemName).trim() };
     }
     case 'EnumerateConnectedMachines':
-      readSequence(op, ns, [], false);
+      readSequence(op, ns, SEQUENCE.EnumerateConnectedMachines, false);
       return { operation };
     case 'Pull': {
-      const found = readSequence(op, ns, [{ name: 'EnumerationContext', min: 1, max: 1 }, { name: 'MaxElements', min: 0, max: 1 }], true);
+      const found = readSequence(op, ns, SEQUENCE.Pull, true);
       const max = found.get('MaxElements')![0];
       return { operation, context: one(found, 'EnumerationContext').text.trim(), maxElements: max ? positiveInteger(max) : undefined };
     }
     case 'Release':
-      return { operation, context: one(readSequence(op, ns, [{ name: 'EnumerationContext', min: 1, max: 1 }], false), 'EnumerationContext').text.trim() };
+      return { operation, context: one(readSequence(op, ns, SEQUENCE.Release, false), 'EnumerationContext').text.trim() };
     case 'SubscribeForNotifications':
     case 'Unsubscribe':
-      return { operation, delivery: anyUri(one(readSequence(op, ns, [{ name: 'Delivery', min: 1, max: 1 }], true), 'Delivery')) };
+      return { operation, delivery: anyUri(one(readSequence(op, ns, SEQUENCE.Delivery, true), 'Delivery')) };
   }
 }
 
@@ -116,7 +127,7 @@ export function readSoapRequest(xml: string, ns: string, soapAction: string | un
     throw new SoapFault('GW_ERR_SOAP_ENVELOPE', `the root element must be a SOAP 1.1 Envelope ({${SOAP11_NS}}Envelope)`);
   }
   if (envelope.ns !== SOAP11_NS) throw new SoapFault('GW_ERR_SOAP_VERSION', `only SOAP 1.1 (${SOAP11_NS}) is supported`);
-  const parts = readSequence(envelope, SOAP11_NS, [{ name: 'Header', min: 0, max: 1 }, { name: 'Body', min: 1, max: 1 }], false);
+  const parts = readSequence(envelope, SOAP11_NS, SEQUENCE.Envelope, false);
   for (const block of parts.get('Header')![0]?.children ?? []) {
     const must = block.attributes.find((a) => a.ns === SOAP11_NS && a.local === 'mustUnderstand');
     if (must && must.value.trim() === '1') {

@@ -11,6 +11,7 @@ import { FLEET_BASE, FLEET_PASSWORD, startBenchFleet } from './fleet-process.js'
 import { GatewayClient } from './gateway-client.js';
 import { startGatewayProcess } from './gateway-process.js';
 import { readAll } from './wsman-reference-client.js';
+import { readCpuSeconds } from './process-rss.js';
 
 /** The gateway's default `scan.interrogationConcurrency`; the reference uses the same. */
 const CONCURRENCY = 64;
@@ -28,12 +29,15 @@ export const interrogation: Benchmark = {
       let total: number;
       let read: number;
       let recordSpan: number;
+      let cpuSeconds: number;
       try {
         const client = new GatewayClient(gateway.url);
         await client.login();
         await client.addCredential('admin', FLEET_PASSWORD);
         await fleet.resetCounters();
+        const cpuBefore = readCpuSeconds(gateway.pid) ?? 0;
         const result = await client.scan(`${fleet.firstAddress}-${fleet.lastAddress}`);
+        cpuSeconds = (readCpuSeconds(gateway.pid) ?? 0) - cpuBefore;
         seconds = result.seconds;
         total = result.scan.total;
         const devices = await listDevices(client);
@@ -48,7 +52,9 @@ export const interrogation: Benchmark = {
       log(`reference: a bare Digest WS-Management client reading the same ${addresses.length} devices, ${CONCURRENCY} at a time`);
       await fleet.resetCounters();
       const started = performance.now();
+      const refCpuBefore = process.cpuUsage();
       const refRead = await readAll(addresses, 16992, 'admin', FLEET_PASSWORD, CONCURRENCY);
+      const refCpu = process.cpuUsage(refCpuBefore);
       const refSeconds = (performance.now() - started) / 1000;
       const ref = await fleet.counters();
 
@@ -57,6 +63,7 @@ export const interrogation: Benchmark = {
         { label: 'devices fully read', unit: '', gateway: read, reference: refRead },
         { label: 'devices fully read per second, end to end', unit: 'dev/s', gateway: read / seconds, reference: refRead / refSeconds, better: 'higher', note: `gateway: the whole scan (${total} addresses probed first), ${seconds.toFixed(2)} s` },
         { label: 'devices recorded per second once reading', unit: 'dev/s', gateway: recordSpan > 0 ? (read - 1) / recordSpan : null, reference: refRead / refSeconds, better: 'higher', note: 'gateway: first to last device record' },
+        { label: 'CPU milliseconds per device', unit: 'ms', gateway: (cpuSeconds * 1000) / n, reference: (refCpu.user + refCpu.system) / 1000 / n, better: 'lower', note: 'gateway: whole process during the scan, probing and storing included' },
         { label: 'HTTP round trips per device', unit: '', gateway: gw.requests / n, reference: ref.requests / n, better: 'lower' },
         { label: 'TCP connections per device', unit: '', gateway: gw.connections / n, reference: ref.connections / n, better: 'lower', note: "the device's 401 closes the connection, as AMT does" },
         { label: 'HTTP 401 challenges per device', unit: '', gateway: gw.unauthorized / n, reference: ref.unauthorized / n, better: 'lower' },

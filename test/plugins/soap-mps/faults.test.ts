@@ -55,9 +55,9 @@ describe('request guard', () => {
     assertFault(await gw.post('<s:Envelope xmlns:s="' + SOAP11 + '"><s:Body>'), 'soap:Client', /^malformed XML: /, 'GW_ERR_SOAP_MALFORMED');
     assertFault(await gw.post('hello'), 'soap:Client', /^malformed XML: /);
     assertFault(await gw.post(''), 'soap:Client', /^malformed XML: /);
-    assertFault(await gw.post(IS_CONNECTED('a') + '<second/>'), 'soap:Client', /malformed XML: .*root element/);
-    assertFault(await gw.post(IS_CONNECTED('&#0;')), 'soap:Client', /not a legal XML character/);
-    assertFault(await gw.post(envelope('<m:IsMachineConnected><m:Machine><q:SystemName>a</q:SystemName></m:Machine></m:IsMachineConnected>')), 'soap:Client', /prefix 'q'.*not declared/);
+    assertFault(await gw.post(IS_CONNECTED('a') + '<second/>'), 'soap:Client', /malformed XML: .*only one root/);
+    assertFault(await gw.post(IS_CONNECTED('&#0;')), 'soap:Client', /malformed XML: .*malformed character entity/);
+    assertFault(await gw.post(envelope('<m:IsMachineConnected><m:Machine><q:SystemName>a</q:SystemName></m:Machine></m:IsMachineConnected>')), 'soap:Client', /malformed XML: .*unbound namespace prefix: "q"/);
   });
 
   test('DOCTYPE, entity declarations and external entities are refused and never resolved', async () => {
