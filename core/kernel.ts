@@ -160,7 +160,9 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     const masterKey = loadMasterKey(resolve(cwd, config.masterKeyFile ?? join(dataDir, 'master.key')), env);
     const secrets = createSealer(masterKey.key);
     const coreStore = store.namespace(KERNEL);
-    const permissionNames = () => [...CORE_PERMISSIONS, ...plugins.flatMap((p) => p.def.permissions ?? [])].map((p) => p.name).filter((p, i, all) => all.indexOf(p) === i);
+    // Frozen: plugins receive this very list from auth.allPermissions().
+    const allPermissionNames = Object.freeze([...new Set([...CORE_PERMISSIONS, ...plugins.flatMap((p) => p.def.permissions ?? [])].map((p) => p.name))]) as string[];
+    const permissionNames = () => allPermissionNames;
     const auth = createAuthService(await createUserStore(coreStore.namespace('users')), createTokenService(coreStore.namespace('tokens'), config.auth.tokenTtlSeconds), permissionNames);
     await auth.tokens.sweep();
     const sweeper = setInterval(() => void auth.tokens.sweep().catch((err: Error) => logger.warn('token sweep failed', { error: err.message })), TOKEN_SWEEP_MS);

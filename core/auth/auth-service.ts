@@ -12,10 +12,16 @@ export interface AuthService extends PluginAuth {
 }
 
 export function createAuthService(users: UserStore, tokens: TokenService, knownPermissions: () => string[]): AuthService {
-  const toAuthenticated = (user: StoredUser): AuthenticatedUser => ({
-    username: user.username,
-    permissions: expandPermissions(user.permissions, knownPermissions()),
-  });
+  // Made once per user and grant, not per request; frozen because every request shares it.
+  const expanded = new WeakMap<StoredUser, { granted: string[]; known: string[]; user: AuthenticatedUser }>();
+  const toAuthenticated = (user: StoredUser): AuthenticatedUser => {
+    const known = knownPermissions();
+    const cached = expanded.get(user);
+    if (cached && cached.granted === user.permissions && cached.known === known && cached.user.username === user.username) return cached.user;
+    const authenticated = Object.freeze({ username: user.username, permissions: Object.freeze(expandPermissions(user.permissions, known)) as string[] });
+    expanded.set(user, { granted: user.permissions, known, user: authenticated });
+    return authenticated;
+  };
   return {
     users,
     tokens,

@@ -27,20 +27,27 @@ export interface TokenService {
 
 const digest = (token: string) => createHash('sha256').update(token).digest('base64url');
 
+/** A token in memory, its expiry parsed once. */
+interface LiveToken {
+  username: string;
+  expiresAtMs: number;
+}
+
 export function createTokenService(store: KeyValueStore, ttlSeconds: number, now: () => number = Date.now): TokenService {
   // Keyed by the token itself (memory only), so a request costs no hash; the store keeps only digests.
-  const cache = new Map<string, StoredToken>();
+  const cache = new Map<string, LiveToken>();
   const byDigest = new Map<string, string>();
-  const remember = (token: string, record: StoredToken) => {
-    cache.set(token, record);
+  const remember = (token: string, record: StoredToken): LiveToken => {
+    const live = { username: record.username, expiresAtMs: Date.parse(record.expiresAt) };
+    cache.set(token, live);
     byDigest.set(digest(token), token);
+    return live;
   };
   const forget = (key: string) => {
     const token = byDigest.get(key);
     if (token !== undefined) cache.delete(token);
     byDigest.delete(key);
   };
-  const live = (t: StoredToken | undefined) => t !== undefined && Date.parse(t.expiresAt) > now();
   return {
     async issue(username) {
       const token = randomBytes(32).toString('base64url');
@@ -51,19 +58,18 @@ export function createTokenService(store: KeyValueStore, ttlSeconds: number, now
     },
     async resolve(token) {
       if (!token || token.length > 256) return null;
-      let record = cache.get(token);
-      if (!record) {
-        record = await store.get<StoredToken>(digest(token));
-        if (record) remember(token, record);
+      let live = cache.get(token);
+      if (!live) {
+        const record = await store.get<StoredToken>(digest(token));
+        if (!record) return null;
+        live = remember(token, record);
       }
-      if (!live(record)) {
-        if (record) {
-          forget(digest(token));
-          await store.del(digest(token));
-        }
+      if (!(live.expiresAtMs > now())) {
+        forget(digest(token));
+        await store.del(digest(token));
         return null;
       }
-      return record!.username;
+      return live.username;
     },
     async revoke(token) {
       forget(digest(token));
@@ -78,7 +84,7 @@ export function createTokenService(store: KeyValueStore, ttlSeconds: number, now
     },
     async sweep() {
       const doomed: string[] = [];
-      for await (const [key, record] of store.entries<StoredToken>()) if (!live(record)) doomed.push(key);
+      for await (const [key, record] of store.entries<StoredToken>()) if (!(Date.parse(record.expiresAt) > now())) doomed.push(key);
       for (const key of doomed) forget(key);
       await store.batch(doomed.map((key) => ({ type: 'del' as const, key })));
     },

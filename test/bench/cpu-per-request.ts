@@ -25,6 +25,8 @@ export interface CpuLoadSpec {
   headers?: Record<string, string>;
   /** Bodies used in turn. */
   bodies?: string[];
+  /** Paths used in turn (default the URL's own). */
+  paths?: string[];
   connections: number;
   requests: number;
 }
@@ -39,7 +41,16 @@ export async function cpuPerRequest(spec: CpuLoadSpec): Promise<number> {
       headers: spec.headers ?? {},
       connections: spec.connections,
       amount,
-      requests: [spec.bodies?.length ? { setupRequest: (r: object) => ({ ...r, body: spec.bodies![i++ % spec.bodies!.length] }) } : {}],
+      requests: [
+        spec.bodies?.length || spec.paths?.length
+          ? {
+              setupRequest: (r: object) => {
+                const n = i++;
+                return { ...r, ...(spec.bodies?.length ? { body: spec.bodies[n % spec.bodies.length] } : {}), ...(spec.paths?.length ? { path: spec.paths[n % spec.paths.length] } : {}) };
+              },
+            }
+          : {},
+      ],
     });
     const failures = result.errors + result.timeouts + result.non2xx;
     if (failures > 0) throw new Error(`${spec.url}: ${failures} of ${result.requests.total} requests failed or were not 2xx`);

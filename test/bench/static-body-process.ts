@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 
 const SERVER = fileURLToPath(new URL('./static-body-server.ts', import.meta.url));
 
-export async function startStaticBody(workDir: string, body: string): Promise<{ url: string; stop(): Promise<void> }> {
+export async function startStaticBody(workDir: string, body: string): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
   const file = join(workDir, `static-body-${process.hrtime.bigint()}.json`);
   writeFileSync(file, body);
   const child = spawn(process.execPath, ['--import', 'tsx', SERVER, file], { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -18,6 +18,7 @@ export async function startStaticBody(workDir: string, body: string): Promise<{ 
   });
   return {
     url: `http://127.0.0.1:${port.trim()}`,
+    pid: child.pid!,
     async stop() {
       child.kill('SIGTERM');
       await exited;
