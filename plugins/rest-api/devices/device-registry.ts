@@ -17,8 +17,8 @@ export interface ManagedDeviceRegistry extends DeviceRegistry {
   findByAddress(ipAddress: string): Device | undefined;
   /** The device as UTF-8 JSON, encoded once per version of the device. */
   encoded(device: Device): Buffer;
-  /** Devices `[start, end)` of the unfiltered address order as a JSON array. */
-  encodedPage(start: number, end: number): Buffer;
+  /** Devices `[start, end)` of the unfiltered address order as a JSON array, in parts. */
+  encodedPage(start: number, end: number): Buffer[];
 }
 
 /** An IPv4 address as a number, for ordering. */

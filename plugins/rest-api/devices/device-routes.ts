@@ -1,4 +1,5 @@
 import type { PluginContext } from '../../../core/plugin-api.js';
+import { sendBufferParts } from '../../../core/http/buffer-parts-body.js';
 import { jsonArrayBuffer, jsonArrayStream } from '../../../core/http/json-array-body.js';
 import type { DeviceFilter } from '../api.js';
 import { RestApiErrors } from '../errors.js';
@@ -33,11 +34,11 @@ export function registerDeviceRoutes(ctx: PluginContext, devices: ManagedDeviceR
       if (online !== undefined) filter.online = online;
       const matching = devices.list(filter);
       c.set('X-Total-Count', String(matching.length));
-      c.type = 'application/json';
       if (limit !== undefined && limit <= PAGE_AT_ONCE && Object.keys(filter).length === 0) {
-        c.body = devices.encodedPage(offset, offset + limit);
+        sendBufferParts(c, devices.encodedPage(offset, offset + limit), 'application/json');
         return;
       }
+      c.type = 'application/json';
       const page = limit === undefined ? (offset ? matching.slice(offset) : matching) : matching.slice(offset, offset + limit);
       c.body = page.length <= PAGE_AT_ONCE ? jsonArrayBuffer(page, devices.encoded) : jsonArrayStream(page, devices.encoded);
     },

@@ -22,13 +22,13 @@ function holds(list: readonly Device[], start: number, end: number, devices: Dev
 
 /** Pages of a device list as JSON array bodies, from blocks of devices encoded once. */
 export interface EncodedBlocks {
-  /** `list[start, end)` as a JSON array. */
-  page(list: readonly Device[], start: number, end: number): Buffer;
+  /** `list[start, end)` as a JSON array, in parts to be sent one after the other (not copied). */
+  page(list: readonly Device[], start: number, end: number): Buffer[];
 }
 
 /**
- * The list is cut into blocks of 64 positions, each encoded as one buffer, so that a page is a
- * copy of two or three slices instead of an encode, a lookup and a copy per device. A block checks
+ * The list is cut into blocks of 64 positions, each encoded as one buffer, so that a page is two or
+ * three slices of them instead of an encode, a lookup and a copy per device. A block checks
  * that the list still holds the same device objects at its positions before it is used (devices
  * are replaced, never mutated), so a change re-encodes only the blocks it touched.
  */
@@ -66,7 +66,7 @@ export function createEncodedBlocks(): EncodedBlocks {
         start = to;
       }
       parts.push(CLOSE);
-      return Buffer.concat(parts);
+      return parts;
     },
   };
 }

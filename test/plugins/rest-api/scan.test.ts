@@ -87,6 +87,12 @@ test('devices can be filtered, paged, read and deleted', async () => {
   const page = (await res.json()) as Device[];
   assert.equal(page.length, 10);
   assert.equal(page[0]!.ipAddress, '127.30.0.6');
+  assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
+  assert.ok(res.headers.get('x-request-id'), 'the page carries the headers set before it');
+  const head = await gw.request('HEAD', '/api/devices?limit=10&offset=5', { token });
+  assert.equal(head.status, 200);
+  assert.equal(head.headers.get('content-length'), String(Buffer.byteLength(JSON.stringify(page))));
+  assert.equal(await head.text(), '');
   res = await gw.request('GET', '/api/devices?provisioningState=PRE', { token });
   const pre = (await res.json()) as Device[];
   assert.equal(pre.length, 50);
