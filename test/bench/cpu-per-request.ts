@@ -3,18 +3,17 @@
  * against it, and its user + system time from /proc/<pid>/stat before and after. Unlike requests
  * per second, this hardly moves when other work shares the machine.
  */
-import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { readCpuSeconds } from './process-rss.js';
 
 type Autocannon = (options: Record<string, unknown>) => Promise<{ requests: { total: number }; errors: number; timeouts: number; non2xx: number }>;
 // autocannon ships no types; only the parts used here are declared above.
 const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 
-/** User + system CPU time of a process (every thread), in milliseconds. */
 function cpuMs(pid: number): number {
-  // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // USER_HZ is 100 on Linux
+  const seconds = readCpuSeconds(pid);
+  if (seconds === undefined) throw new Error(`process ${pid} is gone`);
+  return seconds * 1000;
 }
 
 export interface CpuLoadSpec {
