@@ -19,11 +19,7 @@ export async function readSoapBody(req: IncomingMessage, maxBytes: number): Prom
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge(maxBytes);
 
-  const body = await new Promise<Buffer>((resolve, reject) => {
-    if (req.destroyed) return reject(new Error('the request closed before its body ended'));
-    reading.set(req, { chunks: [], size: 0, maxBytes, resolve, reject });
-    req.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
-  });
+  const body = await readBounded(req, maxBytes);
   try {
     return utf8.decode(body);
   } catch {
@@ -35,45 +31,33 @@ function tooLarge(maxBytes: number): SoapFault {
   return new SoapFault('GW_ERR_SOAP_BODY_TOO_LARGE', `request body exceeds ${maxBytes} bytes`, { closeConnection: true });
 }
 
-// The body is read with plain stream events and module-level listeners: an async iterator, or
-// closures made per request (which tsx names one by one), cost more than reading a small body.
-interface Reading {
-  chunks: Buffer[];
-  size: number;
-  maxBytes: number;
-  resolve(body: Buffer): void;
-  reject(err: unknown): void;
-}
-const reading = new WeakMap<IncomingMessage, Reading>();
-
-function finish(req: IncomingMessage): Reading {
-  const state = reading.get(req)!;
-  reading.delete(req);
-  req.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose);
-  return state;
-}
-
-function onData(this: IncomingMessage, chunk: Buffer): void {
-  const state = reading.get(this)!;
-  state.size += chunk.length;
-  if (state.size <= state.maxBytes) {
-    state.chunks.push(chunk);
-    return;
-  }
-  // Stop reading but keep the socket: the fault is still to be sent (with Connection: close).
-  finish(this).reject(tooLarge(state.maxBytes));
-  this.pause();
-}
-
-function onEnd(this: IncomingMessage): void {
-  const { chunks, size, resolve } = finish(this);
-  resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
-}
-
-function onError(this: IncomingMessage, err: Error): void {
-  finish(this).reject(err);
-}
-
-function onClose(this: IncomingMessage): void {
-  finish(this).reject(new Error('the request closed before its body ended'));
+/**
+ * The body's bytes, with stream events rather than an async iterator (which cost more than reading
+ * a small body). Past `maxBytes` it stops reading but keeps the socket: the fault is still to be
+ * sent (with Connection: close).
+ */
+function readBounded(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    if (req.destroyed) return reject(new Error('the request closed before its body ended'));
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const stop = () => req.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose);
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= maxBytes) return void chunks.push(chunk);
+      stop();
+      req.pause();
+      reject(tooLarge(maxBytes));
+    };
+    const onEnd = () => {
+      stop();
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+    };
+    const onError = (err: Error) => {
+      stop();
+      reject(err);
+    };
+    const onClose = () => onError(new Error('the request closed before its body ended'));
+    req.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
+  });
 }

@@ -38,10 +38,6 @@ interface PendingCall {
   reject: (err: unknown) => void;
 }
 
-function internalFault(err: unknown): SoapFault {
-  return err instanceof SoapFault ? err : new SoapFault('GW_ERR_SOAP_INTERNAL', 'internal error', { cause: err });
-}
-
 /**
  * Serves the operations with strong-soap against the rendered WSDL: strong-soap picks the
  * operation from the body element and serializes the output message the WSDL describes.
@@ -57,23 +53,21 @@ export async function createSoapDispatcher(wsdlXml: string, operations: Operatio
   await new Promise<void>((resolve, reject) => new WSDL(wsdlXml, undefined, {}).load((err) => (err ? reject(err) : resolve())));
 
   const pending = new WeakMap<IncomingMessage, PendingCall>();
+  const fail = (req: IncomingMessage, err: unknown) => {
+    const call = pending.get(req);
+    pending.delete(req);
+    call?.reject(err instanceof SoapFault ? err : new SoapFault('GW_ERR_SOAP_INTERNAL', 'internal error', { cause: err }));
+  };
   const method =
     (name: OperationName): ServiceMethod =>
     (_args, callback, _headers, req) => {
       const call = pending.get(req);
       if (!call) return;
-      if (call.request.operation !== name) {
-        pending.delete(req);
-        call.reject(internalFault(new Error(`strong-soap dispatched ${name} for a ${call.request.operation} request`)));
-        return;
-      }
+      if (call.request.operation !== name) return fail(req, new Error(`strong-soap dispatched ${name} for a ${call.request.operation} request`));
       const run = operations[name] as (request: SoapRequest, caller: string) => Promise<Record<string, unknown>>;
       run(call.request, call.caller).then(
         (result) => callback(null, result),
-        (err: unknown) => {
-          pending.delete(req);
-          call.reject(internalFault(err));
-        },
+        (err: unknown) => fail(req, err),
       );
     };
   const services = { MPSInterfaceService: { MPSNInterfaceSoapPortType: Object.fromEntries(OPERATIONS.map((name) => [name, method(name)])) } };
@@ -90,7 +84,6 @@ export async function createSoapDispatcher(wsdlXml: string, operations: Operatio
 
   return {
     dispatch(xml, req, request, caller) {
-      // No closure is named per request here: tsx names each one, at a cost (see http-body.ts).
       return new Promise<string>((resolve, reject) => {
         pending.set(req, { request, caller, reject });
         try {
@@ -99,8 +92,7 @@ export async function createSoapDispatcher(wsdlXml: string, operations: Operatio
             resolve(EMPTY_RESPONSE_OPERATIONS.has(request.operation) ? soapEnvelope('') : out);
           });
         } catch (err) {
-          pending.delete(req);
-          reject(internalFault(err));
+          fail(req, err);
         }
       });
     },

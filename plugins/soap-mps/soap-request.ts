@@ -31,7 +31,7 @@ const SEQUENCE = {
   EnumerateConnectedMachines: [],
   Pull: [{ name: 'EnumerationContext', min: 1, max: 1 }, { name: 'MaxElements', min: 0, max: 1 }],
   Release: [{ name: 'EnumerationContext', min: 1, max: 1 }],
-  Delivery: [{ name: 'Delivery', min: 1, max: 1 }],
+  SubscribeForNotifications: [{ name: 'Delivery', min: 1, max: 1 }], // Unsubscribe's content too
 } satisfies Record<string, readonly Particle[]>;
 
 const invalid = (message: string) => new SoapFault('GW_ERR_SOAP_INVALID_MESSAGE', message);
@@ -113,7 +113,7 @@ function readOperation(op: XmlElement, ns: string): SoapRequest {
       return { operation, context: one(readSequence(op, ns, SEQUENCE.Release, false), 'EnumerationContext').text.trim() };
     case 'SubscribeForNotifications':
     case 'Unsubscribe':
-      return { operation, delivery: anyUri(one(readSequence(op, ns, SEQUENCE.Delivery, true), 'Delivery')) };
+      return { operation, delivery: anyUri(one(readSequence(op, ns, SEQUENCE.SubscribeForNotifications, true), 'Delivery')) };
   }
 }
 
