@@ -17,7 +17,7 @@ export function createAuthService(users: UserStore, tokens: TokenService, knownP
   const toAuthenticated = (user: StoredUser): AuthenticatedUser => {
     const known = knownPermissions();
     const cached = expanded.get(user);
-    if (cached && cached.granted === user.permissions && cached.known === known && cached.user.username === user.username) return cached.user;
+    if (cached && cached.granted === user.permissions && cached.known === known) return cached.user;
     const authenticated = Object.freeze({ username: user.username, permissions: Object.freeze(expandPermissions(user.permissions, known)) as string[] });
     expanded.set(user, { granted: user.permissions, known, user: authenticated });
     return authenticated;

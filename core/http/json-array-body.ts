@@ -1,17 +1,17 @@
 import { Readable } from 'node:stream';
 
-const OPEN = Buffer.from('[');
-const COMMA = Buffer.from(',');
-const CLOSE = Buffer.from(']');
+export const JSON_ARRAY_OPEN = Buffer.from('[');
+export const JSON_ARRAY_COMMA = Buffer.from(',');
+export const JSON_ARRAY_CLOSE = Buffer.from(']');
 
 /** The items' encoded JSON texts joined into one array body: copies bytes, encodes nothing. */
 export function jsonArrayBuffer<T>(items: readonly T[], encode: (item: T) => Buffer): Buffer {
-  const parts: Buffer[] = [OPEN];
+  const parts: Buffer[] = [JSON_ARRAY_OPEN];
   for (let i = 0; i < items.length; i++) {
-    if (i > 0) parts.push(COMMA);
+    if (i > 0) parts.push(JSON_ARRAY_COMMA);
     parts.push(encode(items[i]!));
   }
-  parts.push(CLOSE);
+  parts.push(JSON_ARRAY_CLOSE);
   return Buffer.concat(parts);
 }
 
@@ -29,7 +29,7 @@ export function jsonArrayStream<T>(items: readonly T[], encode: (item: T) => Buf
       const first = next === 0;
       const last = end >= items.length;
       this.push(chunk.subarray(first ? 0 : 1, last ? chunk.length : chunk.length - 1));
-      if (!last) this.push(COMMA);
+      if (!last) this.push(JSON_ARRAY_COMMA);
       next = end;
       if (last) this.push(null);
     },

@@ -11,8 +11,8 @@ export class ProbeCandidates {
   private readonly open = new Map<string, number[]>();
   private readonly pongs = new Map<string, RmcpPong>();
   private readonly tcpDone = new Set<string>();
+  /** Found, TCP probes done, not yet released (each address enters once: its TCP probes end once). */
   private readonly waiting = new Set<string>();
-  private readonly released = new Set<string>();
 
   /** `rmcpPort` 0: no pings, a candidate is complete once its TCP probes are. */
   constructor(private readonly rmcpPort: number) {}
@@ -39,9 +39,8 @@ export class ProbeCandidates {
   takeComplete(): ProbeCandidate[] {
     const complete: ProbeCandidate[] = [];
     for (const address of this.waiting) {
-      if ((this.rmcpPort > 0 && !this.pongs.has(address)) || this.released.has(address)) continue;
+      if (this.rmcpPort > 0 && !this.pongs.has(address)) continue;
       this.waiting.delete(address);
-      this.released.add(address);
       complete.push(this.candidate(address));
     }
     return complete;

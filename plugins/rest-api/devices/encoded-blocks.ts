@@ -1,9 +1,7 @@
+import { JSON_ARRAY_CLOSE, JSON_ARRAY_COMMA, JSON_ARRAY_OPEN } from '../../../core/http/json-array-body.js';
 import type { Device } from '../api.js';
 
 const BLOCK_SIZE = 64;
-const OPEN = Buffer.from('[');
-const COMMA = Buffer.from(',');
-const CLOSE = Buffer.from(']');
 
 interface Block {
   /** The devices it was encoded from, by position: a block is valid while the list still holds them there. */
@@ -56,16 +54,16 @@ export function createEncodedBlocks(): EncodedBlocks {
     page(list, start, end) {
       end = Math.min(end, list.length);
       if (blocks.length > Math.ceil(list.length / BLOCK_SIZE)) blocks = blocks.slice(0, Math.ceil(list.length / BLOCK_SIZE));
-      const parts: Buffer[] = [OPEN];
+      const parts: Buffer[] = [JSON_ARRAY_OPEN];
       for (let index = Math.floor(start / BLOCK_SIZE); start < end; index++) {
         const block = blockAt(list, index);
         const base = index * BLOCK_SIZE;
         const to = Math.min(end, base + BLOCK_SIZE);
-        if (parts.length > 1) parts.push(COMMA);
+        if (parts.length > 1) parts.push(JSON_ARRAY_COMMA);
         parts.push(block.bytes.subarray(block.offsets[start - base], block.offsets[to - base]! - 1));
         start = to;
       }
-      parts.push(CLOSE);
+      parts.push(JSON_ARRAY_CLOSE);
       return parts;
     },
   };
