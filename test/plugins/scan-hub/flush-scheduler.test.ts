@@ -41,11 +41,15 @@ test('the first record after a quiet spell goes out on the next turn; what follo
 
 test('a slow flush, as with many clients, spaces the next one out by itself', async () => {
   const socket = new RecordingSocket();
+  const sentAt: number[] = [];
+  let firstFlushEnded = 0;
   const slowSocket: FrameSink = {
     bufferedAmount: 0,
     send(frame, written) {
+      sentAt.push(performance.now());
       const until = performance.now() + 25;
       while (performance.now() < until); // the cost of writing to many sockets
+      firstFlushEnded ||= performance.now();
       socket.send(frame, written);
     },
   };
@@ -54,10 +58,11 @@ test('a slow flush, as with many clients, spaces the next one out by itself', as
   await nextTurn();
   outbox.push(record('b'));
   outbox.push(record('c'));
-  await sleep(40);
-  assert.deepEqual(socket.texts, ['a|'], 'held: the pause after a flush is several times what it took');
-  await sleep(200);
-  assert.deepEqual(socket.texts, ['a|', 'b|c|']);
+  for (const started = performance.now(); socket.frames.length < 2 && performance.now() - started < 5_000; ) await sleep(5);
+  assert.deepEqual(socket.texts, ['a|', 'b|c|'], 'the records that came during the pause share one frame');
+  // Four times the 25 ms flush, capped at 50 ms (less a few ms: the event loop's clock lags); without
+  // the spacing the next flush would follow at once.
+  assert.ok(sentAt[1]! - firstFlushEnded >= 40, `the next flush came ${(sentAt[1]! - firstFlushEnded).toFixed(1)} ms after the slow one`);
 });
 
 test('outboxes flushed with the same records share one joined frame; a client with other records gets its own', async () => {
