@@ -30,8 +30,8 @@ import { orderPlugins } from './plugins/plugin-order.js';
 import { createPluginContext, type KernelParts } from './plugins/plugin-context.js';
 import { PluginError } from './plugins/plugin-errors.js';
 import { healthRoute } from './http/health-route.js';
+import { PACKAGE_VERSION } from './assets/package-root.js';
 
-const PACKAGE_VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 const KERNEL = 'core';
 const TOKEN_SWEEP_MS = 10 * 60_000;
 
