@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 /**
  * `npm start`: runs the gateway with the site configuration from `--config <file>` or AMTGW_CONFIG.
  * SIGTERM / SIGINT stop it gracefully; a second signal exits at once.
