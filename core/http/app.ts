@@ -2,10 +2,11 @@ import Koa from 'koa';
 import { koaBody } from 'koa-body';
 import { koaSwagger } from 'koa2-swagger-ui';
 import type Router from '@koa/router';
-import type { GatewayState } from '../plugin-api.js';
 import type { Logger } from '../log/logger.js';
-import type { RawMiddleware } from '../plugins/plugin-context.js';
-import { corsMiddleware } from './cors.js';
+import type { MountHandler } from './route-api.js';
+import type { GatewayState } from './route-table.js';
+import { corsMiddleware, type CorsPolicy } from './cors.js';
+import { applyResult, routeReply, routeRequest } from './route-adapter.js';
 import { HttpError } from './http-error.js';
 import { problemMiddleware } from './problem.js';
 import { requestLogMiddleware } from './request-log.js';
@@ -14,9 +15,8 @@ import { SWAGGER_ASSET_BASE, SWAGGER_ASSET_VERSION, swaggerAssets } from './swag
 export interface AppOptions {
   logger: Logger;
   router: Router<GatewayState>;
-  mounts: Array<{ prefix: string; middleware: RawMiddleware }>;
-  corsOrigins: string[];
-  corsMaxAgeSeconds: number;
+  mounts: Array<{ prefix: string; handler: MountHandler }>;
+  cors: CorsPolicy;
   bodyLimitBytes: number;
   openApiDocument: () => Record<string, unknown>;
 }
@@ -31,9 +31,14 @@ export function createApp(options: AppOptions): Koa<GatewayState> {
   app.silent = true;
   app.use(requestLogMiddleware(options.logger));
   app.use(problemMiddleware(options.logger));
-  app.use(corsMiddleware({ origins: options.corsOrigins, maxAgeSeconds: options.corsMaxAgeSeconds, paths: ['/api', '/scanHub'] }));
-  for (const { prefix, middleware } of options.mounts) {
-    app.use((ctx, next) => (underPrefix(ctx.path, prefix) ? middleware(ctx, next) : next()));
+  app.use(corsMiddleware(options.cors));
+  for (const { prefix, handler } of options.mounts) {
+    app.use(async (ctx, next) => {
+      if (!underPrefix(ctx.path, prefix)) return next();
+      const reply = routeReply(ctx);
+      const result: unknown = await handler(routeRequest(ctx, ctx.query, undefined, undefined) as Parameters<MountHandler>[0], reply);
+      if (!applyResult(ctx, reply, result)) return next();
+    });
   }
   const parseBody = koaBody({
     json: true,

@@ -32,14 +32,14 @@ export function registerDeviceRoutes(ctx: PluginContext, devices: DeviceRegistry
     permission: 'monitor:read',
     params,
     responses: { 200: { description: 'The hardware report', schema: { $ref: '#/components/schemas/HardwareReport' } }, ...deviceFailures },
-    async handler(c) {
-      const device = known(c.params.deviceId!);
+    async handler(req) {
+      const device = known(req.params.deviceId);
       const { value } = await access.run(device, (input) => pool.run('inventory', input));
       return hardwareReport(device.id, value.classes, value.summary, device.uuid ?? null);
     },
   });
 
-  ctx.http.route({
+  ctx.http.route<{ Querystring: { offset: number; limit: number } }>({
     method: 'get',
     path: '/:deviceId/events',
     summary: "A device's AMT event log, decoded, newest first",
@@ -56,11 +56,11 @@ export function registerDeviceRoutes(ctx: PluginContext, devices: DeviceRegistry
       },
       ...deviceFailures,
     },
-    async handler(c) {
-      const device = known(c.params.deviceId!);
-      const { offset, limit } = c.state.query as { offset: number; limit: number };
+    async handler(req, reply) {
+      const device = known(req.params.deviceId);
+      const { offset, limit } = req.query;
       const { value } = await access.run(device, (input) => pool.run('event-log', { ...input, maxRecords: MAX_EVENT_RECORDS }));
-      c.set('X-Total-Count', String(value.records.length));
+      reply.header('X-Total-Count', String(value.records.length));
       return value.records.slice(offset, offset + limit).map(monitorEvent);
     },
   });

@@ -27,7 +27,7 @@ export function registerMonitorRoutes(ctx: PluginContext, devices: DeviceRegistr
       };
     });
 
-  ctx.http.route({
+  ctx.http.route<{ Querystring: { online?: boolean; offset: number; limit?: number } }>({
     method: 'get',
     path: '/online',
     summary: 'Online state of every known device',
@@ -36,11 +36,11 @@ export function registerMonitorRoutes(ctx: PluginContext, devices: DeviceRegistr
     permission: 'monitor:read',
     query: ONLINE_QUERY,
     responses: { 200: { description: 'Online states', schema: { type: 'array', items: { $ref: '#/components/schemas/OnlineEntry' } }, headers: TOTAL } },
-    handler(c) {
-      const { online, offset, limit } = c.state.query as { online?: boolean; offset: number; limit?: number };
+    handler(req, reply) {
+      const { online, offset, limit } = req.query;
       const all = entries();
       const matching = online === undefined ? all : all.filter((e) => e.online === online);
-      c.set('X-Total-Count', String(matching.length));
+      reply.header('X-Total-Count', String(matching.length));
       return limit === undefined ? matching.slice(offset) : matching.slice(offset, offset + limit);
     },
   });
