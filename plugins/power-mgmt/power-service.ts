@@ -4,12 +4,10 @@
  * the device reports the state the action leads to, and publishes that state as PowerStateChanged.
  */
 import { setTimeout as delay } from 'node:timers/promises';
-import { isHttpError, type EventBus, type Logger, type WorkerPool } from '../../core/plugin-api.js';
+import { isHttpError, type Device, type DeviceAccess, type DeviceRegistry, type EventBus, type Logger, type WorkerPool } from '../../core/plugin-api.js';
 import { createSemaphore } from '../../core/util/semaphore.js';
 import type { TaskCredential } from '../../workers/tasks/task-types.js';
-import type { Device, DeviceRegistry } from '../rest-api/api.js';
 import type { PowerMgmtConfig } from './config.js';
-import type { DeviceAccess } from '../rest-api/api.js';
 import { PowerErrors } from './errors.js';
 import { availableActions, expectedState, POWER_ACTIONS, stateName, type PowerAction, type PowerStateName } from './power-actions.js';
 

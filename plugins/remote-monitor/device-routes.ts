@@ -1,7 +1,5 @@
 /** `GET /api/monitor/{deviceId}/hardware` and `GET /api/monitor/{deviceId}/events`: reads of one device. */
-import type { PluginContext, WorkerPool } from '../../core/plugin-api.js';
-import type { Device, DeviceRegistry } from '../rest-api/api.js';
-import type { DeviceAccess } from '../rest-api/api.js';
+import type { Device, DeviceAccess, DeviceRegistry, PluginContext, WorkerPool } from '../../core/plugin-api.js';
 import { MonitorErrors } from './errors.js';
 import { monitorEvent } from './event-view.js';
 import { hardwareReport } from './hardware-view.js';

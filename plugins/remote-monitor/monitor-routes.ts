@@ -1,6 +1,5 @@
 /** `GET /api/monitor/online`, `GET /api/monitor/summary` and `GET /api/monitor/schedule`. */
-import type { PluginContext } from '../../core/plugin-api.js';
-import type { DeviceRegistry } from '../rest-api/api.js';
+import type { DeviceRegistry, PluginContext } from '../../core/plugin-api.js';
 import type { OnlineEntry } from './api.js';
 import { MONITOR_SCHEDULE_SCHEMA, MONITOR_SUMMARY_SCHEMA, ONLINE_ENTRY_SCHEMA, ONLINE_QUERY } from './monitor-schemas.js';
 import type { PresenceStates } from './presence-states.js';

@@ -4,8 +4,7 @@
  * its DeviceStatusChanged events become notifications to the subscribers. See README.md.
  */
 import { hostname } from 'node:os';
-import { definePlugin, type PluginContext } from '../../core/plugin-api.js';
-import type { DeviceStatusChangedEvent } from '../remote-monitor/api.js';
+import { definePlugin, type DeviceStatusChangedEvent, type PluginContext } from '../../core/plugin-api.js';
 import { createClientAuth, MPS_PERMISSION } from './client-auth.js';
 import { CONFIG_SCHEMA, type SoapMpsConfig } from './config.js';
 import { createEnumerationStore } from './enumeration-store.js';
