@@ -85,6 +85,12 @@ function siteFile(options: BenchGatewayOptions, port: number): string {
   return file;
 }
 
+/** The node flags the bin's shebang gives (`#!/usr/bin/env -S node <flags>`), so that the bench runs what a site runs. */
+function binFlags(): string[] {
+  const shebang = readFileSync(join(ROOT, 'dist/core/main.js'), 'utf8').split('\n', 1)[0]!;
+  return /^#!.*\bnode\b(.*)$/.exec(shebang)?.[1]!.trim().split(/\s+/).filter(Boolean) ?? [];
+}
+
 function cleanEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) if (!key.startsWith('AMTGW_')) env[key] = value;
@@ -101,7 +107,7 @@ export async function startGatewayProcess(options: BenchGatewayOptions): Promise
   const runner = options.runner ?? 'tsx';
   const [command, args] =
     runner === 'compiled'
-      ? [process.execPath, [...profile, join(ROOT, 'dist/core/main.js'), '--config', config]]
+      ? [process.execPath, [...binFlags(), ...profile, join(ROOT, 'dist/core/main.js'), '--config', config]]
       : runner === 'npm-dev'
         ? ['npm', ['run', '--silent', 'dev', '--', '--config', config]]
         : [process.execPath, ['--import', 'tsx', ...profile, join(ROOT, 'core/main.ts'), '--config', config]];
