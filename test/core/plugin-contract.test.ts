@@ -82,6 +82,10 @@ test('start-up errors name the plugins involved', async () => {
     code: 'GW_ERR_PLUGIN_NAME',
     message: /declares the name 'example-plugin' but is configured as 'renamed'/,
   });
+  await assert.rejects(startTestGateway({ overrides: { plugins: { core: { enable: true, path: EXAMPLE } } } }), {
+    code: 'GW_ERR_PLUGIN_NAME',
+    message: /no plugin may be called 'core'/,
+  });
   await assert.rejects(startTestGateway({ overrides: { plugins: { 'broken': { enable: true, path: '/nonexistent/plugin.ts' } } } }), {
     code: 'GW_ERR_PLUGIN_LOAD',
     message: /plugin 'broken' could not be loaded/,
