@@ -9,6 +9,8 @@ import { addressBatches, type ScanRange } from './scan-range.js';
 import { toObservation } from './scan-observation.js';
 
 const PROGRESS_INTERVAL_MS = 100;
+/** Progress persisted at most this often; a restart after a kill recounts `found` from the stored devices. */
+const SAVE_INTERVAL_MS = 1000;
 /**
  * Batches probed at once. Each batch waits out its own RMCP collection window, so the windows must
  * overlap: several batches run side by side and share the scan's probe concurrency.
@@ -53,6 +55,7 @@ export class ScanRun {
   private scannedDone = 0;
   private readonly scannedInFlight = new Map<number, number>();
   private lastSaved = 0;
+  private saveTimer: NodeJS.Timeout | undefined;
   /** Device writes under way; a cancel waits for them so the cancelled scan counts what it stored. */
   private readonly recording = new Set<Promise<unknown>>();
 
@@ -80,6 +83,7 @@ export class ScanRun {
   async cancel(): Promise<void> {
     this.cancelToken.cancel();
     this.progress.stop();
+    this.stopSaving();
     await Promise.allSettled([...this.recording]);
   }
 
@@ -114,6 +118,8 @@ export class ScanRun {
       this.cancelToken.cancel();
       await Promise.allSettled(interrogations);
       throw err;
+    } finally {
+      this.stopSaving();
     }
     if (!this.cancelled) this.progress.final({ scanned: this.scan.total, percent: 100 });
   }
@@ -130,10 +136,23 @@ export class ScanRun {
     for (const n of this.scannedInFlight.values()) scanned += n;
     this.scan.scanned = Math.min(this.scan.total, scanned);
     this.offerProgress();
-    if (Date.now() - this.lastSaved > 2000) {
+    this.saveSoon();
+  }
+
+  /** Persists the progress within SAVE_INTERVAL_MS (the latest state wins), during probing and interrogation alike. */
+  private saveSoon(): void {
+    if (this.saveTimer || this.cancelled) return;
+    const save = () => {
+      this.saveTimer = undefined;
       this.lastSaved = Date.now();
       void this.deps.save(this.scan).catch((err: Error) => this.deps.logger.warn('could not save scan progress', { scanId: this.scan.id, error: err.message }));
-    }
+    };
+    this.saveTimer = setTimeout(save, Math.max(0, this.lastSaved + SAVE_INTERVAL_MS - Date.now()));
+  }
+
+  private stopSaving(): void {
+    clearTimeout(this.saveTimer);
+    this.saveTimer = undefined;
   }
 
   private async probe(index: number, addresses: string[], concurrency: number, offer: (candidate: ProbeCandidate) => void): Promise<ProbeCandidate[]> {
@@ -191,7 +210,10 @@ export class ScanRun {
       const { device } = await recording;
       this.scan.found++;
       events.publish('DeviceDiscovered', { scanId: this.scan.id, device });
-      if (!this.cancelled) this.offerProgress();
+      if (!this.cancelled) {
+        this.offerProgress();
+        this.saveSoon();
+      }
     } finally {
       this.recording.delete(recording);
     }
