@@ -13,7 +13,7 @@ export interface SoapMpsConfig {
   /** CIDRs allowed when `auth` is `none`. */
   allowedClients: string[];
   maxBodyBytes: number;
-  enumeration: { ttlSeconds: number; maxContexts: number; defaultPageSize: number; maxPageSize: number };
+  enumeration: { ttlSeconds: number; maxContexts: number; maxContextsPerCaller: number; defaultPageSize: number; maxPageSize: number };
   subscriptions: { ttlSeconds: number; maxSubscriptions: number };
   delivery: { timeoutMs: number; maxAttempts: number; backoffMs: number; maxPending: number };
 }
@@ -57,6 +57,7 @@ export const CONFIG_SCHEMA: JsonSchema = {
       properties: {
         ttlSeconds: int(1, 86400, 300, 'Lifetime of an enumeration context'),
         maxContexts: int(1, 100000, 100, 'Open enumeration contexts at most'),
+        maxContextsPerCaller: int(1, 100000, 10, 'Open enumeration contexts of one caller (user, or client address without authentication) at most'),
         defaultPageSize: int(1, 100000, 100, 'Pull page size when MaxElements is absent'),
         maxPageSize: int(1, 100000, 1000, 'Larger MaxElements values are capped to this'),
       },
