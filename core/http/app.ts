@@ -9,6 +9,7 @@ import { corsMiddleware } from './cors.js';
 import { HttpError } from './http-error.js';
 import { problemMiddleware } from './problem.js';
 import { requestLogMiddleware } from './request-log.js';
+import { watchUtf8Body } from './utf8-body-guard.js';
 import { SWAGGER_ASSET_BASE, SWAGGER_ASSET_VERSION, swaggerAssets } from './swagger-assets.js';
 
 export interface AppOptions {
@@ -48,7 +49,14 @@ export function createApp(options: AppOptions): Koa<GatewayState> {
       throw new HttpError(400, 'GW_ERR_MALFORMED_JSON', 'the request body is not valid JSON');
     },
   });
-  app.use((ctx, next) => (underPrefix(ctx.path, '/api') ? parseBody(ctx, next) : next()));
+  app.use((ctx, next) => {
+    if (!underPrefix(ctx.path, '/api')) return next();
+    const validUtf8 = watchUtf8Body(ctx.req);
+    return parseBody(ctx, () => {
+      if (!validUtf8()) throw new HttpError(400, 'GW_ERR_INVALID_UTF8', 'the request body is not valid UTF-8');
+      return next();
+    });
+  });
   app.use(options.router.routes());
   app.use(async (ctx, next) => {
     if (ctx.path === OPENAPI_PATH && ctx.method === 'GET') {
