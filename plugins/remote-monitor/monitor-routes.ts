@@ -8,7 +8,7 @@ import type { SweepScheduler } from './sweep-scheduler.js';
 
 const TOTAL = { 'X-Total-Count': { description: 'Number of matching devices', schema: { type: 'integer' } } };
 
-export function registerMonitorRoutes(ctx: PluginContext, devices: DeviceRegistry, states: PresenceStates, scheduler: SweepScheduler): void {
+export function registerMonitorRoutes(ctx: PluginContext, devices: DeviceRegistry, states: PresenceStates, scheduler: SweepScheduler, allows: (address: string) => boolean): void {
   ctx.openapi.addSchema('OnlineEntry', ONLINE_ENTRY_SCHEMA);
   ctx.openapi.addSchema('MonitorSummary', MONITOR_SUMMARY_SCHEMA);
   ctx.openapi.addSchema('MonitorSchedule', MONITOR_SCHEDULE_SCHEMA);
@@ -24,6 +24,7 @@ export function registerMonitorRoutes(ctx: PluginContext, devices: DeviceRegistr
         online: state?.online ?? device.online,
         since: state?.since ?? null,
         lastSeen: state?.lastSeen ?? device.lastSeen,
+        ...(allows(device.ipAddress) ? {} : { notMonitored: 'outside-allowed-networks' as const }),
       };
     });
 

@@ -17,6 +17,10 @@ export const ONLINE_ENTRY_SCHEMA = {
     online: { type: 'boolean' },
     since: { ...NULLABLE_TIME, description: 'When the device entered its current state' },
     lastSeen: { ...NULLABLE_TIME, description: 'When the device last answered' },
+    notMonitored: {
+      enum: ['outside-allowed-networks'],
+      description: 'Present when the monitor does not probe the device: its address is outside `amt.allowedNetworks`, so no device I/O reaches it; `online` is what was last known',
+    },
   },
 };
 
@@ -45,6 +49,7 @@ export const MONITOR_SCHEDULE_SCHEMA = {
       properties: { probes: { type: 'integer' }, maxLagMs: { type: 'integer' }, slowestBatchMs: { type: 'integer' } },
     },
     keepingUp: { type: 'boolean' },
+    outsideAllowedNetworks: { type: 'integer', description: 'Known devices not probed because their address is outside `amt.allowedNetworks`' },
   },
 };
 

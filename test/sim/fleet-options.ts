@@ -3,7 +3,11 @@ import { fleetAddresses } from './address-range.js';
 import { FIRMWARE_VERSIONS, deviceIdentity, SeededBytes } from './device-identity.js';
 
 export type ProvisioningState = 0 | 1 | 2;
-export type Misbehaviour = 'none' | 'stall' | 'garbage' | 'oversized' | 'endless-chunks';
+/**
+ * `not-soap`: the device signs in normally (a valid Digest exchange) and then answers 200 with an HTML
+ * page instead of a SOAP envelope; the others act before any sign-in.
+ */
+export type Misbehaviour = 'none' | 'stall' | 'garbage' | 'oversized' | 'endless-chunks' | 'not-soap';
 export type CertificateName = 'a' | 'b';
 
 export interface FleetOptions {

@@ -17,6 +17,11 @@ export interface TaskCredential {
   id: string;
   username: string;
   password: string;
+  /**
+   * Failed logins (401s to signed requests) this credential may cause in the task; default 2 (one
+   * re-authentication). The main thread's sign-in memory sets it so a device stays below its lockout.
+   */
+  maxFailedLogins?: number;
 }
 
 export interface TlsTrustInput {

@@ -21,6 +21,8 @@ export type AmtErrorCode =
   | 'AMT_ERR_FAULT'
   /** The device refused the credentials (a second 401 after a fresh challenge). */
   | 'AMT_ERR_UNAUTHORIZED'
+  /** The device refused a signed request with a page saying the account is locked (anti-hammering). */
+  | 'AMT_ERR_LOCKED_OUT'
   /** TLS handshake or certificate validation failed. */
   | 'AMT_ERR_TLS'
   /** The device presented a certificate whose fingerprint differs from the pinned one. */

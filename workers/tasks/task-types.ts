@@ -109,6 +109,10 @@ export interface InterrogateOutput {
   credentialId: string | null;
   /** Credentials tried. */
   attempts: number;
+  /** Credentials the device refused (401), in the order tried. */
+  refusedCredentialIds: string[];
+  /** Failed logins caused on the device (401s to signed requests), for the sign-in memory. */
+  failedLogins: number;
   /** From `CIM_SoftwareIdentity`; without credentials, from the `Server` header. */
   firmwareVersion: string | null;
   /** From the `Server` header (any response, a 401 included). */
@@ -185,6 +189,8 @@ export interface WsmanCheckOutput {
   provisioningState: ProvisioningStateName | null;
   hostname: string | null;
   tlsFingerprint: string | null;
+  /** Failed logins the check caused (401s to signed requests), for the sign-in memory. */
+  failedLogins: number;
   elapsedMs: number;
   error?: AmtFailure;
 }

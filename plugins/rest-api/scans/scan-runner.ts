@@ -1,9 +1,10 @@
 import type { AmtSiteSettings, CancelToken, EventBus, Logger, SiteSettings, WorkerPool } from '../../../core/plugin-api.js';
 import { createSemaphore } from '../../../core/util/semaphore.js';
-import type { InterrogateOutput, ProbeCandidate, TaskCredential } from '../../../workers/tasks/task-types.js';
+import type { InterrogateOutput, ProbeCandidate } from '../../../workers/tasks/task-types.js';
 import type { Scan, UnsealedCredential } from '../api.js';
 import type { RestApiConfig } from '../config.js';
 import type { ManagedDeviceRegistry } from '../devices/device-registry.js';
+import type { SignInMemory, SignInReport } from '../sign-in/sign-in-memory.js';
 import { createProgressThrottle } from './progress-throttle.js';
 import { addressBatches, type ScanRange } from './scan-range.js';
 import { toObservation } from './scan-observation.js';
@@ -21,6 +22,8 @@ const PROBES_PER_PARALLEL_BATCH = 32;
 export interface ScanRunDeps {
   pool: WorkerPool;
   devices: ManagedDeviceRegistry;
+  /** Every sign-in of a scan goes through it, as every other path's does. */
+  signIn: SignInMemory;
   events: EventBus;
   logger: Logger;
   amt: AmtSiteSettings;
@@ -37,10 +40,15 @@ export interface ScanParameters {
   concurrency: number;
 }
 
-/** The device's known working credential first, then the rest in sign-in order. */
-function credentialOrder(credentials: UnsealedCredential[], knownId: string | null | undefined): TaskCredential[] {
-  const known = credentials.find((c) => c.id === knownId);
-  return known ? [known, ...credentials.filter((c) => c !== known)] : credentials;
+/** What an interrogation did to the device, for the sign-in memory (nothing when the task failed). */
+function signInReport(result: InterrogateOutput | undefined): SignInReport {
+  if (!result) return { refused: [], failedLogins: 0, succeeded: null, lockedOut: false };
+  return {
+    refused: result.refusedCredentialIds,
+    failedLogins: result.failedLogins,
+    succeeded: result.authStatus === 'ok' ? result.credentialId : null,
+    lockedOut: result.error?.code === 'AMT_ERR_LOCKED_OUT',
+  };
 }
 
 /**
@@ -186,25 +194,39 @@ export class ScanRun {
     if (this.cancelled) return;
     const { amt, options, pool, devices, events } = this.deps;
     const known = devices.findByAddress(candidate.address);
-    const result: InterrogateOutput = await pool.run(
-      'interrogate',
-      {
-        address: candidate.address,
-        ports: amt.ports,
-        tls: 'auto',
-        openPorts: candidate.openPorts,
-        credentials: credentialOrder(this.params.credentials, known?.credentialId),
-        maxAttempts: options.credentialAttemptsPerDevice,
-        timeouts: { connectMs: this.params.timeoutMs, firstByteMs: options.requestTimeoutMs, totalMs: options.requestTimeoutMs },
-        tlsTrust: this.deps.tlsTrust,
-        pinnedFingerprint: known?.tlsFingerprint ?? null,
-      },
-      { cancel: this.cancelToken },
-    );
+    // The sign-in memory picks the credentials (none the device refused, the known one first) and
+    // bounds the failed logins; a device it pauses is read without credentials.
+    const plan = this.deps.signIn.plan(candidate.address, this.params.credentials.map((c) => c.id), {
+      preferred: known?.credentialId ?? null,
+      maxAttempts: options.credentialAttemptsPerDevice,
+    });
+    const byId = new Map(this.params.credentials.map((c) => [c.id, c]));
+    let result: InterrogateOutput | undefined;
+    try {
+      result = await pool.run(
+        'interrogate',
+        {
+          address: candidate.address,
+          ports: amt.ports,
+          tls: 'auto',
+          openPorts: candidate.openPorts,
+          credentials: plan.credentialIds.map((id) => byId.get(id)!),
+          maxAttempts: Math.max(1, plan.maxFailures),
+          timeouts: { connectMs: this.params.timeoutMs, firstByteMs: options.requestTimeoutMs, totalMs: options.requestTimeoutMs },
+          tlsTrust: this.deps.tlsTrust,
+          pinnedFingerprint: known?.tlsFingerprint ?? null,
+        },
+        { cancel: this.cancelToken },
+      );
+    } finally {
+      await plan.settle(signInReport(result));
+    }
     // Results that arrive after a cancel are dropped so the cancelled scan's counts stay final.
     if (this.cancelled || result.error?.code === 'AMT_ERR_CANCELLED') return;
     if (result.error) this.deps.logger.debug('device not fully read', { scanId: this.scan.id, address: candidate.address, code: result.error.code });
-    const recording = devices.record(toObservation(candidate, result, known, amt.ports.https), this.scan.id);
+    const observation = toObservation(candidate, result, known, amt.ports.https);
+    if (observation.authStatus !== 'ok' && this.deps.signIn.paused(candidate.address)) observation.authStatus = 'locked-out-risk';
+    const recording = devices.record(observation, this.scan.id);
     this.recording.add(recording);
     try {
       const { device } = await recording;
