@@ -33,9 +33,12 @@ export interface DeliveryPolicy {
 /** A delivery the policy does not allow; `message` names the host and the reason, never an address a name resolved to. */
 export class DeliveryRefused extends Error {
   readonly code = 'GW_ERR_SOAP_DELIVERY_NOT_ALLOWED';
-  constructor(message: string) {
+  /** The name did not resolve (or not in time): a later attempt may succeed, unlike a refused address. */
+  readonly unresolved: boolean;
+  constructor(message: string, unresolved = false) {
     super(message);
     this.name = 'DeliveryRefused';
+    this.unresolved = unresolved;
   }
 }
 
@@ -101,16 +104,17 @@ export function createDeliveryPolicy(options: DeliveryPolicyOptions): DeliveryPo
       if (why) throw new DeliveryRefused(`host ${bare}: ${why}`);
       return [{ address: unmapped(bare), family: isIP(unmapped(bare)) }];
     }
+    // One message whether the name does not resolve or resolves only to refused addresses: the
+    // fault must not tell a caller what internal names resolve to.
+    const message = `host ${bare} does not resolve to an address notifications may reach (notifications.allowedNetworks, notifications.allowedHosts)`;
     let resolved: LookupAddress[];
     try {
       resolved = await withTimeout(resolve(bare), resolveTimeoutMs);
     } catch {
-      resolved = [];
+      throw new DeliveryRefused(message, true);
     }
     const allowed = resolved.filter((a) => refusal(bare, a.address) === null).map((a) => ({ address: unmapped(a.address), family: isIP(unmapped(a.address)) }));
-    // One message whether the name does not resolve or resolves only to refused addresses: the
-    // fault must not tell a caller what internal names resolve to.
-    if (allowed.length === 0) throw new DeliveryRefused(`host ${bare} does not resolve to an address notifications may reach (notifications.allowedNetworks, notifications.allowedHosts)`);
+    if (allowed.length === 0) throw new DeliveryRefused(message, resolved.length === 0);
     return allowed;
   };
 

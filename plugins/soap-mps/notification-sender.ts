@@ -16,7 +16,8 @@ export interface Notification {
  * one notification at a time (so a receiver sees connects and disconnects in order), with retries,
  * backoff and a timeout per attempt; a slow or dead receiver only delays and drops its own
  * notifications, never another receiver's, and `send` never waits. Every connection goes to an
- * address the delivery policy allows, checked when it connects (a refused one is not retried).
+ * address the delivery policy allows, checked when it connects (a refused address is not retried;
+ * a name that does not resolve is, like any connection failure).
  */
 export interface NotificationSender {
   /** Queues `notification` for each receiver and returns at once. */
@@ -40,7 +41,7 @@ export interface NotificationSenderOptions {
 
 const MAX_BACKOFF_MS = 5 * 60_000;
 
-/** An attempt's outcome: delivered, failed (retried), or refused by the delivery policy (not retried). */
+/** An attempt's outcome: delivered, failed (retried), or refused by the delivery policy (an address it refuses is not retried). */
 type Outcome = { ok: true } | { ok: false; error: string; final: boolean };
 
 function refusedBy(err: unknown): DeliveryRefused | undefined {
@@ -92,7 +93,7 @@ export function createNotificationSender(options: NotificationSenderOptions): No
       return res.statusCode >= 200 && res.statusCode < 300 ? { ok: true } : { ok: false, error: `HTTP ${res.statusCode}`, final: false };
     } catch (err) {
       const refused = refusedBy(err);
-      if (refused) return { ok: false, error: refused.message, final: true };
+      if (refused) return { ok: false, error: refused.message, final: !refused.unresolved };
       const error = (err as Error).name === 'AbortError' || (err as Error).name === 'TimeoutError' ? 'timed out' : ((err as { code?: string }).code ?? (err as Error).message);
       return { ok: false, error, final: false };
     }

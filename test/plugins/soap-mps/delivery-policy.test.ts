@@ -106,13 +106,13 @@ describe('the delivery policy', () => {
 
 describe('the sender connects only where the policy allows, checked when each delivery connects', () => {
   const logs: string[] = [];
-  const make = (answers: Map<string, LookupAddress[]>) =>
+  const make = (answers: Map<string, LookupAddress[]>, onResolve?: (host: string) => void) =>
     createNotificationSender({
       timeoutMs: 5000,
       maxAttempts: 3,
       backoffMs: 10,
       maxPending: 10,
-      policy: createDeliveryPolicy({ allowedNetworks: ['127.0.0.1/32'], allowedHosts: [], resolve: async (host) => answers.get(host) ?? [] }),
+      policy: createDeliveryPolicy({ allowedNetworks: ['127.0.0.1/32'], allowedHosts: [], resolve: async (host) => (onResolve?.(host), answers.get(host) ?? []) }),
       logger: createLogger({ level: 'warn', write: (line) => logs.push(line) }),
     });
 
@@ -139,6 +139,26 @@ describe('the sender connects only where the policy allows, checked when each de
       await sender.close();
       await allowed.close();
       await internal.close();
+    }
+  });
+
+  test('a name that does not resolve yet is retried like a connection failure, and delivered once it resolves', async () => {
+    const allowed = await countingServer('127.0.0.1');
+    const port = (allowed.server.address() as AddressInfo).port;
+    const answers = new Map<string, LookupAddress[]>();
+    let lookups = 0;
+    // The first lookup finds nothing; the name resolves from the second on.
+    const sender = make(answers, () => {
+      if (++lookups === 2) answers.set('late.test', [v4('127.0.0.1')]);
+    });
+    try {
+      sender.send([`http://late.test:${port}/n`], { body: 'event', soapAction: 'a' });
+      await until(() => sender.pending() === 0);
+      assert.deepEqual(allowed.bodies, ['event']);
+      assert.equal(lookups, 2);
+    } finally {
+      await sender.close();
+      await allowed.close();
     }
   });
 
