@@ -84,12 +84,8 @@ export function createDeviceAccess(
       });
       if (plan.pause) return markPaused(device, plan.pause);
       if (plan.credentialIds.length === 0) throw DeviceProblems.everyCredentialRefused(device, plan.skippedRefused.length);
-      const report: { refused: string[]; failedLogins: number; succeeded: string | null; lockedOut: boolean } & SignInReport = {
-        refused: [],
-        failedLogins: 0,
-        succeeded: null,
-        lockedOut: false,
-      };
+      const refused: string[] = [];
+      const report: SignInReport = { refused, failedLogins: 0, succeeded: null, lockedOut: false };
       let failuresLeft = plan.maxFailures;
       try {
         for (const id of plan.credentialIds) {
@@ -107,7 +103,7 @@ export function createDeviceAccess(
           await learn(device.id, outcome, signedIn ? id : null);
           if (outcome.ok) return { value: outcome as Extract<typeof outcome, { ok: true }>, credential };
           if (outcome.error.code === 'AMT_ERR_UNAUTHORIZED') {
-            report.refused.push(id);
+            refused.push(id);
             continue;
           }
           if (outcome.error.code === 'AMT_ERR_LOCKED_OUT') {
@@ -116,7 +112,7 @@ export function createDeviceAccess(
           }
           throw deviceProblem(device, outcome.error);
         }
-        throw DeviceProblems.unauthorized(device, report.refused.length);
+        throw DeviceProblems.unauthorized(device, refused.length);
       } finally {
         await plan.settle(report);
       }

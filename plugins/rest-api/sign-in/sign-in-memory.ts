@@ -154,7 +154,14 @@ export async function openSignInMemory(
     if (left > 0) reserved.set(address, left);
     else reserved.delete(address);
     if (report.failedLogins === 0 && report.refused.length === 0 && !report.succeeded && !report.lockedOut) return Promise.resolve();
-    const record = records.get(address) ?? emptyRecord(address);
+    const existing = records.get(address);
+    // The common case, a known credential signing in again, changes nothing worth a write.
+    const routine = !!existing && report.failedLogins === 0 && report.refused.length === 0 && !report.lockedOut && existing.consecutiveFailures === 0 && !existing.lockedOutAt;
+    if (routine && report.succeeded && existing.workingCredential?.credentialId === report.succeeded && existing.workingCredential.version === versionOf(report.succeeded)) {
+      existing.lastSuccessAt = new Date().toISOString();
+      return Promise.resolve();
+    }
+    const record = existing ?? emptyRecord(address);
     const now = new Date().toISOString();
     if (report.failedLogins > 0) {
       record.consecutiveFailures += report.failedLogins;
