@@ -59,7 +59,7 @@ export function registerMonitorRoutes(ctx: PluginContext, devices: DeviceRegistr
       const all = devices.list();
       for (const device of all) {
         if (states.get(device.id)?.online ?? device.online) online++;
-        if (device.authStatus === 'unauthorized') unauthorized++;
+        if (device.authStatus === 'unauthorized' || device.authStatus === 'locked-out-risk') unauthorized++;
       }
       return { total: all.length, online, offline: all.length - online, unauthorized };
     },

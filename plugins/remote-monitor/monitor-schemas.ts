@@ -31,7 +31,7 @@ export const MONITOR_SUMMARY_SCHEMA = {
     total: { type: 'integer', description: 'Known devices' },
     online: { type: 'integer' },
     offline: { type: 'integer' },
-    unauthorized: { type: 'integer', description: 'Devices that refused every stored credential at their last scan' },
+    unauthorized: { type: 'integer', description: 'Devices that refused every stored credential at their last scan, or whose sign-ins are paused to avoid a lockout (`locked-out-risk`)' },
   },
 };
 
