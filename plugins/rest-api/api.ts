@@ -94,7 +94,7 @@ export interface CredentialVault {
 }
 
 /** What every device task returns: its value or a failure, and the certificate it saw. */
-export type TaskOutcome = ({ ok: true } | { ok: false; error: AmtFailure }) & { tlsFingerprint: string | null; failedLogins?: number };
+export type TaskOutcome = ({ ok: true } | { ok: false; error: AmtFailure }) & { tlsFingerprint: string | null; failedLogins?: number; tlsProtocol?: string | null };
 
 export interface DeviceAccessOptions {
   connectTimeoutMs: number;

@@ -41,7 +41,7 @@ export default definePlugin<RestApiConfig>({
     const signIn = await openSignInMemory(ctx.store.namespace('sign-in'), ctx.config.signIn, (id) => credentials.signInVersion(id), ctx.logger);
     const networks = createNetworkGuard(ctx.site.amt.allowedNetworks);
     ctx.provide('deviceAccess', {
-      create: (options) => createDeviceAccess({ devices, vault: credentials, signIn, networks }, { ...options, amt: ctx.site.amt, tlsTrust: ctx.site.deviceTls }),
+      create: (options) => createDeviceAccess({ devices, vault: credentials, signIn, networks }, { ...options, amt: ctx.site.amt, tlsTrust: ctx.site.deviceTls, logger: ctx.logger }),
       problemResponses: DEVICE_PROBLEM_RESPONSES,
       allows: networks.allows,
     });

@@ -11,6 +11,8 @@ import type { DeviceTransport } from './http-transport.js';
 export interface OperationMeta {
   /** SHA-256 fingerprint of the device certificate (TLS only), for the main thread to pin. */
   tlsFingerprint: string | null;
+  /** The TLS version negotiated (TLS only): `TLSv1`/`TLSv1.1` only under `amt.legacyTls`, which the main thread logs. */
+  tlsProtocol: string | null;
   /** Failed logins the operation caused (401s to signed requests), for the main thread's sign-in memory. */
   failedLogins: number;
   roundTrips: number;
@@ -50,6 +52,7 @@ function meta(transport: DeviceTransport | undefined, client: WsmanClient | unde
   return {
     failedLogins: client?.failedLogins ?? 0,
     tlsFingerprint: transport?.observedFingerprint ?? null,
+    tlsProtocol: transport?.tlsProtocol ?? null,
     roundTrips: transport?.roundTrips ?? 0,
     elapsedMs: Math.round(performance.now() - started),
   };

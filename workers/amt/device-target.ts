@@ -28,6 +28,8 @@ export interface TlsTrustInput {
   mode: TlsTrustMode;
   /** PEM of trusted CAs for `ca` mode. */
   caPem?: string;
+  /** The site's `amt.legacyTls`: also accept TLS 1.0/1.1 (old firmware). */
+  legacyTls?: boolean;
 }
 
 /** One device endpoint with its bounds. */
@@ -76,6 +78,7 @@ export function openTransport(target: DeviceTarget, signal?: AbortSignal): Devic
     tlsTrust: {
       mode: target.tlsTrust?.mode === 'ca' ? 'ca' : 'tofu',
       ...(target.tlsTrust?.caPem ? { caPem: target.tlsTrust.caPem } : {}),
+      ...(target.tlsTrust?.legacyTls === true ? { legacyTls: true } : {}),
       pinnedFingerprint: target.pinnedFingerprint ?? null,
     },
     signal,

@@ -57,6 +57,7 @@ function emptyOutput(input: InterrogateInput, port: number, tls: boolean): Inter
     digestRealm: null,
     uuid: null,
     tlsFingerprint: null,
+    tlsProtocol: null,
     roundTrips: 0,
     elapsedMs: 0,
     error: null,
@@ -175,6 +176,7 @@ export default async function interrogate(input: InterrogateInput, tools: TaskTo
     // What the 401 told (the Server header) is kept for every device, whatever became of the sign-in.
     if (out.firmwareVersion === null) out.firmwareVersion = out.serverVersion;
     out.tlsFingerprint = transport?.observedFingerprint ?? null;
+    out.tlsProtocol = transport?.tlsProtocol ?? null;
     out.roundTrips = transport?.roundTrips ?? 0;
     out.elapsedMs = Math.round(performance.now() - started);
     await transport?.close();

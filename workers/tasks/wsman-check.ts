@@ -29,6 +29,7 @@ export default async function wsmanCheck(input: WsmanCheckInput, tools: TaskTool
     provisioningState: null,
     hostname: null,
     tlsFingerprint: null,
+    tlsProtocol: null,
     failedLogins: 0,
     elapsedMs: 0,
   };
@@ -65,6 +66,7 @@ export default async function wsmanCheck(input: WsmanCheckInput, tools: TaskTool
     } finally {
       out.serverVersion = parseServerVersion(transport?.serverHeader) ?? out.serverVersion;
       out.tlsFingerprint = transport?.observedFingerprint ?? out.tlsFingerprint;
+      out.tlsProtocol = transport?.tlsProtocol ?? out.tlsProtocol;
       const answered = (transport?.roundTrips ?? 0) > 0 && out.error?.code !== 'AMT_ERR_CONNECT' && out.error?.code !== 'AMT_ERR_INVALID_INPUT';
       if (answered) {
         out.reachable = true;

@@ -4,11 +4,12 @@
  * device refused, failed logins kept below its lockout), and a failure turned into a problem the
  * client can act on. Every device operation of every plugin passes here.
  */
-import { HttpError, type AmtSiteSettings, type SiteSettings } from '../../../core/plugin-api.js';
+import { HttpError, type AmtSiteSettings, type Logger, type SiteSettings } from '../../../core/plugin-api.js';
 import type { DeviceTarget, TaskCredential } from '../../../workers/tasks/task-types.js';
 import type { CredentialVault, Device, DeviceAccess, DeviceAccessOptions, DeviceRegistry, TaskOutcome } from '../api.js';
 import type { SignInMemory, SignInPause, SignInReport } from '../sign-in/sign-in-memory.js';
 import { deviceProblem, DeviceProblems } from './device-problems.js';
+import { noteLegacyTls } from './legacy-tls-notice.js';
 import type { NetworkGuard } from './device-networks.js';
 
 /** Failed logins one credential may cause in one operation: one re-authentication on a fresh nonce. */
@@ -30,7 +31,7 @@ function usesTls(device: Device, amt: AmtSiteSettings): boolean {
 
 export function createDeviceAccess(
   { devices, vault, signIn, networks }: DeviceAccessDeps,
-  options: DeviceAccessOptions & { amt: AmtSiteSettings; tlsTrust: SiteSettings['deviceTls'] },
+  options: DeviceAccessOptions & { amt: AmtSiteSettings; tlsTrust: SiteSettings['deviceTls']; logger?: Logger },
 ): DeviceAccess {
   const { amt } = options;
 
@@ -50,6 +51,7 @@ export function createDeviceAccess(
   const learn = async (deviceId: string, outcome: TaskOutcome, credentialId: string | null): Promise<void> => {
     const current = devices.get(deviceId);
     if (!current) return;
+    if (options.logger) noteLegacyTls(options.logger, current.ipAddress, outcome.tlsProtocol);
     const patch: Partial<Device> = {};
     if (outcome.tlsFingerprint && !current.tlsFingerprint) patch.tlsFingerprint = outcome.tlsFingerprint;
     if (credentialId && (current.credentialId !== credentialId || current.authStatus !== 'ok')) {

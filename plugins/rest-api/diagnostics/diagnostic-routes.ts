@@ -4,6 +4,7 @@ import type { RestApiConfig } from '../config.js';
 import type { ManagedCredentialVault } from '../credentials/credential-vault.js';
 import type { ManagedDeviceRegistry } from '../devices/device-registry.js';
 import { RestApiErrors } from '../errors.js';
+import { noteLegacyTls } from '../devices/legacy-tls-notice.js';
 import { checkSingleAddress } from '../scans/scan-range.js';
 import type { SignInMemory } from '../sign-in/sign-in-memory.js';
 import { TEST_CREDENTIAL_RESULT_SCHEMA, TEST_WSMAN_RESULT_SCHEMA } from './diagnostic-schemas.js';
@@ -66,7 +67,10 @@ export function registerDiagnosticRoutes(ctx: PluginContext<RestApiConfig>, vaul
       tlsTrust: ctx.site.deviceTls,
       pinnedFingerprint: devices.findByAddress(address)?.tlsFingerprint ?? null,
     };
-    return ctx.pool.run('wsman-check', input);
+    return ctx.pool.run('wsman-check', input).then((result) => {
+      noteLegacyTls(ctx.logger, address, result.tlsProtocol);
+      return result;
+    });
   };
   const pick = (id: string | undefined) => {
     if (id !== undefined) {

@@ -5,6 +5,7 @@ import type { Scan, UnsealedCredential } from '../api.js';
 import type { RestApiConfig } from '../config.js';
 import type { ManagedDeviceRegistry } from '../devices/device-registry.js';
 import type { SignInMemory, SignInReport } from '../sign-in/sign-in-memory.js';
+import { noteLegacyTls } from '../devices/legacy-tls-notice.js';
 import { createProgressThrottle } from './progress-throttle.js';
 import { addressBatches, type ScanRange } from './scan-range.js';
 import { toObservation } from './scan-observation.js';
@@ -223,6 +224,7 @@ export class ScanRun {
     }
     // Results that arrive after a cancel are dropped so the cancelled scan's counts stay final.
     if (this.cancelled || result.error?.code === 'AMT_ERR_CANCELLED') return;
+    noteLegacyTls(this.deps.logger, candidate.address, result.tlsProtocol);
     if (result.error) this.deps.logger.debug('device not fully read', { scanId: this.scan.id, address: candidate.address, code: result.error.code });
     const observation = toObservation(candidate, result, known, amt.ports.https);
     if (observation.authStatus !== 'ok' && this.deps.signIn.paused(candidate.address)) observation.authStatus = 'locked-out-risk';
