@@ -1,10 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { constants } from 'node:crypto';
 import { createServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { startFleet, type Fleet } from '../sim/fleet.js';
 import wsmanCheck from '../../workers/tasks/wsman-check.js';
 import interrogate from '../../workers/tasks/interrogate.js';
+import { classifyTransportError } from '../../workers/amt/transport-errors.js';
+import { tlsConnectOptions } from '../../workers/amt/tls-pinning.js';
 import { ADMIN, directTools } from './helpers.js';
 
 const TIMEOUTS = { connectMs: 2_000, firstByteMs: 5_000, totalMs: 10_000 };
@@ -78,4 +81,14 @@ test('with legacy TLS a TLS 1.0 or 1.1-only device is read, and the task reports
       await fleet.stop();
     }
   }
+});
+
+test('a device without secure renegotiation is refused with an error naming amt.legacyTls', () => {
+  const error = Object.assign(new Error('unsafe legacy renegotiation disabled'), { code: 'ERR_SSL_UNSAFE_LEGACY_RENEGOTIATION_DISABLED' });
+  const failure = classifyTransportError(error, '127.114.5.1:16993', false);
+  assert.equal(failure.code, 'AMT_ERR_TLS');
+  assert.match(failure.message, /does not support secure renegotiation .*; enable amt\.legacyTls/);
+  assert.equal(failure.detail.cause, 'ERR_SSL_UNSAFE_LEGACY_RENEGOTIATION_DISABLED');
+  assert.ok(tlsConnectOptions({ mode: 'tofu', legacyTls: true }).secureOptions! & constants.SSL_OP_LEGACY_SERVER_CONNECT, 'legacy TLS allows such servers');
+  assert.equal(tlsConnectOptions({ mode: 'tofu' }).secureOptions, undefined);
 });
