@@ -110,9 +110,10 @@ function closure(plugins: LoadedPlugin[]): (name: string) => Set<string> {
 /** Reads the CA bundle of `amt.caFile` once; an unreadable file stops start-up naming it. */
 function readDeviceTls(config: GatewayConfig, cwd: string): SiteSettings['deviceTls'] {
   const { tlsTrust, caFile } = config.amt;
-  if (!caFile) return { mode: tlsTrust };
+  const legacy = config.amt.legacyTls === true ? { legacyTls: true } : {};
+  if (!caFile) return { mode: tlsTrust, ...legacy };
   try {
-    return { mode: tlsTrust, caPem: readFileSync(resolve(cwd, caFile), 'utf8') };
+    return { mode: tlsTrust, caPem: readFileSync(resolve(cwd, caFile), 'utf8'), ...legacy };
   } catch (err) {
     throw new ConfigError(`invalid configuration: amt.caFile ${caFile} cannot be read (${(err as NodeJS.ErrnoException).code ?? 'unreadable'})`);
   }

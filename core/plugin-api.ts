@@ -212,7 +212,7 @@ export interface SiteSettings {
   /** Site-wide AMT settings: probe ports, allowed networks, TLS trust. */
   readonly amt: AmtSiteSettings;
   /** The TLS trust device tasks take (`tlsTrust` of their input): the mode, and the CA bundle read once at start. */
-  readonly deviceTls: { mode: 'tofu' | 'ca'; caPem?: string };
+  readonly deviceTls: { mode: 'tofu' | 'ca'; caPem?: string; legacyTls?: boolean };
 }
 
 export interface AmtSiteSettings {
@@ -222,6 +222,8 @@ export interface AmtSiteSettings {
   /** `tofu`: pin the certificate fingerprint on first contact; `ca`: validate against the CA bundle. */
   tlsTrust: 'tofu' | 'ca';
   caFile: string | null;
+  /** Reach devices that offer only TLS 1.0/1.1 (off by default; device tasks get it through `deviceTls`). */
+  legacyTls?: boolean;
 }
 
 /** A plugin definition: what it declares and how it registers. */

@@ -13,7 +13,10 @@ export const LOGIN_REQUEST_SCHEMA = {
   type: 'object',
   additionalProperties: false,
   required: ['username', 'password'],
-  properties: { username: { type: 'string', minLength: 1, maxLength: 64 }, password: { type: 'string', minLength: 1, maxLength: 256 } },
+  properties: {
+    username: { type: 'string', minLength: 1, maxLength: 64, pattern: '^[^\\u0000-\\u001f\\u007f]+$', 'x-pattern-message': 'must not contain control characters' },
+    password: { type: 'string', minLength: 1, maxLength: 256 },
+  },
 };
 
 export const AUTHENTICATED_USER_SCHEMA = {
@@ -28,7 +31,8 @@ export function registerAuthRoutes(ctx: PluginContext, auth: AuthService, thrott
     method: 'post',
     path: '/auth/login',
     summary: 'Sign in and get a bearer token',
-    description: 'Repeated failures from one client address are slowed down, then refused with 429.',
+    description:
+      'Repeated failures for one user name from one client address are slowed down, then refused with 429; many failures from one address (any names) refuse every login from it for a while.',
     tags: ['auth'],
     permission: 'public',
     body: LOGIN_REQUEST_SCHEMA,
@@ -42,22 +46,22 @@ export function registerAuthRoutes(ctx: PluginContext, auth: AuthService, thrott
         },
       },
       401: { description: 'Unknown user or wrong password (the same answer for both)' },
-      429: { description: 'Too many failed logins from this client; see Retry-After' },
+      429: { description: 'Too many failed logins for this name from this client, or from this client altogether; see Retry-After' },
     },
     async handler(req) {
       const client = req.ip;
-      const verdict = throttle.check(client);
+      const { username, password } = req.body;
+      const verdict = throttle.check(client, username);
       if ('retryAfterSeconds' in verdict) {
         throw new HttpError(429, 'GW_ERR_LOGIN_RATE_LIMIT', 'too many failed logins; try again later', { headers: { 'Retry-After': String(verdict.retryAfterSeconds) } });
       }
       if (verdict.delayMs > 0) await sleep(verdict.delayMs);
-      const { username, password } = req.body;
       const user = await auth.verifyPassword(username, password);
       if (!user) {
-        throttle.failed(client);
+        throttle.failed(client, username);
         throw new HttpError(401, 'GW_ERR_BAD_LOGIN', 'unknown user or wrong password');
       }
-      throttle.succeeded(client);
+      throttle.succeeded(client, username);
       const issued = await auth.tokens.issue(user.username);
       return { token: issued.token, expiresAt: issued.expiresAt, user };
     },

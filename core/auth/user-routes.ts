@@ -12,7 +12,7 @@ interface CreateUserBody {
 }
 type UpdateUserBody = Partial<Omit<CreateUserBody, 'username'>>;
 
-const USERNAME = { type: 'string', pattern: '^[A-Za-z0-9._@-]{1,64}$' };
+const USERNAME = { type: 'string', pattern: '^[A-Za-z0-9._@-]{1,64}$', 'x-pattern-message': 'must be 1 to 64 letters, digits or . _ @ -' };
 const PASSWORD = { type: 'string', minLength: 8, maxLength: 256, description: 'Write-only' };
 const PERMISSIONS = { type: 'array', uniqueItems: true, maxItems: 100, items: { type: 'string', minLength: 1, maxLength: 64 }, description: "Permission names, or '*' for all" };
 const USER_REF = { $ref: '#/components/schemas/User' };

@@ -12,6 +12,8 @@ function setPath(config: Record<string, unknown>, path: string[], value: unknown
 }
 
 const list = (value: string) => value.split(',').map((s) => s.trim()).filter(Boolean);
+/** `1`/`true` and `0`/`false`; anything else stays a string so that validation names the field. */
+const flag = (value: string): boolean | string => (/^(1|true)$/i.test(value.trim()) ? true : /^(0|false)$/i.test(value.trim()) ? false : value);
 /** Keeps a non-numeric value as a string so that validation names the field. */
 const numeric = (value: string): number | string => (/^\d+$/.test(value.trim()) ? Number(value) : value);
 
@@ -26,6 +28,7 @@ const OVERRIDES: Record<string, Setter> = {
   AMTGW_TLS_CERT: (c, v) => setPath(c, ['server', 'tls', 'cert'], v),
   AMTGW_TLS_KEY: (c, v) => setPath(c, ['server', 'tls', 'key'], v),
   AMTGW_LOG_LEVEL: (c, v) => setPath(c, ['log', 'level'], v),
+  AMTGW_LEGACY_TLS: (c, v) => setPath(c, ['amt', 'legacyTls'], flag(v)),
 };
 
 /** Applies the AMTGW_* variables present in `env` to a configuration object, in place. */

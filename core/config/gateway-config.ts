@@ -25,7 +25,7 @@ export interface GatewayConfig {
   auth: {
     tokenTtlSeconds: number;
     adminPasswordFile?: string | null;
-    login: { freeFailures: number; maxFailures: number; windowSeconds: number; delayStepMs: number };
+    login: { freeFailures: number; maxFailures: number; windowSeconds: number; delayStepMs: number; addressMaxFailures?: number };
   };
   amt: AmtSiteSettings;
   workers: { threads: number; concurrentTasksPerWorker: number; maxQueue: number; idleTimeoutMs: number };

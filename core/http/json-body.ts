@@ -1,6 +1,7 @@
 import coBody from 'co-body';
 import type { Context, Next } from 'koa';
 import { HttpError } from './http-error.js';
+import { watchUtf8Body } from './utf8-body-guard.js';
 
 declare module 'koa' {
   interface Request {
@@ -14,20 +15,28 @@ const JSON_TYPES = ['application/json', 'application/json-patch+json', 'applicat
 
 /**
  * Reads the JSON body of a POST, PUT or PATCH with a JSON content type into `ctx.request.body`:
- * strict JSON (an object or array), at most `limitBytes` (413 above), 400 when it is not JSON.
+ * strict JSON (an object or array), at most `limitBytes` (413 above), 400 when it is not JSON or
+ * its bytes are not valid UTF-8 (co-body decodes leniently, so the guard watches the raw chunks).
  * co-body alone, as koa-body used it: koa-body also loads multipart and schema libraries
  * (formidable, zod) the gateway never uses, ~10 MiB of an idle gateway.
  */
 export function jsonBody(limitBytes: number) {
   return async function readJsonBody(ctx: Context, next: Next): Promise<void> {
     if (PARSED_METHODS.has(ctx.method) && ctx.is(JSON_TYPES)) {
+      const validUtf8 = watchUtf8Body(ctx.req);
+      let body: unknown;
       try {
-        ctx.request.body = await coBody.json(ctx, { limit: limitBytes, strict: true });
+        body = await coBody.json(ctx, { limit: limitBytes, strict: true });
       } catch (err) {
         if ((err as { status?: number }).status === 413) throw new HttpError(413, 'GW_ERR_BODY_TOO_LARGE', `the request body exceeds ${limitBytes} bytes`);
+        if (!validUtf8()) throw invalidUtf8();
         throw new HttpError(400, 'GW_ERR_MALFORMED_JSON', 'the request body is not valid JSON');
       }
+      if (!validUtf8()) throw invalidUtf8();
+      ctx.request.body = body;
     }
     return next();
   };
 }
+
+const invalidUtf8 = () => new HttpError(400, 'GW_ERR_INVALID_UTF8', 'the request body is not valid UTF-8');

@@ -2,6 +2,7 @@ import { createServer as createHttpServer, type RequestListener, type Server } f
 import { createServer as createHttpsServer } from 'node:https';
 import { readFileSync } from 'node:fs';
 import type { AddressInfo, Socket } from 'node:net';
+import { answerClientError, MAX_HEADER_BYTES } from './client-error.js';
 
 export interface TlsFiles {
   cert?: string | null;
@@ -20,8 +21,9 @@ export interface Listener {
 export async function startListener(handler: RequestListener, host: string, port: number, tls: TlsFiles = {}): Promise<Listener> {
   const secure = Boolean(tls.cert && tls.key);
   const server: Server = secure
-    ? (createHttpsServer({ cert: readFileSync(tls.cert!), key: readFileSync(tls.key!) }, handler) as unknown as Server)
-    : createHttpServer(handler);
+    ? (createHttpsServer({ cert: readFileSync(tls.cert!), key: readFileSync(tls.key!), maxHeaderSize: MAX_HEADER_BYTES }, handler) as unknown as Server)
+    : createHttpServer({ maxHeaderSize: MAX_HEADER_BYTES }, handler);
+  server.on('clientError', answerClientError);
   // Every raw socket, upgraded ones included: server.close() waits for those, and
   // closeAllConnections() does not reach WebSockets.
   const sockets = new Set<Socket>();

@@ -20,6 +20,8 @@ export function createAjv(options: ValidatorOptions = {}): Ajv2020 {
     strict: false,
     coerceTypes: options.coerceTypes ?? false,
     useDefaults: options.useDefaults ?? false,
+    // Errors carry their schema, so that a pattern can say in words what it requires (`x-pattern-message`).
+    verbose: true,
   });
   addFormats(ajv);
   return ajv;
@@ -38,6 +40,8 @@ export function describeErrors(errors: ErrorObject[] | null | undefined, root = 
     } else if (e.keyword === 'required') {
       path = `${path}.${String((e.params as { missingProperty: string }).missingProperty)}`;
       message = 'is required';
+    } else if (e.keyword === 'pattern' && typeof (e.parentSchema as { 'x-pattern-message'?: unknown } | undefined)?.['x-pattern-message'] === 'string') {
+      message = (e.parentSchema as { 'x-pattern-message': string })['x-pattern-message'];
     } else if (e.keyword === 'enum') {
       message = `must be one of ${((e.params as { allowedValues: unknown[] }).allowedValues ?? []).map((v) => JSON.stringify(v)).join(', ')}`;
     }

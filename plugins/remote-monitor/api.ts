@@ -21,6 +21,8 @@ export interface OnlineEntry {
   online: boolean;
   since: string | null;
   lastSeen: string | null;
+  /** Set when the monitor does not probe the device, e.g. `outside-allowed-networks`. */
+  notMonitored?: 'outside-allowed-networks';
 }
 
 /** Online state of every known device, as the `presence` service. */

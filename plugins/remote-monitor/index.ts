@@ -28,12 +28,14 @@ export default definePlugin<RemoteMonitorConfig>({
     const devices = ctx.use('devices');
     const states = await openPresenceStates(ctx.store.namespace('presence'), config.missedProbesOffline, ctx.logger);
     const feed = createStatusFeed(ctx.events, devices, states, ctx.logger);
-    const scheduler = createSweepScheduler({ pool: ctx.pool, devices, states, amt: ctx.site.amt, config, logger: ctx.logger, onObserved: feed.onObserved });
+    const deviceAccess = ctx.use('deviceAccess');
+    const allows = (address: string) => deviceAccess.allows(address);
+    const scheduler = createSweepScheduler({ pool: ctx.pool, devices, states, amt: ctx.site.amt, config, logger: ctx.logger, allows, onObserved: feed.onObserved });
     ctx.provide('presence', createPresenceService(devices, states, ctx.site.amt));
 
     ctx.openapi.addTag('monitor', 'Online monitoring and remote reads of hardware and event logs');
-    registerMonitorRoutes(ctx, devices, states, scheduler);
-    const access = ctx.use('deviceAccess').create(config.device);
+    registerMonitorRoutes(ctx, devices, states, scheduler, allows);
+    const access = deviceAccess.create(config.device);
     registerDeviceRoutes(ctx, devices, access, ctx.pool);
 
     const stopListening = feed.listen(scheduler, config.intervalSeconds * 1000);

@@ -7,7 +7,7 @@ import type { SweepScheduler } from './sweep-scheduler.js';
 
 const TOTAL = { 'X-Total-Count': { description: 'Number of matching devices', schema: { type: 'integer' } } };
 
-export function registerMonitorRoutes(ctx: PluginContext, devices: DeviceRegistry, states: PresenceStates, scheduler: SweepScheduler): void {
+export function registerMonitorRoutes(ctx: PluginContext, devices: DeviceRegistry, states: PresenceStates, scheduler: SweepScheduler, allows: (address: string) => boolean): void {
   ctx.openapi.addSchema('OnlineEntry', ONLINE_ENTRY_SCHEMA);
   ctx.openapi.addSchema('MonitorSummary', MONITOR_SUMMARY_SCHEMA);
   ctx.openapi.addSchema('MonitorSchedule', MONITOR_SCHEDULE_SCHEMA);
@@ -23,6 +23,7 @@ export function registerMonitorRoutes(ctx: PluginContext, devices: DeviceRegistr
         online: state?.online ?? device.online,
         since: state?.since ?? null,
         lastSeen: state?.lastSeen ?? device.lastSeen,
+        ...(allows(device.ipAddress) ? {} : { notMonitored: 'outside-allowed-networks' as const }),
       };
     });
 
@@ -57,7 +58,7 @@ export function registerMonitorRoutes(ctx: PluginContext, devices: DeviceRegistr
       const all = devices.list();
       for (const device of all) {
         if (states.get(device.id)?.online ?? device.online) online++;
-        if (device.authStatus === 'unauthorized') unauthorized++;
+        if (device.authStatus === 'unauthorized' || device.authStatus === 'locked-out-risk') unauthorized++;
       }
       return { total: all.length, online, offline: all.length - online, unauthorized };
     },

@@ -17,6 +17,10 @@ export const ONLINE_ENTRY_SCHEMA = {
     online: { type: 'boolean' },
     since: { ...NULLABLE_TIME, description: 'When the device entered its current state' },
     lastSeen: { ...NULLABLE_TIME, description: 'When the device last answered' },
+    notMonitored: {
+      enum: ['outside-allowed-networks'],
+      description: 'Present when the monitor does not probe the device: its address is outside `amt.allowedNetworks`, so no device I/O reaches it; `online` is what was last known',
+    },
   },
 };
 
@@ -27,7 +31,7 @@ export const MONITOR_SUMMARY_SCHEMA = {
     total: { type: 'integer', description: 'Known devices' },
     online: { type: 'integer' },
     offline: { type: 'integer' },
-    unauthorized: { type: 'integer', description: 'Devices that refused every stored credential at their last scan' },
+    unauthorized: { type: 'integer', description: 'Devices that refused every stored credential at their last scan, or whose sign-ins are paused to avoid a lockout (`locked-out-risk`)' },
   },
 };
 
@@ -45,6 +49,7 @@ export const MONITOR_SCHEDULE_SCHEMA = {
       properties: { probes: { type: 'integer' }, maxLagMs: { type: 'integer' }, slowestBatchMs: { type: 'integer' } },
     },
     keepingUp: { type: 'boolean' },
+    outsideAllowedNetworks: { type: 'integer', description: 'Known devices not probed because their address is outside `amt.allowedNetworks`' },
   },
 };
 

@@ -16,6 +16,8 @@ export interface SweepSchedulerDeps {
   amt: AmtSiteSettings;
   config: RemoteMonitorConfig;
   logger: Logger;
+  /** `amt.allowedNetworks` (the `deviceAccess` service's rule): a device outside is never probed. */
+  allows(address: string): boolean;
   /** Called after every probe outcome of a device, with the flip of its online state if there was one. */
   onObserved(deviceId: string, change: StatusChange | null): void;
 }
@@ -34,6 +36,8 @@ export interface ScheduleStats {
   lastInterval: { probes: number; maxLagMs: number; slowestBatchMs: number } | null;
   /** No device waits for capacity and none was dispatched more than two ticks late in the last interval. */
   keepingUp: boolean;
+  /** Tracked devices not probed because their address is outside `amt.allowedNetworks`. */
+  outsideAllowedNetworks: number;
 }
 
 export interface SweepScheduler {
@@ -61,6 +65,7 @@ export function createSweepScheduler(deps: SweepSchedulerDeps): SweepScheduler {
   const tickMs = Math.min(1000, Math.max(50, Math.floor(intervalMs / 20)));
   const nextAt = new Map<string, number>();
   const probing = new Set<string>();
+  const outside = new Set<string>();
   const running = new Set<Promise<void>>();
   const cancel = deps.pool.createCancelToken();
   const sweepOptions: Omit<PresenceSweepInput, 'targets'> = {
@@ -86,6 +91,7 @@ export function createSweepScheduler(deps: SweepSchedulerDeps): SweepScheduler {
 
   function forget(deviceId: string): void {
     nextAt.delete(deviceId);
+    outside.delete(deviceId);
     states.forget(deviceId);
   }
 
@@ -115,6 +121,12 @@ export function createSweepScheduler(deps: SweepSchedulerDeps): SweepScheduler {
       }
       nextAt.set(id, Math.max(dueAt + intervalMs, now));
       window.maxLagMs = Math.max(window.maxLagMs, now - dueAt);
+      if (!deps.allows(device.ipAddress)) {
+        if (!outside.has(id)) deps.logger.warn('device outside the allowed networks is not probed', { deviceId: id, ipAddress: device.ipAddress });
+        outside.add(id);
+        continue;
+      }
+      outside.delete(id);
       if (idByAddress.has(device.ipAddress)) continue;
       idByAddress.set(device.ipAddress, id);
       probing.add(id);
@@ -186,6 +198,7 @@ export function createSweepScheduler(deps: SweepSchedulerDeps): SweepScheduler {
         waiting,
         lastInterval,
         keepingUp: waiting === 0 && lag <= 2 * tickMs,
+        outsideAllowedNetworks: outside.size,
       };
     },
   };

@@ -5,7 +5,8 @@
  */
 import type { AmtFailure, DeviceOperationInput, TaskCredential } from '../../workers/tasks/task-types.js';
 export type ProvisioningState = 'PRE' | 'IN' | 'POST';
-export type AuthStatus = 'ok' | 'unauthorized' | 'unreachable' | 'error';
+/** `locked-out-risk`: sign-ins are paused so that the device's account is not locked (see the sign-in memory). */
+export type AuthStatus = 'ok' | 'unauthorized' | 'unreachable' | 'error' | 'locked-out-risk';
 
 export interface Device {
   id: string;
@@ -98,7 +99,7 @@ export interface CredentialVault {
 }
 
 /** What every device task returns: its value or a failure, and the certificate it saw. */
-export type TaskOutcome = ({ ok: true } | { ok: false; error: AmtFailure }) & { tlsFingerprint: string | null };
+export type TaskOutcome = ({ ok: true } | { ok: false; error: AmtFailure }) & { tlsFingerprint: string | null; failedLogins?: number; tlsProtocol?: string | null };
 
 export interface DeviceAccessOptions {
   connectTimeoutMs: number;
@@ -113,7 +114,10 @@ export interface DeviceAccess {
    * Runs `operation` against `device` with its known working credential first, then the others in
    * sign-in order, or with `credential` alone when given (a follow-up of an earlier operation).
    * @returns the successful outcome and the credential that worked.
-   * @throws HttpError 409 offline or no credential stored, 502 refused or failed, 504 timeout.
+   * Every sign-in goes through the sign-in memory (credentials the device refused are not tried
+   * again, failed logins stay below its lockout) and the address must be inside the allowed networks.
+   * @throws HttpError 422 outside the allowed networks, 409 offline, no credential stored or sign-ins
+   * paused (lockout risk), 502 refused or failed, 504 timeout.
    */
   run<R extends TaskOutcome>(
     device: Readonly<Device>,
@@ -127,6 +131,11 @@ export interface DeviceAccessFactory {
   create(options: DeviceAccessOptions): DeviceAccess;
   /** OpenAPI responses for the problems `run` throws, for routes that run device operations. */
   readonly problemResponses: Record<number, { description: string }>;
+  /**
+   * Whether device I/O may reach `address` (`amt.allowedNetworks`). `run` checks it itself; callers
+   * that reach devices otherwise (the online monitor's probes) ask here and skip what is outside.
+   */
+  allows(address: string): boolean;
 }
 
 /** A scan found a device (new or known). */

@@ -23,6 +23,15 @@ export interface RestApiConfig {
     /** Finished scans kept in the history. */
     historySize: number;
   };
+  /** The per-device sign-in memory shared by scans, device operations and diagnostics. */
+  signIn: {
+    /** Failed logins in a row that lock a device's account (AMT: 10). */
+    lockoutThreshold: number;
+    /** Failed logins kept in hand below the threshold. */
+    safetyMargin: number;
+    /** How long a device that answered with its lockout page is left alone. */
+    lockoutPauseSeconds: number;
+  };
 }
 
 export const REST_API_CONFIG_SCHEMA = {
@@ -47,6 +56,16 @@ export const REST_API_CONFIG_SCHEMA = {
         interrogationConcurrency: { type: 'integer', minimum: 1, maximum: 1024, default: 64 },
         requestTimeoutMs: { type: 'integer', minimum: 100, maximum: 120000, default: 10000 },
         historySize: { type: 'integer', minimum: 1, maximum: 10000, default: 200 },
+      },
+    },
+    signIn: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: {
+        lockoutThreshold: { type: 'integer', minimum: 2, maximum: 1000, default: 10 },
+        safetyMargin: { type: 'integer', minimum: 1, maximum: 999, default: 2 },
+        lockoutPauseSeconds: { type: 'integer', minimum: 1, maximum: 86400, default: 120 },
       },
     },
   },

@@ -13,6 +13,9 @@ import { DEVICE_PROBLEM_RESPONSES } from './devices/device-problems.js';
 import { REST_API_CONFIG_SCHEMA, type RestApiConfig } from './config.js';
 import { registerScanning } from './scans/register-scanning.js';
 import { registerDiagnosticRoutes } from './diagnostics/diagnostic-routes.js';
+import { createNetworkGuard } from './devices/device-networks.js';
+import { openSignInMemory } from './sign-in/sign-in-memory.js';
+import { registerSignInRoutes } from './sign-in/sign-in-routes.js';
 
 export default definePlugin<RestApiConfig>({
   name: 'rest-api',
@@ -25,6 +28,7 @@ export default definePlugin<RestApiConfig>({
     { name: 'devices:read', description: 'Read the device list and scan results' },
     { name: 'devices:delete', description: 'Delete devices from the list' },
     { name: 'devices:trust', description: "Reset a device's pinned TLS certificate" },
+    { name: 'devices:sign-in-reset', description: "Reset a device's sign-in memory (refused credentials, failed-login count)" },
     { name: 'credentials:read', description: 'List stored device credentials (never their passwords)' },
     { name: 'credentials:write', description: 'Create, change and delete device credentials' },
     { name: 'diagnostics:run', description: 'Run credential and WS-Management diagnostics' },
@@ -40,13 +44,17 @@ export default definePlugin<RestApiConfig>({
     const devices = await openDeviceRegistry(ctx.store.namespace('devices'));
     ctx.provide('credentials', credentials);
     ctx.provide('devices', devices);
+    const signIn = await openSignInMemory(ctx.store.namespace('sign-in'), ctx.config.signIn, (id) => credentials.signInVersion(id), ctx.logger);
+    const networks = createNetworkGuard(ctx.site.amt.allowedNetworks);
     ctx.provide('deviceAccess', {
-      create: (options) => createDeviceAccess(devices, credentials, { ...options, amt: ctx.site.amt, tlsTrust: ctx.site.deviceTls }),
+      create: (options) => createDeviceAccess({ devices, vault: credentials, signIn, networks }, { ...options, amt: ctx.site.amt, tlsTrust: ctx.site.deviceTls, logger: ctx.logger }),
       problemResponses: DEVICE_PROBLEM_RESPONSES,
+      allows: networks.allows,
     });
     registerCredentialRoutes(ctx, credentials);
     registerDeviceRoutes(ctx, devices);
-    await registerScanning(ctx, devices, credentials);
-    registerDiagnosticRoutes(ctx, credentials, devices);
+    registerSignInRoutes(ctx, devices, credentials, signIn);
+    await registerScanning(ctx, devices, credentials, signIn);
+    registerDiagnosticRoutes(ctx, credentials, devices, signIn);
   },
 });

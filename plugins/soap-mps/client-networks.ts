@@ -7,8 +7,8 @@ export function peerAddress(remoteAddress: string | undefined): string {
   return mapped ? mapped[1]! : address;
 }
 
-/** A matcher for client addresses against CIDRs or single addresses; throws on an invalid entry. */
-export function createNetworkMatcher(cidrs: string[]): (address: string) => boolean {
+/** A matcher for addresses against CIDRs or single addresses; throws on an invalid entry, naming it by `label`. */
+export function createNetworkMatcher(cidrs: string[], label = 'allowedClients entry'): (address: string) => boolean {
   const list = new BlockList();
   for (const entry of cidrs) {
     const [address = '', prefixText] = entry.split('/');
@@ -16,7 +16,7 @@ export function createNetworkMatcher(cidrs: string[]): (address: string) => bool
     const prefix = prefixText === undefined ? undefined : Number(prefixText);
     const max = family === 6 ? 128 : 32;
     if (family === 0 || (prefix !== undefined && (!Number.isInteger(prefix) || prefix < 0 || prefix > max))) {
-      throw new Error(`allowedClients entry '${entry}' is not an IP address or CIDR`);
+      throw new Error(`${label} '${entry}' is not an IP address or CIDR`);
     }
     const type = family === 6 ? 'ipv6' : 'ipv4';
     if (prefix === undefined) list.addAddress(address, type);

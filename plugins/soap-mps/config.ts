@@ -1,4 +1,5 @@
 import type { JsonSchema } from '../../core/plugin-api.js';
+import { DEFAULT_ALLOWED_NETWORKS } from './delivery-policy.js';
 
 /** The `options` of the soap-mps plugin, defaults applied (see README.md). */
 export interface SoapMpsConfig {
@@ -13,9 +14,11 @@ export interface SoapMpsConfig {
   /** CIDRs allowed when `auth` is `none`. */
   allowedClients: string[];
   maxBodyBytes: number;
-  enumeration: { ttlSeconds: number; maxContexts: number; defaultPageSize: number; maxPageSize: number };
+  enumeration: { ttlSeconds: number; maxContexts: number; maxContextsPerCaller: number; defaultPageSize: number; maxPageSize: number };
   subscriptions: { ttlSeconds: number; maxSubscriptions: number };
   delivery: { timeoutMs: number; maxAttempts: number; backoffMs: number; maxPending: number };
+  /** Where notifications may go (checked at subscribe time and when each delivery connects). */
+  notifications: { allowedNetworks: string[]; allowedHosts: string[] };
 }
 
 const int = (minimum: number, maximum: number, defaultValue: number, description: string): JsonSchema => ({
@@ -57,6 +60,7 @@ export const CONFIG_SCHEMA: JsonSchema = {
       properties: {
         ttlSeconds: int(1, 86400, 300, 'Lifetime of an enumeration context'),
         maxContexts: int(1, 100000, 100, 'Open enumeration contexts at most'),
+        maxContextsPerCaller: int(1, 100000, 10, 'Open enumeration contexts of one caller (user, or client address without authentication) at most'),
         defaultPageSize: int(1, 100000, 100, 'Pull page size when MaxElements is absent'),
         maxPageSize: int(1, 100000, 1000, 'Larger MaxElements values are capped to this'),
       },
@@ -79,6 +83,27 @@ export const CONFIG_SCHEMA: JsonSchema = {
         maxAttempts: int(1, 100, 5, 'Attempts per notification'),
         backoffMs: int(1, 3600000, 1000, 'Wait before the first retry; doubles on each further retry'),
         maxPending: int(1, 100000, 100, 'Notifications queued per receiver at most; the oldest is dropped beyond'),
+      },
+    },
+    notifications: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: {
+        allowedNetworks: {
+          type: 'array',
+          items: { type: 'string', pattern: '^[0-9A-Fa-f:.]+(/\\d{1,3})?$' },
+          maxItems: 256,
+          default: DEFAULT_ALLOWED_NETWORKS,
+          description: 'CIDRs (or single addresses) notifications may be delivered to; link-local, unspecified and multicast addresses never are',
+        },
+        allowedHosts: {
+          type: 'array',
+          items: { type: 'string', pattern: '^(\\*\\.)?[A-Za-z0-9]([A-Za-z0-9-]{0,62})(\\.[A-Za-z0-9]([A-Za-z0-9-]{0,62}))*\\.?$', maxLength: 253 },
+          maxItems: 256,
+          default: [],
+          description: 'Host names (or *.domain) whose addresses notifications may reach even outside allowedNetworks (never link-local)',
+        },
       },
     },
   },

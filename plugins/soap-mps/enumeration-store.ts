@@ -10,11 +10,12 @@ export interface EnumerationPage {
 
 /**
  * Open enumeration contexts, in memory: each holds a snapshot of the connected machines taken
- * when it was opened, a read position and a fixed expiry. Bounded in number; ids are 192 random
- * bits, and a context answers only the caller that opened it.
+ * when it was opened, a read position and a fixed expiry. Bounded in number, in all and per caller
+ * (so that one caller cannot take every place and starve the others until the contexts expire);
+ * ids are 192 random bits, and a context answers only the caller that opened it.
  */
 export interface EnumerationStore {
-  /** Opens a context over `items`; a fault when `maxContexts` live contexts exist already. */
+  /** Opens a context over `items`; a fault when `maxContexts` live contexts exist already, or `maxContextsPerCaller` of `owner`. */
   open(owner: string, items: string[]): { id: string; expiresAt: Date };
   /** The next at most `max` items; a fault for an unknown, released or expired context. */
   pull(owner: string, id: string, max: number): EnumerationPage;
@@ -26,6 +27,7 @@ export interface EnumerationStore {
 export interface EnumerationStoreOptions {
   ttlSeconds: number;
   maxContexts: number;
+  maxContextsPerCaller: number;
   now?: () => number;
 }
 
@@ -39,14 +41,22 @@ interface Context {
 export function createEnumerationStore(options: EnumerationStoreOptions): EnumerationStore {
   const now = options.now ?? Date.now;
   const contexts = new Map<string, Context>();
+  const perOwner = new Map<string, number>();
+
+  const remove = (id: string, context: Context) => {
+    contexts.delete(id);
+    const left = (perOwner.get(context.owner) ?? 1) - 1;
+    if (left > 0) perOwner.set(context.owner, left);
+    else perOwner.delete(context.owner);
+  };
 
   const sweep = () => {
     const t = now();
-    for (const [id, context] of contexts) if (context.expiresAt <= t) contexts.delete(id);
+    for (const [id, context] of contexts) if (context.expiresAt <= t) remove(id, context);
   };
   const live = (owner: string, id: string): Context => {
     const context = contexts.get(id);
-    if (context && context.expiresAt <= now()) contexts.delete(id);
+    if (context && context.expiresAt <= now()) remove(id, context);
     else if (context && context.owner === owner) return context;
     // One message for unknown, released, expired and foreign contexts: it reveals nothing.
     throw new SoapFault('GW_ERR_SOAP_UNKNOWN_CONTEXT', 'the enumeration context is unknown, released or expired');
@@ -55,12 +65,20 @@ export function createEnumerationStore(options: EnumerationStoreOptions): Enumer
   return {
     open(owner, items) {
       sweep();
+      const mine = perOwner.get(owner) ?? 0;
+      if (mine >= options.maxContextsPerCaller) {
+        throw new SoapFault(
+          'GW_ERR_SOAP_TOO_MANY_CALLER_CONTEXTS',
+          `this caller has too many open enumeration contexts (at most ${options.maxContextsPerCaller}); release contexts or retry later`,
+        );
+      }
       if (contexts.size >= options.maxContexts) {
         throw new SoapFault('GW_ERR_SOAP_TOO_MANY_CONTEXTS', `too many open enumeration contexts (at most ${options.maxContexts}); release contexts or retry later`);
       }
       const id = randomBytes(24).toString('base64url');
       const expiresAt = now() + options.ttlSeconds * 1000;
       contexts.set(id, { owner, items: [...items], position: 0, expiresAt });
+      perOwner.set(owner, mine + 1);
       return { id, expiresAt: new Date(expiresAt) };
     },
     pull(owner, id, max) {
@@ -70,8 +88,7 @@ export function createEnumerationStore(options: EnumerationStoreOptions): Enumer
       return { items, endOfSequence: context.position >= context.items.length };
     },
     release(owner, id) {
-      live(owner, id);
-      contexts.delete(id);
+      remove(id, live(owner, id));
     },
     size() {
       sweep();

@@ -6,6 +6,7 @@
 import { hostname } from 'node:os';
 import { definePlugin, type DeviceStatusChangedEvent, type PluginContext } from '../../core/plugin-api.js';
 import { createClientAuth, MPS_PERMISSION } from './client-auth.js';
+import { createDeliveryPolicy } from './delivery-policy.js';
 import { CONFIG_SCHEMA, type SoapMpsConfig } from './config.js';
 import { createEnumerationStore } from './enumeration-store.js';
 import { createSoapHandler } from './http-handler.js';
@@ -74,10 +75,12 @@ export default definePlugin<SoapMpsConfig>({
     const presence = createPresenceAdapter(ctx.use('presence'));
     const subscriptions = createSubscriptionStore(ctx.store, config.subscriptions);
     await subscriptions.load();
+    const deliveryPolicy = createDeliveryPolicy(config.notifications);
     const operations = createOperations({
       presence,
       enumerations: createEnumerationStore(enumeration),
       subscriptions,
+      deliveryPolicy,
       defaultPageSize: enumeration.defaultPageSize,
       maxPageSize: enumeration.maxPageSize,
     });
@@ -98,7 +101,7 @@ export default definePlugin<SoapMpsConfig>({
       logger: ctx.logger,
     });
 
-    const sender = createNotificationSender({ ...config.delivery, logger: ctx.logger });
+    const sender = createNotificationSender({ ...config.delivery, policy: deliveryPolicy, logger: ctx.logger });
     const mpsAddress = () => {
       const host = hostOf(listenerUrl || ctx.site.baseUrl()) ?? '';
       return host === '0.0.0.0' || host === '::' || host === '' ? hostname() : host;

@@ -1,6 +1,8 @@
+import { isIP } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Agent } from 'undici';
 import type { Logger } from '../../core/plugin-api.js';
+import { DeliveryRefused, type DeliveryPolicy } from './delivery-policy.js';
 import { XML_CONTENT_TYPE } from './soap-envelope.js';
 
 /** One notification to deliver. */
@@ -13,7 +15,9 @@ export interface Notification {
  * Delivers notifications to subscribers asynchronously. Each receiver has its own queue, worked
  * one notification at a time (so a receiver sees connects and disconnects in order), with retries,
  * backoff and a timeout per attempt; a slow or dead receiver only delays and drops its own
- * notifications, never another receiver's, and `send` never waits.
+ * notifications, never another receiver's, and `send` never waits. Every connection goes to an
+ * address the delivery policy allows, checked when it connects (a refused address is not retried;
+ * a name that does not resolve is, like any connection failure).
  */
 export interface NotificationSender {
   /** Queues `notification` for each receiver and returns at once. */
@@ -30,10 +34,20 @@ export interface NotificationSenderOptions {
   backoffMs: number;
   /** Notifications queued per receiver at most; the oldest queued one is dropped beyond. */
   maxPending: number;
+  /** Where deliveries may connect. */
+  policy: DeliveryPolicy;
   logger: Logger;
 }
 
 const MAX_BACKOFF_MS = 5 * 60_000;
+
+/** An attempt's outcome: delivered, failed (retried), or refused by the delivery policy (an address it refuses is not retried). */
+type Outcome = { ok: true } | { ok: false; error: string; final: boolean };
+
+function refusedBy(err: unknown): DeliveryRefused | undefined {
+  for (let e = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) if (e instanceof DeliveryRefused) return e;
+  return undefined;
+}
 
 interface Receiver {
   queue: Notification[];
@@ -51,13 +65,15 @@ function origin(uri: string): string {
 }
 
 export function createNotificationSender(options: NotificationSenderOptions): NotificationSender {
-  const { logger } = options;
+  const { logger, policy } = options;
   // undici is imported with the first notification: a gateway without SOAP subscribers never needs it.
+  // The policy's lookup runs on every new connection to a name; a literal address skips lookup,
+  // so post() checks those itself before the request.
   let client: Promise<{ agent: Agent; request: typeof import('undici').request }> | undefined;
   const connect = () =>
     (client ??= import('undici').then(({ Agent, request }) => ({
       agent: new Agent({
-        connect: { timeout: options.timeoutMs },
+        connect: { timeout: options.timeoutMs, lookup: policy.lookup },
         headersTimeout: options.timeoutMs,
         bodyTimeout: options.timeoutMs,
         keepAliveTimeout: 10_000,
@@ -67,8 +83,10 @@ export function createNotificationSender(options: NotificationSenderOptions): No
   const stop = new AbortController();
   const receivers = new Map<string, Receiver>();
 
-  const post = async (uri: string, notification: Notification): Promise<string | null> => {
+  const post = async (uri: string, notification: Notification): Promise<Outcome> => {
     try {
+      const host = new URL(uri).hostname.replace(/^\[(.*)\]$/, '$1');
+      if (isIP(host) !== 0) await policy.addresses(host);
       const { agent, request } = await connect();
       const res = await request(uri, {
         method: 'POST',
@@ -78,17 +96,25 @@ export function createNotificationSender(options: NotificationSenderOptions): No
         signal: AbortSignal.any([stop.signal, AbortSignal.timeout(options.timeoutMs)]),
       });
       await res.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
-      return res.statusCode >= 200 && res.statusCode < 300 ? null : `HTTP ${res.statusCode}`;
+      return res.statusCode >= 200 && res.statusCode < 300 ? { ok: true } : { ok: false, error: `HTTP ${res.statusCode}`, final: false };
     } catch (err) {
-      return (err as Error).name === 'AbortError' || (err as Error).name === 'TimeoutError' ? 'timed out' : ((err as { code?: string }).code ?? (err as Error).message);
+      const refused = refusedBy(err);
+      if (refused) return { ok: false, error: refused.message, final: !refused.unresolved };
+      const error = (err as Error).name === 'AbortError' || (err as Error).name === 'TimeoutError' ? 'timed out' : ((err as { code?: string }).code ?? (err as Error).message);
+      return { ok: false, error, final: false };
     }
   };
 
   const deliver = async (uri: string, notification: Notification) => {
-    let failure: string | null = 'not attempted';
+    let failure = 'not attempted';
     for (let attempt = 1; attempt <= options.maxAttempts && !stop.signal.aborted; attempt++) {
-      failure = await post(uri, notification);
-      if (failure === null) return;
+      const outcome = await post(uri, notification);
+      if (outcome.ok) return;
+      failure = outcome.error;
+      if (outcome.final) {
+        logger.warn('notification not sent: the receiver is not allowed', { receiver: origin(uri), reason: failure });
+        return;
+      }
       if (attempt < options.maxAttempts) {
         const wait = Math.min(MAX_BACKOFF_MS, options.backoffMs * 2 ** (attempt - 1)) * (1 + Math.random() * 0.2);
         logger.debug('notification delivery failed, retrying', { receiver: origin(uri), attempt, error: failure, retryInMs: Math.round(wait) });

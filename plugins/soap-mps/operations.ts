@@ -1,7 +1,9 @@
+import { DeliveryRefused, type DeliveryPolicy } from './delivery-policy.js';
 import type { EnumerationStore } from './enumeration-store.js';
+import { SoapFault } from './errors.js';
 import type { MachinePresence } from './presence-adapter.js';
 import type { OperationName, SoapRequest } from './soap-request.js';
-import type { SubscriptionStore } from './subscription-store.js';
+import { normalizeDelivery, type SubscriptionStore } from './subscription-store.js';
 
 /** The content of a response element, as strong-soap serializes it against the WSDL. */
 export type OperationResult = Record<string, unknown>;
@@ -15,12 +17,24 @@ export interface OperationDeps {
   presence: MachinePresence;
   enumerations: EnumerationStore;
   subscriptions: SubscriptionStore;
+  /** Where notifications may go: a Delivery it refuses is not subscribed. */
+  deliveryPolicy: DeliveryPolicy;
   defaultPageSize: number;
   maxPageSize: number;
 }
 
 /** Operations whose response has an empty SOAP body (specification, part 2). */
 export const EMPTY_RESPONSE_OPERATIONS: ReadonlySet<OperationName> = new Set(['Release', 'Unsubscribe']);
+
+/** A fault unless notifications may reach the host of `delivery` (normalized) now. */
+async function admitDelivery(policy: DeliveryPolicy, delivery: string): Promise<void> {
+  try {
+    await policy.addresses(new URL(delivery).hostname);
+  } catch (err) {
+    if (err instanceof DeliveryRefused) throw new SoapFault('GW_ERR_SOAP_DELIVERY_NOT_ALLOWED', `Delivery ${err.message}`);
+    throw err;
+  }
+}
 
 /** The six operations of MPSInterfaceService. */
 export function createOperations(deps: OperationDeps): Operations {
@@ -43,6 +57,7 @@ export function createOperations(deps: OperationDeps): Operations {
       return {};
     },
     async SubscribeForNotifications(request, caller) {
+      await admitDelivery(deps.deliveryPolicy, normalizeDelivery(request.delivery));
       const subscription = await subscriptions.subscribe(caller, request.delivery);
       return { Expires: subscription.expiresAt };
     },

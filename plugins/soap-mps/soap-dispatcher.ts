@@ -80,13 +80,22 @@ export async function createSoapDispatcher(wsdlXml: string, operations: Operatio
 
   return {
     async dispatch(xml, req, request, caller) {
+      // An output message without parts has nothing for strong-soap to serialize (and its server
+      // cannot dispatch such an operation): the checked request runs directly, the Body stays empty.
+      if (EMPTY_RESPONSE_OPERATIONS.has(request.operation)) {
+        const run = operations[request.operation] as (request: SoapRequest, caller: string) => Promise<unknown>;
+        await run(request, caller).catch((err: unknown) => {
+          throw err instanceof SoapFault ? err : new SoapFault('GW_ERR_SOAP_INTERNAL', 'internal error', { cause: err });
+        });
+        return soapEnvelope('');
+      }
       const soap = await server();
       return new Promise<string>((resolve, reject) => {
         pending.set(req, { request, caller, reject });
         try {
           soap._process(xml, req, (out) => {
             pending.delete(req);
-            resolve(EMPTY_RESPONSE_OPERATIONS.has(request.operation) ? soapEnvelope('') : out);
+            resolve(out);
           });
         } catch (err) {
           fail(req, err);

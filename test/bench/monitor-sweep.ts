@@ -110,7 +110,7 @@ async function partTwo(pool: WorkerPool, fleet: Fleet): Promise<void> {
     if (at) at.push(performance.now());
     else answeredAt.set(id, [performance.now()]);
   };
-  const scheduler = createSweepScheduler({ pool, devices, states, amt: AMT, config: CONFIG, logger, onObserved });
+  const scheduler = createSweepScheduler({ pool, devices, states, amt: AMT, config: CONFIG, logger, allows: () => true, onObserved });
   const loop = monitorEventLoopDelay({ resolution: 10 });
   log(`schedule: ${devices.count()} known devices at ${INTERVAL_S} s; running two intervals`);
   const cpu = process.cpuUsage();

@@ -9,17 +9,47 @@ test('the login throttle adds a delay step per failure past the free ones, then 
   const throttle = createLoginThrottle({ freeFailures: 2, maxFailures: 5, windowSeconds: 60, delayStepMs: 250 }, () => now);
   const delays: unknown[] = [];
   for (let i = 0; i < 5; i++) {
-    delays.push(throttle.check('10.0.0.1'));
-    throttle.failed('10.0.0.1');
+    delays.push(throttle.check('10.0.0.1', 'olga'));
+    throttle.failed('10.0.0.1', 'olga');
     now += 1000;
   }
   assert.deepEqual(delays, [{ delayMs: 0 }, { delayMs: 0 }, { delayMs: 250 }, { delayMs: 500 }, { delayMs: 750 }]);
-  assert.deepEqual(throttle.check('10.0.0.1'), { retryAfterSeconds: 55 });
-  assert.deepEqual(throttle.check('10.0.0.2'), { delayMs: 0 }, 'other addresses are unaffected');
+  assert.deepEqual(throttle.check('10.0.0.1', 'olga'), { retryAfterSeconds: 55 });
+  assert.deepEqual(throttle.check('10.0.0.2', 'olga'), { delayMs: 0 }, 'other addresses are unaffected');
+  assert.deepEqual(throttle.check('10.0.0.1', 'igor'), { delayMs: 0 }, 'other names behind the same address are unaffected');
   now += 55_500;
-  assert.deepEqual(throttle.check('10.0.0.1'), { delayMs: 750 }, 'the oldest failure left the window');
-  throttle.succeeded('10.0.0.1');
-  assert.deepEqual(throttle.check('10.0.0.1'), { delayMs: 0 });
+  assert.deepEqual(throttle.check('10.0.0.1', 'olga'), { delayMs: 750 }, 'the oldest failure left the window');
+  throttle.succeeded('10.0.0.1', 'olga');
+  assert.deepEqual(throttle.check('10.0.0.1', 'olga'), { delayMs: 0 });
+});
+
+test('the login throttle refuses every name from an address past its looser per-address ceiling', () => {
+  let now = 1_000_000;
+  const throttle = createLoginThrottle({ freeFailures: 2, maxFailures: 5, windowSeconds: 60, delayStepMs: 0, addressMaxFailures: 12 }, () => now);
+  for (let i = 0; i < 12; i++) {
+    assert.ok('delayMs' in throttle.check('10.0.0.1', `made-up-${i % 3}`), `failure ${i + 1} is not refused yet`);
+    throttle.failed('10.0.0.1', `made-up-${i % 3}`);
+    now += 1000;
+  }
+  assert.deepEqual(throttle.check('10.0.0.1', 'admin'), { retryAfterSeconds: 48 }, 'spraying many names from one address is stopped');
+  assert.deepEqual(throttle.check('10.0.0.3', 'admin'), { delayMs: 0 });
+  throttle.succeeded('10.0.0.1', 'admin');
+  assert.ok('retryAfterSeconds' in throttle.check('10.0.0.1', 'admin'), 'a success does not reset the address ceiling');
+  assert.deepEqual(createLoginThrottle({ freeFailures: 0, maxFailures: 1, windowSeconds: 60, delayStepMs: 0 }).check('x', 'y'), { delayMs: 0 });
+});
+
+test('ten failed logins for a made-up user do not lock out another user behind the same address', async () => {
+  const gw = await startTestGateway({ overrides: { auth: { login: { freeFailures: 3, maxFailures: 10, windowSeconds: 900, delayStepMs: 1 } } } });
+  try {
+    for (let i = 0; i < 10; i++) {
+      assert.equal((await gw.request('POST', '/api/auth/login', { body: { username: 'no-such-user', password: 'guess-guess' } })).status, 401);
+    }
+    assert.equal((await gw.request('POST', '/api/auth/login', { body: { username: 'no-such-user', password: 'guess-guess' } })).status, 429);
+    const admin = await gw.request('POST', '/api/auth/login', { body: { username: 'admin', password: ADMIN_PASSWORD } });
+    assert.equal(admin.status, 200, 'the real user behind the same address still signs in');
+  } finally {
+    await gw.cleanup();
+  }
 });
 
 test('login returns an expiring token and the user; a wrong password or an unknown user get the same 401', async () => {

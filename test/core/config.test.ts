@@ -54,3 +54,10 @@ test('an unreadable CA bundle for devices stops start-up naming amt.caFile', asy
     message: /amt\.caFile \/nonexistent\/device-ca\.pem cannot be read \(ENOENT\)/,
   });
 });
+
+test('AMTGW_LEGACY_TLS switches amt.legacyTls, off by default; a value that is not a flag names the field', () => {
+  assert.equal(loadConfig({ env: {} }).amt.legacyTls, false);
+  assert.equal(loadConfig({ env: { AMTGW_LEGACY_TLS: '1' } }).amt.legacyTls, true);
+  assert.equal(loadConfig({ env: { AMTGW_LEGACY_TLS: '0' }, overrides: { amt: { legacyTls: true } } }).amt.legacyTls, false);
+  assert.throws(() => loadConfig({ env: { AMTGW_LEGACY_TLS: 'yes' } }), { code: 'GW_ERR_CONFIG', message: /amt\.legacyTls must be boolean/ });
+});

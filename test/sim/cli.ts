@@ -18,6 +18,7 @@ const HELP = `Usage: tsx test/sim/cli.ts [options]
   --rmcp-port N             RMCP presence port; 0 or "none" disables (default 623)
   --tls-every N             every Nth device listens on TLS instead of HTTP (0 none, 1 all)
   --http-on-tls             TLS devices also listen on the HTTP port
+  --tls-max-version V       highest TLS version of the TLS devices: TLSv1 or TLSv1.1 makes them old firmware
   --username NAME           (default admin)
   --password PASS           default password (default P@ssw0rd1)
   --alt-password PASS       password of the devices chosen by --alt-password-every (default Other-P@ss2)
@@ -57,12 +58,18 @@ function list<T>(value: string | undefined, table: Record<string, T>, name: stri
   });
 }
 
+function tlsVersion(value: string | undefined): FleetOptions['tlsMaxVersion'] {
+  if (value === undefined) return undefined;
+  if (value === 'TLSv1' || value === 'TLSv1.1' || value === 'TLSv1.2' || value === 'TLSv1.3') return value;
+  throw new Error(`--tls-max-version: unknown value ${value}`);
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
       count: { type: 'string' }, base: { type: 'string' }, 'http-port': { type: 'string' }, 'https-port': { type: 'string' },
       'rmcp-port': { type: 'string' }, 'tls-every': { type: 'string' }, 'http-on-tls': { type: 'boolean' },
-      username: { type: 'string' }, password: { type: 'string' }, 'alt-password': { type: 'string' },
+      'tls-max-version': { type: 'string' }, username: { type: 'string' }, password: { type: 'string' }, 'alt-password': { type: 'string' },
       'alt-password-every': { type: 'string' }, provisioning: { type: 'string' }, modes: { type: 'string' },
       'power-state': { type: 'string' }, seed: { type: 'string' }, 'hostname-prefix': { type: 'string' },
       domain: { type: 'string' }, firmware: { type: 'string' }, 'page-size': { type: 'string' },
@@ -82,6 +89,7 @@ async function main(): Promise<void> {
     rmcpPort: int(values['rmcp-port'], 'rmcp-port'),
     tlsEvery: int(values['tls-every'], 'tls-every'),
     httpOnTlsDevices: values['http-on-tls'],
+    tlsMaxVersion: tlsVersion(values['tls-max-version']),
     username: values.username,
     password: values.password,
     altPassword: values['alt-password'],

@@ -3,8 +3,13 @@ import { fleetAddresses } from './address-range.js';
 import { FIRMWARE_VERSIONS, deviceIdentity, SeededBytes } from './device-identity.js';
 
 export type ProvisioningState = 0 | 1 | 2;
-export type Misbehaviour = 'none' | 'stall' | 'garbage' | 'oversized' | 'endless-chunks';
+/**
+ * `not-soap`: the device signs in normally (a valid Digest exchange) and then answers 200 with an HTML
+ * page instead of a SOAP envelope; the others act before any sign-in.
+ */
+export type Misbehaviour = 'none' | 'stall' | 'garbage' | 'oversized' | 'endless-chunks' | 'not-soap';
 export type CertificateName = 'a' | 'b';
+export type TlsVersion = 'TLSv1' | 'TLSv1.1' | 'TLSv1.2' | 'TLSv1.3';
 
 export interface FleetOptions {
   /** Number of devices. */
@@ -21,6 +26,11 @@ export interface FleetOptions {
   tlsEvery?: number;
   /** TLS devices also listen on the HTTP port (default false: like AMT with TLS, 16992 stays closed). */
   httpOnTlsDevices?: boolean;
+  /**
+   * Highest TLS version the TLS devices speak (default: node's, TLS 1.3). `TLSv1` or `TLSv1.1` makes
+   * them old firmware (AMT 9-11) that offers only that version, at OpenSSL security level 0.
+   */
+  tlsMaxVersion?: TlsVersion;
   /** Default `admin`. */
   username?: string;
   /** Default `P@ssw0rd1`. */
@@ -75,6 +85,8 @@ export interface DeviceConfig {
   provisioningMode: number;
   powerState: number;
   tls: boolean;
+  /** Highest TLS version served; null: node's default. */
+  tlsMaxVersion: TlsVersion | null;
   httpPort: number | null;
   httpsPort: number | null;
   rmcpPort: number | null;
@@ -116,6 +128,7 @@ export function deviceConfigs(options: FleetOptions): DeviceConfig[] {
       provisioningMode: state === 0 ? 0 : modes[new SeededBytes(`${seed}/mode/${index}`).int(modes.length)]!,
       powerState: options.powerState ?? 2,
       tls,
+      tlsMaxVersion: options.tlsMaxVersion ?? null,
       httpPort: !tls || options.httpOnTlsDevices ? (options.httpPort ?? 16992) : null,
       httpsPort: tls ? (options.httpsPort ?? 16993) : null,
       rmcpPort: rmcpPort > 0 ? rmcpPort : null,

@@ -4,7 +4,7 @@ import { createServer as createHttpServer, type Server as HttpServer } from 'nod
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { createDeviceState, snapshotCounters, type DeviceCounters, type DeviceState } from './device-state.js';
-import type { CertificateName, DeviceConfig, Misbehaviour } from './fleet-options.js';
+import type { CertificateName, DeviceConfig, Misbehaviour, TlsVersion } from './fleet-options.js';
 import { certificatePair } from './sim-certs.js';
 import { deviceRequestHandler } from './sim-http.js';
 import { encodePong, isPresencePing } from './sim-rmcp.js';
@@ -17,6 +17,13 @@ function listen(server: HttpServer | HttpsServer, host: string, port: number): P
       resolve();
     });
   });
+}
+
+/** Old firmware: only TLS 1.0/1.1, which OpenSSL 3 serves only at security level 0 (SHA-1 handshake signatures). */
+function tlsVersionOptions(max: TlsVersion | null): { minVersion?: TlsVersion; maxVersion?: TlsVersion; ciphers?: string } {
+  if (max === null) return {};
+  if (max === 'TLSv1' || max === 'TLSv1.1') return { minVersion: 'TLSv1', maxVersion: max, ciphers: 'DEFAULT:@SECLEVEL=0' };
+  return { maxVersion: max };
 }
 
 function closeServer(server: HttpServer | HttpsServer | undefined): Promise<void> {
@@ -59,7 +66,7 @@ export class SimDevice {
       }
       if (this.config.httpsPort !== null) {
         const { key, cert } = certificatePair(this.state.certificate);
-        this.#https = createHttpsServer({ key, cert, keepAliveTimeout: 5_000 }, handler);
+        this.#https = createHttpsServer({ key, cert, keepAliveTimeout: 5_000, ...tlsVersionOptions(this.config.tlsMaxVersion) }, handler);
         this.#https.on('secureConnection', countConnection);
         this.#https.on('tlsClientError', () => undefined);
         await listen(this.#https, this.address, this.config.httpsPort);

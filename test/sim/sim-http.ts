@@ -29,15 +29,23 @@ function sendChunked(res: ServerResponse, status: number, body: string, chunkSiz
   res.uncork();
 }
 
-function sendUnauthorized(state: DeviceState, res: ServerResponse, stale: boolean): void {
+/** The page a locked-out device answers signed requests with: it names the lock, not the credentials. */
+const LOCKED_HTML = UNAUTHORIZED_HTML.replace(
+  'Log on failed. Incorrect user name or password, or user account temporarily locked.',
+  'Log on failed. User account temporarily locked after repeated failed log on attempts.',
+);
+const NOT_SOAP_HTML = '<html><head><title>Intel&reg; Active Management Technology</title></head><body><p>Welcome</p></body></html>\n';
+
+function sendUnauthorized(state: DeviceState, res: ServerResponse, stale: boolean, locked = false): void {
   state.counters.unauthorized++;
+  const page = locked ? LOCKED_HTML : UNAUTHORIZED_HTML;
   res.writeHead(401, {
     'WWW-Authenticate': state.digest.challenge(stale),
     'Content-Type': 'text/html',
-    'Content-Length': Buffer.byteLength(UNAUTHORIZED_HTML),
+    'Content-Length': Buffer.byteLength(page),
     Connection: 'close',
   });
-  res.end(UNAUTHORIZED_HTML);
+  res.end(page);
 }
 
 /** The request listener of one device (shared by its HTTP and TLS servers). */
@@ -75,7 +83,12 @@ export function deviceRequestHandler(state: DeviceState): (req: IncomingMessage,
       if (authorization) state.counters.authAttempts++;
       const verdict = state.digest.verify(authorization, 'POST', req.url ?? '');
       if (verdict !== 'ok') {
-        sendUnauthorized(state, res, verdict === 'stale');
+        sendUnauthorized(state, res, verdict === 'stale', verdict === 'locked');
+        return;
+      }
+      if (state.misbehaviour === 'not-soap') {
+        res.writeHead(200, { 'Content-Type': 'text/html', 'Content-Length': Buffer.byteLength(NOT_SOAP_HTML) });
+        res.end(NOT_SOAP_HTML);
         return;
       }
       const reply = handleWsman(state, Buffer.concat(chunks).toString('utf8'));

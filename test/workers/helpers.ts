@@ -1,25 +1,21 @@
 /** Shared helpers of the worker tests (not a test file itself). */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TaskTools } from '../../workers/task-api.js';
 
-/** shared/wsman-vectors beside the repository (two levels up from test/workers, then ../shared). */
-export const VECTORS_DIR = fileURLToPath(new URL('../../../shared/wsman-vectors/', import.meta.url));
+/** The project's WS-Management fixtures (test/fixtures/wsman): AMT-shaped responses written for these tests. */
+export const FIXTURES_DIR = fileURLToPath(new URL('../fixtures/wsman/', import.meta.url));
 
-export function readVector(relative: string): string {
-  return readFileSync(join(VECTORS_DIR, relative), 'utf8');
+export function readFixture(name: string): string {
+  return readFileSync(join(FIXTURES_DIR, name), 'utf8');
 }
 
-/** Every .xml file under the vectors folder, as paths relative to it. */
-export function allVectorFiles(dir = VECTORS_DIR, prefix = ''): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(dir).sort()) {
-    const full = join(dir, name);
-    if (statSync(full).isDirectory()) out.push(...allVectorFiles(full, `${prefix}${name}/`));
-    else if (name.endsWith('.xml')) out.push(`${prefix}${name}`);
-  }
-  return out;
+/** Every .xml fixture, by file name. */
+export function allFixtureFiles(): string[] {
+  return readdirSync(FIXTURES_DIR)
+    .filter((name) => name.endsWith('.xml'))
+    .sort();
 }
 
 /** Task tools for calling a task function directly in this thread. */

@@ -168,13 +168,13 @@ describe('Digest against a simulated device', () => {
     assert.deepEqual([device.counters().authFailures, device.counters().unauthorized], [1, 2]);
   });
 
-  it('locks out after 10 failed logins, refusing even the right password, until the lockout ends', async () => {
+  it('locks out after 10 failed logins, refusing even the right password with its lockout page, until the lockout ends', async () => {
     const device = fleet.devices[1]!;
     device.unlock();
     const cache = new DigestNonceCache();
     for (let i = 0; i < 10; i++) await rejectsWith(readProvisioning(clientFor(device, WRONG, cache)), 'AMT_ERR_UNAUTHORIZED');
     assert.equal(device.lockedOut, true);
-    await rejectsWith(readProvisioning(clientFor(device, ADMIN, cache)), 'AMT_ERR_UNAUTHORIZED');
+    await rejectsWith(readProvisioning(clientFor(device, ADMIN, cache)), 'AMT_ERR_LOCKED_OUT');
     assert.ok(device.counters().lockedRefusals >= 1);
     for (let waited = 0; device.lockedOut && waited < 10_000; waited += 100) await new Promise((r) => setTimeout(r, 100));
     assert.equal(device.lockedOut, false);

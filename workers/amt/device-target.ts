@@ -17,12 +17,19 @@ export interface TaskCredential {
   id: string;
   username: string;
   password: string;
+  /**
+   * Failed logins (401s to signed requests) this credential may cause in the task; default 2 (one
+   * re-authentication). The main thread's sign-in memory sets it so a device stays below its lockout.
+   */
+  maxFailedLogins?: number;
 }
 
 export interface TlsTrustInput {
   mode: TlsTrustMode;
   /** PEM of trusted CAs for `ca` mode. */
   caPem?: string;
+  /** The site's `amt.legacyTls`: also accept TLS 1.0/1.1 (old firmware). */
+  legacyTls?: boolean;
 }
 
 /** One device endpoint with its bounds. */
@@ -71,6 +78,7 @@ export function openTransport(target: DeviceTarget, signal?: AbortSignal): Devic
     tlsTrust: {
       mode: target.tlsTrust?.mode === 'ca' ? 'ca' : 'tofu',
       ...(target.tlsTrust?.caPem ? { caPem: target.tlsTrust.caPem } : {}),
+      ...(target.tlsTrust?.legacyTls === true ? { legacyTls: true } : {}),
       pinnedFingerprint: target.pinnedFingerprint ?? null,
     },
     signal,

@@ -21,6 +21,8 @@ export type AmtErrorCode =
   | 'AMT_ERR_FAULT'
   /** The device refused the credentials (a second 401 after a fresh challenge). */
   | 'AMT_ERR_UNAUTHORIZED'
+  /** The device refused a signed request with a page saying the account is locked (anti-hammering). */
+  | 'AMT_ERR_LOCKED_OUT'
   /** TLS handshake or certificate validation failed. */
   | 'AMT_ERR_TLS'
   /** The device presented a certificate whose fingerprint differs from the pinned one. */
@@ -33,7 +35,7 @@ export type AmtErrorCode =
   | 'AMT_ERR_INTERNAL';
 
 /** Which bound a timeout hit. */
-export type TimeoutPhase = 'connect' | 'first-byte' | 'body' | 'total';
+export type TimeoutPhase = 'connect' | 'tls-handshake' | 'first-byte' | 'body' | 'total';
 
 /** Extra structured detail an error may carry. */
 export interface AmtErrorDetail {
@@ -51,6 +53,8 @@ export interface AmtErrorDetail {
   observedFingerprint?: string;
   /** Low-level cause code (e.g. `ECONNREFUSED`, `UND_ERR_SOCKET`), never a message from the peer. */
   cause?: string;
+  /** The TLS version a device offers that the site does not accept (`TLSv1`, `TLSv1.1`): enable `amt.legacyTls`. */
+  tlsVersion?: string;
 }
 
 /** A protocol failure as plain data: what tasks return across the worker boundary. */

@@ -8,6 +8,7 @@ import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { Client, buildConnector } from 'undici';
 import { AmtError } from './errors.js';
+import { isProtocolVersionMismatch, probeLegacyTls, tlsVersionName } from './legacy-tls-probe.js';
 import { checkPin, peerFingerprint, tlsConnectOptions, type TlsTrust } from './tls-pinning.js';
 import { classifyTransportError } from './transport-errors.js';
 
@@ -48,12 +49,16 @@ export interface DeviceTransport {
   readonly observedFingerprint: string | null;
   /** The last `Server` header seen (AMT puts its firmware version there, even on a 401). */
   readonly serverHeader: string | null;
+  /** The TLS version negotiated on the last TLS connection (`TLSv1.2`, or `TLSv1.1` under legacy TLS). */
+  readonly tlsProtocol: string | null;
   /** HTTP requests sent so far (round trips). */
   readonly roundTrips: number;
   close(): Promise<void>;
 }
 
 const TOTAL_TIMEOUT = Symbol('total-timeout');
+/** undici's connector returns the socket it opens, though its type says void. */
+type SocketConnector = (options: buildConnector.Options, callback: buildConnector.Callback) => Socket | undefined;
 const TRANSPORT_CLOSED = new Error('device transport closed');
 
 function originOf(host: string, port: number, tls: boolean): string {
@@ -68,6 +73,8 @@ export function createDeviceTransport(options: TransportOptions): DeviceTranspor
   const target = `${host}:${port}`;
   let observedFingerprint: string | null = null;
   let serverHeader: string | null = null;
+  let tlsProtocol: string | null = null;
+  let legacyFailure: Promise<AmtError> | undefined;
   let roundTrips = 0;
   let connections = 0;
 
@@ -75,12 +82,22 @@ export function createDeviceTransport(options: TransportOptions): DeviceTranspor
   // must prove the pinned one.
   const base = buildConnector({ timeout: timeouts.connectMs, maxCachedSessions: 0, ...(tls ? tlsConnectOptions(trust) : {}) });
   const connector: buildConnector.connector = (connectOptions, callback) => {
-    base(connectOptions, (error, socket) => {
+    let tcpConnected = false;
+    const socket = (base as unknown as SocketConnector)(connectOptions, (error, socket) => {
       if (error || !socket) {
-        callback(error ?? new Error('connect failed'), null);
+        // undici's connect timeout spans TCP and the TLS handshake; a port that accepted TCP and then
+        // stayed silent is reachable, and the error says so.
+        const handshakeTimeout = tls && tcpConnected && (error as { code?: unknown } | null)?.code === 'UND_ERR_CONNECT_TIMEOUT';
+        callback(
+          handshakeTimeout
+            ? new AmtError('AMT_ERR_TIMEOUT', `TLS handshake with ${target} timed out: the port accepted the connection but never completed TLS`, { phase: 'tls-handshake', cause: 'UND_ERR_CONNECT_TIMEOUT' })
+            : (error ?? new Error('connect failed')),
+          null,
+        );
         return;
       }
       if (tls) {
+        tlsProtocol = (socket as TLSSocket).getProtocol() ?? null;
         observedFingerprint = peerFingerprint(socket as TLSSocket);
         const mismatch = checkPin(trust, observedFingerprint);
         if (mismatch) {
@@ -92,7 +109,22 @@ export function createDeviceTransport(options: TransportOptions): DeviceTranspor
       connections++;
       callback(null, socket);
     });
+    socket?.once('connect', () => void (tcpConnected = true));
   };
+
+  /** Learns, once per transport and without credentials, which old TLS version the device offers. */
+  const legacyTlsError = (cause: string | undefined): Promise<AmtError> =>
+    (legacyFailure ??= probeLegacyTls(host, port, trust, timeouts, options.signal).then((probe) => {
+      if (!probe) {
+        return new AmtError('AMT_ERR_TLS', `TLS with ${target} failed: the device offers no TLS version the gateway accepts (1.2 or later; amt.legacyTls adds 1.0 and 1.1)`, { ...(cause ? { cause } : {}) });
+      }
+      if (probe.serverHeader) serverHeader = probe.serverHeader;
+      observedFingerprint ??= probe.fingerprint;
+      return new AmtError('AMT_ERR_TLS', `TLS with ${target} failed: the device offers only ${tlsVersionName(probe.protocol)}; enable amt.legacyTls`, {
+        ...(cause ? { cause } : {}),
+        tlsVersion: probe.protocol,
+      });
+    }));
 
   const client = new Client(originOf(host, port, tls), {
     connect: connector,
@@ -137,6 +169,7 @@ export function createDeviceTransport(options: TransportOptions): DeviceTranspor
         }
         throw new AmtError('AMT_ERR_CANCELLED', 'cancelled');
       }
+      if (tls && !trust.legacyTls && isProtocolVersionMismatch(error)) throw await legacyTlsError((error as { code?: string }).code);
       throw classifyTransportError(error, target, connections > 0);
     } finally {
       clearTimeout(timer);
@@ -152,6 +185,9 @@ export function createDeviceTransport(options: TransportOptions): DeviceTranspor
     },
     get serverHeader() {
       return serverHeader;
+    },
+    get tlsProtocol() {
+      return tlsProtocol;
     },
     get roundTrips() {
       return roundTrips;

@@ -4,6 +4,7 @@
  * it, and later connections must present the same one until an operator resets the pin. Sites with an
  * enterprise CA can ask for strict chain validation instead.
  */
+import { constants } from 'node:crypto';
 import type { ConnectionOptions, PeerCertificate, TLSSocket } from 'node:tls';
 import { AmtError } from './errors.js';
 
@@ -15,7 +16,20 @@ export interface TlsTrust {
   caPem?: string;
   /** In `tofu` mode: the fingerprint pinned on first contact; null or absent on first contact. */
   pinnedFingerprint?: string | null;
+  /** The site's `amt.legacyTls`: also accept TLS 1.0/1.1 and what old firmware needs with them. */
+  legacyTls?: boolean;
 }
+
+/**
+ * What AMT 9-11 firmware needs: TLS 1.0/1.1, whose SHA-1 handshake signatures OpenSSL 3 allows only at
+ * security level 0, and servers without secure renegotiation (RFC 5746).
+ */
+export const LEGACY_TLS_OPTIONS: ConnectionOptions = {
+  minVersion: 'TLSv1',
+  ciphers: 'DEFAULT:@SECLEVEL=0',
+  secureOptions: constants.SSL_OP_LEGACY_SERVER_CONNECT,
+};
+
 
 /** Canonical fingerprint form: upper-case hex pairs joined by colons (as `openssl x509 -fingerprint`). */
 export function normalizeFingerprint(fingerprint: string): string {
@@ -32,6 +46,10 @@ export function peerFingerprint(socket: TLSSocket): string | null {
 
 /** Node TLS options for a trust mode. */
 export function tlsConnectOptions(trust: TlsTrust): ConnectionOptions {
+  return { ...trustOptions(trust), ...(trust.legacyTls ? LEGACY_TLS_OPTIONS : {}) };
+}
+
+function trustOptions(trust: TlsTrust): ConnectionOptions {
   if (trust.mode === 'ca') {
     return {
       rejectUnauthorized: true,

@@ -44,6 +44,10 @@ export function classifyTransportError(error: unknown, target: string, connected
   if ((error as Error | null)?.name === 'HTTPParserError') {
     return new AmtError('AMT_ERR_BAD_RESPONSE', `${target} did not answer with valid HTTP`, cause);
   }
+  if (code === 'ERR_SSL_UNSAFE_LEGACY_RENEGOTIATION_DISABLED') {
+    // Old firmware without RFC 5746; only the site's legacy TLS switch allows it.
+    return new AmtError('AMT_ERR_TLS', `TLS with ${target} failed: the device does not support secure renegotiation (old firmware); enable amt.legacyTls`, cause);
+  }
   if (isTlsFailure(error, code)) return new AmtError('AMT_ERR_TLS', `TLS with ${target} failed`, cause);
   if (code !== undefined && CONNECT_CODES.has(code)) return new AmtError('AMT_ERR_CONNECT', `cannot connect to ${target}`, cause);
   if (code !== undefined && LOST_CODES.has(code)) {

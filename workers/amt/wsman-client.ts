@@ -8,6 +8,8 @@ import { digestAuthorization, type DigestCredentials } from './digest-auth.js';
 import { parseDigestChallenge } from './digest-challenge.js';
 import { workerNonceCache, type DigestNonceCache } from './digest-nonce-cache.js';
 import { AmtError } from './errors.js';
+import { isLockoutPage } from './lockout-page.js';
+import type { DigestSession } from './digest-auth.js';
 import type { DeviceTransport, HttpResponse } from './http-transport.js';
 import {
   buildEnvelope,
@@ -133,34 +135,49 @@ export class WsmanClient {
    * `AMT_ERR_HTTP_STATUS` for other statuses, and the transport's errors.
    */
   async send(request: WsmanRequest): Promise<WsmanEnvelope> {
-    const response = await this.#exchange(buildEnvelope(request));
-    return this.#interpret(response);
+    const { response, session } = await this.#exchange(buildEnvelope(request));
+    try {
+      const env = this.#interpret(response);
+      this.#proven(session);
+      return env;
+    } catch (error) {
+      // A SOAP Fault is a well-formed WS-Management answer: the device accepted the credentials.
+      if (error instanceof AmtError && error.code === 'AMT_ERR_FAULT') this.#proven(session);
+      throw error;
+    }
+  }
+
+  /** Only a well-formed WS-Management answer to a signed request proves the credentials. */
+  #proven(session: DigestSession | undefined): void {
+    if (!session) return;
+    session.verifiedUser = this.#credentials.username;
+    this.#authenticated = true;
   }
 
   #messageId(): string {
     return `uuid:${randomUUID()}`;
   }
 
-  async #exchange(xml: string): Promise<HttpResponse> {
+  async #exchange(xml: string): Promise<{ response: HttpResponse; session: DigestSession | undefined }> {
     const key = this.#transport.target;
     let session = this.#cache.get(key);
     let retried = false;
     for (;;) {
       const headers: Record<string, string> = { 'content-type': CONTENT_TYPE };
-      if (session) headers['authorization'] = digestAuthorization(this.#credentials, session, 'POST', PATH);
+      const signed = session;
+      if (signed) headers['authorization'] = digestAuthorization(this.#credentials, signed, 'POST', PATH);
       const response = await this.#transport.request('POST', PATH, headers, xml);
-      if (response.status !== 401) {
-        if (session) {
-          session.verifiedUser = this.#credentials.username;
-          this.#authenticated = true;
-        }
-        return response;
-      }
+      if (response.status !== 401) return { response, session: signed };
       const challenge = parseDigestChallenge(response.headers['www-authenticate']);
       if (!challenge) throw new AmtError('AMT_ERR_BAD_RESPONSE', `${key} answered 401 without a Digest challenge`, { status: 401 });
       if (!session) {
         session = this.#cache.open(key, challenge);
         continue;
+      }
+      // A locked device refuses every credential: not a verdict on these, and no retry would help.
+      if (isLockoutPage(response.body)) {
+        this.#cache.open(key, challenge);
+        throw new AmtError('AMT_ERR_LOCKED_OUT', `${key} says the account is locked after repeated failed logins`, { status: 401 });
       }
       this.#failedLogins++;
       this.#budget.failuresLeft--;

@@ -19,7 +19,16 @@ import { parseServerVersion } from '../amt/reads/server-version.js';
 import type { InterrogateInput, InterrogateOutput } from './task-types.js';
 
 /** Errors that concern the device as a whole: after one of these no further read is tried. */
-const DEVICE_WIDE = new Set(['AMT_ERR_CONNECT', 'AMT_ERR_CONNECTION_LOST', 'AMT_ERR_TIMEOUT', 'AMT_ERR_TLS', 'AMT_ERR_TLS_PIN_MISMATCH', 'AMT_ERR_CANCELLED', 'AMT_ERR_UNAUTHORIZED']);
+const DEVICE_WIDE = new Set([
+  'AMT_ERR_CONNECT',
+  'AMT_ERR_CONNECTION_LOST',
+  'AMT_ERR_TIMEOUT',
+  'AMT_ERR_TLS',
+  'AMT_ERR_TLS_PIN_MISMATCH',
+  'AMT_ERR_CANCELLED',
+  'AMT_ERR_UNAUTHORIZED',
+  'AMT_ERR_LOCKED_OUT',
+]);
 
 function chooseTls(input: InterrogateInput, httpPort: number, httpsPort: number): boolean {
   if (typeof input.tls === 'boolean') return input.tls;
@@ -35,6 +44,8 @@ function emptyOutput(input: InterrogateInput, port: number, tls: boolean): Inter
     authStatus: 'error',
     credentialId: null,
     attempts: 0,
+    refusedCredentialIds: [],
+    failedLogins: 0,
     firmwareVersion: null,
     serverVersion: null,
     provisioningState: null,
@@ -46,6 +57,7 @@ function emptyOutput(input: InterrogateInput, port: number, tls: boolean): Inter
     digestRealm: null,
     uuid: null,
     tlsFingerprint: null,
+    tlsProtocol: null,
     roundTrips: 0,
     elapsedMs: 0,
     error: null,
@@ -54,7 +66,7 @@ function emptyOutput(input: InterrogateInput, port: number, tls: boolean): Inter
 }
 
 function statusFor(failure: AmtFailure): InterrogateOutput['authStatus'] {
-  if (failure.code === 'AMT_ERR_UNAUTHORIZED') return 'unauthorized';
+  if (failure.code === 'AMT_ERR_UNAUTHORIZED' || failure.code === 'AMT_ERR_LOCKED_OUT') return 'unauthorized';
   if (failure.code === 'AMT_ERR_CONNECT') return 'unreachable';
   return 'error';
 }
@@ -132,8 +144,16 @@ export default async function interrogate(input: InterrogateInput, tools: TaskTo
         out.firmwareVersion = await readFirmwareVersion(client);
       } catch (error) {
         lastFailure = toAmtFailure(error);
-        if (lastFailure.code === 'AMT_ERR_UNAUTHORIZED') continue;
-        if (DEVICE_WIDE.has(lastFailure.code) || !client.authenticated) break;
+        if (lastFailure.code === 'AMT_ERR_UNAUTHORIZED') {
+          out.failedLogins += client.failedLogins;
+          out.refusedCredentialIds.push(credential.id);
+          continue;
+        }
+        // Only a well-formed WS-Management answer proves a sign-in: anything else ends the attempts.
+        if (DEVICE_WIDE.has(lastFailure.code) || !client.authenticated) {
+          out.failedLogins += client.failedLogins;
+          break;
+        }
         // The credential worked but the firmware read did not: keep going with the other reads.
         out.readErrors.firmware = lastFailure;
         lastFailure = null;
@@ -141,6 +161,7 @@ export default async function interrogate(input: InterrogateInput, tools: TaskTo
       out.authStatus = 'ok';
       out.credentialId = credential.id;
       await readRest(client, out, input.readUuid !== false);
+      out.failedLogins += client.failedLogins;
       break;
     }
     if (out.authStatus !== 'ok' && lastFailure) {
@@ -152,8 +173,10 @@ export default async function interrogate(input: InterrogateInput, tools: TaskTo
     out.authStatus = statusFor(out.error);
   } finally {
     out.serverVersion = parseServerVersion(transport?.serverHeader);
-    if (out.authStatus === 'unauthorized' && out.firmwareVersion === null) out.firmwareVersion = out.serverVersion;
+    // What the 401 told (the Server header) is kept for every device, whatever became of the sign-in.
+    if (out.firmwareVersion === null) out.firmwareVersion = out.serverVersion;
     out.tlsFingerprint = transport?.observedFingerprint ?? null;
+    out.tlsProtocol = transport?.tlsProtocol ?? null;
     out.roundTrips = transport?.roundTrips ?? 0;
     out.elapsedMs = Math.round(performance.now() - started);
     await transport?.close();

@@ -109,6 +109,10 @@ export interface InterrogateOutput {
   credentialId: string | null;
   /** Credentials tried. */
   attempts: number;
+  /** Credentials the device refused (401), in the order tried. */
+  refusedCredentialIds: string[];
+  /** Failed logins caused on the device (401s to signed requests), for the sign-in memory. */
+  failedLogins: number;
   /** From `CIM_SoftwareIdentity`; without credentials, from the `Server` header. */
   firmwareVersion: string | null;
   /** From the `Server` header (any response, a 401 included). */
@@ -123,6 +127,8 @@ export interface InterrogateOutput {
   uuid: string | null;
   /** The certificate fingerprint observed (TLS only), for the main thread to pin on first contact. */
   tlsFingerprint: string | null;
+  /** The TLS version negotiated (TLS only): `TLSv1`/`TLSv1.1` only under `amt.legacyTls`, which the main thread logs. */
+  tlsProtocol: string | null;
   roundTrips: number;
   elapsedMs: number;
   /** Why the device could not be read (unreachable, unauthorized, timeout, pin mismatch, ...). */
@@ -185,6 +191,10 @@ export interface WsmanCheckOutput {
   provisioningState: ProvisioningStateName | null;
   hostname: string | null;
   tlsFingerprint: string | null;
+  /** The TLS version negotiated (TLS only). */
+  tlsProtocol: string | null;
+  /** Failed logins the check caused (401s to signed requests), for the sign-in memory. */
+  failedLogins: number;
   elapsedMs: number;
   error?: AmtFailure;
 }

@@ -29,6 +29,8 @@ export default async function wsmanCheck(input: WsmanCheckInput, tools: TaskTool
     provisioningState: null,
     hostname: null,
     tlsFingerprint: null,
+    tlsProtocol: null,
+    failedLogins: 0,
     elapsedMs: 0,
   };
   const candidates: Array<[number, boolean]> = [
@@ -44,11 +46,17 @@ export default async function wsmanCheck(input: WsmanCheckInput, tools: TaskTool
         tools.signal,
       );
       if (input.credential) {
-        const client = new WsmanClient({ transport, credentials: input.credential });
-        out.firmwareVersion = await readFirmwareVersion(client);
-        out.authenticated = true;
-        out.provisioningState = (await readProvisioning(client)).provisioningStateName;
-        out.hostname = (await readGeneralSettings(client)).hostName;
+        const maxFailed = input.credential.maxFailedLogins;
+        const authBudget = typeof maxFailed === 'number' && maxFailed >= 1 ? { failuresLeft: Math.floor(maxFailed) } : undefined;
+        const client = new WsmanClient({ transport, credentials: input.credential, ...(authBudget ? { authBudget } : {}) });
+        try {
+          out.firmwareVersion = await readFirmwareVersion(client);
+          out.authenticated = true;
+          out.provisioningState = (await readProvisioning(client)).provisioningStateName;
+          out.hostname = (await readGeneralSettings(client)).hostName;
+        } finally {
+          out.failedLogins += client.failedLogins;
+        }
       } else {
         await anonymousProbe(transport);
       }
@@ -58,6 +66,7 @@ export default async function wsmanCheck(input: WsmanCheckInput, tools: TaskTool
     } finally {
       out.serverVersion = parseServerVersion(transport?.serverHeader) ?? out.serverVersion;
       out.tlsFingerprint = transport?.observedFingerprint ?? out.tlsFingerprint;
+      out.tlsProtocol = transport?.tlsProtocol ?? out.tlsProtocol;
       const answered = (transport?.roundTrips ?? 0) > 0 && out.error?.code !== 'AMT_ERR_CONNECT' && out.error?.code !== 'AMT_ERR_INVALID_INPUT';
       if (answered) {
         out.reachable = true;

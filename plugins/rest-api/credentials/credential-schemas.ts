@@ -1,4 +1,11 @@
-const USERNAME = { type: 'string', minLength: 1, maxLength: 64, pattern: '^[^\\s:]+$', description: 'Digest user name (no spaces or colons)' };
+const USERNAME = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 64,
+  pattern: '^[^\\s:\\u0000-\\u001f\\u007f]+$',
+  'x-pattern-message': 'must not contain spaces, colons or control characters',
+  description: 'Digest user name (no spaces, colons or control characters)',
+};
 const PASSWORD = { type: 'string', minLength: 1, maxLength: 256, writeOnly: true, description: 'Write-only: never returned' };
 const NAME = { type: 'string', minLength: 1, maxLength: 100 };
 

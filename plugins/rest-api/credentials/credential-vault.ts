@@ -7,6 +7,8 @@ import { RestApiErrors } from '../errors.js';
 /** A credential as stored: the password only ever sealed. */
 interface StoredCredential extends Credential {
   sealedPassword: string;
+  /** When the username or password last changed (absent: never since creation). */
+  secretChangedAt?: string;
 }
 
 export interface CredentialInput {
@@ -21,12 +23,14 @@ export type CredentialPatch = Partial<CredentialInput>;
 /** The vault with its write operations, used by the credential routes. */
 export interface ManagedCredentialVault extends CredentialVault {
   get(id: string): Credential | undefined;
+  /** Changes when the username or password changes (not the name or default flag); undefined when unknown. */
+  signInVersion(id: string): string | undefined;
   create(input: CredentialInput): Promise<Credential>;
   update(id: string, patch: CredentialPatch): Promise<Credential>;
   delete(id: string): Promise<void>;
 }
 
-const publicView = ({ sealedPassword: _sealed, ...credential }: StoredCredential): Credential => credential;
+const publicView = ({ sealedPassword: _sealed, secretChangedAt: _changed, ...credential }: StoredCredential): Credential => credential;
 const byCreation = (a: StoredCredential, b: StoredCredential) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id);
 
 /**
@@ -67,6 +71,10 @@ export async function openCredentialVault(store: KeyValueStore, secrets: PluginS
       const credential = cache.get(id);
       return credential ? publicView(credential) : undefined;
     },
+    signInVersion: (id) => {
+      const credential = cache.get(id);
+      return credential ? (credential.secretChangedAt ?? credential.createdAt) : undefined;
+    },
     async unseal(id) {
       return unsealOne(load(id));
     },
@@ -93,11 +101,14 @@ export async function openCredentialVault(store: KeyValueStore, secrets: PluginS
       serial(async () => {
         const current = load(id);
         const { password, ...rest } = patch;
+        const now = new Date().toISOString();
+        const secretChanged = password !== undefined || (rest.username !== undefined && rest.username !== current.username);
         const next: StoredCredential = {
           ...current,
           ...rest,
           ...(password === undefined ? {} : { sealedPassword: secrets.seal(password) }),
-          updatedAt: new Date().toISOString(),
+          ...(secretChanged ? { secretChangedAt: now } : {}),
+          updatedAt: now,
         };
         await commit(next);
         return publicView(next);

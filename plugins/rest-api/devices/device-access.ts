@@ -1,12 +1,26 @@
 /**
- * Runs a device task for a known device: its endpoint and pinned certificate, its known working
- * credential first, then the stored credentials in sign-in order (a bounded number: AMT locks out
- * repeated failures), and a failure turned into a problem the client can act on.
+ * Runs a device task for a known device: inside the allowed networks only, its endpoint and pinned
+ * certificate, the credentials the sign-in memory allows (the known working one first, none the
+ * device refused, failed logins kept below its lockout), and a failure turned into a problem the
+ * client can act on. Every device operation of every plugin passes here.
  */
-import { HttpError, type AmtSiteSettings, type SiteSettings } from '../../../core/plugin-api.js';
-import type { DeviceTarget } from '../../../workers/tasks/task-types.js';
+import { isHttpError, type AmtSiteSettings, type Logger, type SiteSettings } from '../../../core/plugin-api.js';
+import type { DeviceTarget, TaskCredential } from '../../../workers/tasks/task-types.js';
 import type { CredentialVault, Device, DeviceAccess, DeviceAccessOptions, DeviceRegistry, TaskOutcome } from '../api.js';
+import type { SignInMemory, SignInPause, SignInReport } from '../sign-in/sign-in-memory.js';
 import { deviceProblem, DeviceProblems } from './device-problems.js';
+import { noteLegacyTls } from './legacy-tls-notice.js';
+import type { NetworkGuard } from './device-networks.js';
+
+/** Failed logins one credential may cause in one operation: one re-authentication on a fresh nonce. */
+const FAILURES_PER_CREDENTIAL = 2;
+
+export interface DeviceAccessDeps {
+  devices: DeviceRegistry;
+  vault: CredentialVault;
+  signIn: SignInMemory;
+  networks: NetworkGuard;
+}
 
 /** Speaks HTTP to a device that has its HTTP port open, as the scan's interrogation does; TLS otherwise. */
 function usesTls(device: Device, amt: AmtSiteSettings): boolean {
@@ -15,7 +29,10 @@ function usesTls(device: Device, amt: AmtSiteSettings): boolean {
   return device.tls;
 }
 
-export function createDeviceAccess(devices: DeviceRegistry, vault: CredentialVault, options: DeviceAccessOptions & { amt: AmtSiteSettings; tlsTrust: SiteSettings['deviceTls'] }): DeviceAccess {
+export function createDeviceAccess(
+  { devices, vault, signIn, networks }: DeviceAccessDeps,
+  options: DeviceAccessOptions & { amt: AmtSiteSettings; tlsTrust: SiteSettings['deviceTls']; logger?: Logger },
+): DeviceAccess {
   const { amt } = options;
 
   const targetOf = (device: Device): DeviceTarget => {
@@ -34,6 +51,7 @@ export function createDeviceAccess(devices: DeviceRegistry, vault: CredentialVau
   const learn = async (deviceId: string, outcome: TaskOutcome, credentialId: string | null): Promise<void> => {
     const current = devices.get(deviceId);
     if (!current) return;
+    if (options.logger) noteLegacyTls(options.logger, current.ipAddress, outcome.tlsProtocol);
     const patch: Partial<Device> = {};
     if (outcome.tlsFingerprint && !current.tlsFingerprint) patch.tlsFingerprint = outcome.tlsFingerprint;
     if (credentialId && (current.credentialId !== credentialId || current.authStatus !== 'ok')) {
@@ -43,37 +61,63 @@ export function createDeviceAccess(devices: DeviceRegistry, vault: CredentialVau
     if (Object.keys(patch).length > 0) await devices.update(deviceId, patch);
   };
 
-  /** Credential ids to try: the device's known one first, then the others in sign-in order. */
-  const candidates = (device: Device): string[] => {
-    const order = vault.list().map((c) => c.id);
-    if (order.length === 0) throw DeviceProblems.noCredentials();
-    const known = device.credentialId && order.includes(device.credentialId) ? [device.credentialId] : [];
-    return [...known, ...order.filter((id) => !known.includes(id))].slice(0, options.credentialAttempts);
+  /** Marks a device whose sign-ins are paused, so lists show why it is not being managed. */
+  const markPaused = async (device: Device, pause: SignInPause): Promise<never> => {
+    if (devices.get(device.id)?.authStatus !== 'locked-out-risk') await devices.update(device.id, { authStatus: 'locked-out-risk' });
+    throw DeviceProblems.signInPaused(device, pause.detail);
   };
 
+  const unsealOrSkip = (id: string) =>
+    vault.unseal(id).catch((err: unknown) => {
+      // A credential deleted since the list was taken is skipped; anything else (a wrong master key) is not.
+      if (isHttpError(err) && err.status === 404) return null;
+      throw err;
+    });
+
   return {
-    async run(device, operation, credential) {
+    async run(device, operation, given) {
+      networks.check(device.ipAddress);
       const target = targetOf(device);
-      if (credential) {
-        const outcome = await operation({ target, credential });
-        await learn(device.id, outcome, outcome.ok ? credential.id : null);
-        if (!outcome.ok) throw deviceProblem(device, outcome.error);
-        return { value: outcome as Extract<typeof outcome, { ok: true }>, credential };
+      const candidates = given ? [given.id] : vault.list().map((c) => c.id);
+      if (candidates.length === 0) throw DeviceProblems.noCredentials();
+      const plan = signIn.plan(device.ipAddress, candidates, {
+        preferred: device.credentialId ?? null,
+        maxAttempts: given ? FAILURES_PER_CREDENTIAL : options.credentialAttempts,
+      });
+      if (plan.pause) return markPaused(device, plan.pause);
+      if (plan.credentialIds.length === 0) throw DeviceProblems.everyCredentialRefused(device, plan.skippedRefused.length);
+      const refused: string[] = [];
+      const report: SignInReport = { refused, failedLogins: 0, succeeded: null, lockedOut: false };
+      let failuresLeft = plan.maxFailures;
+      try {
+        for (const id of plan.credentialIds) {
+          if (failuresLeft <= 0) break;
+          const unsealed: TaskCredential | null = given?.id === id ? given : await unsealOrSkip(id);
+          if (!unsealed) continue;
+          const { maxFailedLogins: _bound, ...credential } = unsealed;
+          const outcome = await operation({ target, credential: { ...credential, maxFailedLogins: Math.min(FAILURES_PER_CREDENTIAL, failuresLeft) } });
+          const failed = outcome.failedLogins ?? (!outcome.ok && outcome.error.code === 'AMT_ERR_UNAUTHORIZED' ? 1 : 0);
+          report.failedLogins += failed;
+          failuresLeft -= failed;
+          // A SOAP Fault is a well-formed answer to a signed request: the credential works.
+          const signedIn = outcome.ok || outcome.error.code === 'AMT_ERR_FAULT';
+          if (signedIn) report.succeeded = id;
+          await learn(device.id, outcome, signedIn ? id : null);
+          if (outcome.ok) return { value: outcome as Extract<typeof outcome, { ok: true }>, credential };
+          if (outcome.error.code === 'AMT_ERR_UNAUTHORIZED') {
+            refused.push(id);
+            continue;
+          }
+          if (outcome.error.code === 'AMT_ERR_LOCKED_OUT') {
+            report.lockedOut = true;
+            throw DeviceProblems.lockedOut(device);
+          }
+          throw deviceProblem(device, outcome.error);
+        }
+        throw DeviceProblems.unauthorized(device, refused.length);
+      } finally {
+        await plan.settle(report);
       }
-      const ids = candidates(device);
-      for (const id of ids) {
-        const unsealed = await vault.unseal(id).catch((err: unknown) => {
-          // A credential deleted since the list was taken is skipped; anything else (a wrong master key) is not.
-          if (err instanceof HttpError && err.status === 404) return null;
-          throw err;
-        });
-        if (!unsealed) continue;
-        const outcome = await operation({ target, credential: unsealed });
-        await learn(device.id, outcome, outcome.ok ? id : null);
-        if (outcome.ok) return { value: outcome as Extract<typeof outcome, { ok: true }>, credential: unsealed };
-        if (outcome.error.code !== 'AMT_ERR_UNAUTHORIZED') throw deviceProblem(device, outcome.error);
-      }
-      throw DeviceProblems.unauthorized(device, ids.length);
     },
   };
 }

@@ -14,12 +14,24 @@ export const DeviceProblems = {
   tls: (device: Device, failure: AmtFailure) => new HttpError(502, 'GW_ERR_DEVICE_TLS', `TLS with ${name(device)} failed: ${failure.message}`, { expose: true }),
   deviceError: (device: Device, failure: AmtFailure) => new HttpError(502, 'GW_ERR_DEVICE_ERROR', `${name(device)} answered with an error: ${failure.message}`, { expose: true }),
   cancelled: () => new HttpError(503, 'GW_ERR_SHUTTING_DOWN', 'the gateway is shutting down'),
+  signInPaused: (device: Device, detail: string) =>
+    new HttpError(409, 'GW_ERR_SIGN_IN_PAUSED', `sign-ins to ${name(device)} are paused to avoid locking its account: ${detail}`, { expose: true }),
+  everyCredentialRefused: (device: Device, refused: number) =>
+    new HttpError(
+      502,
+      'GW_ERR_DEVICE_UNAUTHORIZED',
+      `${name(device)} refused every stored credential earlier (${refused}); change the password of one, or reset the device's sign-in memory`,
+      { expose: true },
+    ),
+  lockedOut: (device: Device) =>
+    new HttpError(409, 'GW_ERR_SIGN_IN_PAUSED', `${name(device)} says its account is locked after repeated failed logins; sign-ins are paused`, { expose: true }),
 };
 
 /** The documented responses of the problems above, plus the unknown device the calling route reports. */
 export const DEVICE_PROBLEM_RESPONSES = {
   404: { description: 'Unknown device' },
-  409: { description: 'The device is offline, or no credential is stored' },
+  409: { description: 'The device is offline, no credential is stored, or sign-ins to it are paused to avoid a lockout' },
+  422: { description: 'The device is outside the allowed networks (`amt.allowedNetworks`)' },
   502: { description: 'The device refused the credentials, failed TLS, or answered with an error' },
   503: { description: 'The gateway is shutting down' },
   504: { description: 'The device did not answer in time' },

@@ -15,7 +15,11 @@ export const DEVICE_SCHEMA = {
     tls: { type: 'boolean', description: 'Whether the device answers on the TLS port (16993)' },
     tlsFingerprint: { ...NULLABLE_STRING, description: 'SHA-256 of the certificate pinned on first contact' },
     openPorts: { type: 'array', items: { type: 'integer' } },
-    authStatus: { enum: ['ok', 'unauthorized', 'unreachable', 'error'] },
+    authStatus: {
+      enum: ['ok', 'unauthorized', 'unreachable', 'error', 'locked-out-risk'],
+      description:
+        '`locked-out-risk`: sign-ins to the device are paused because another failed login could lock its account (the budget below the lockout is spent, or the device said it is locked); `GET /api/devices/{id}/sign-in` says why, `DELETE` resets it',
+    },
     credentialId: NULLABLE_STRING,
     online: { type: 'boolean' },
     firstSeen: { type: 'string', format: 'date-time' },

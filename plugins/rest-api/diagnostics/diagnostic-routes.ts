@@ -4,21 +4,60 @@ import type { RestApiConfig } from '../config.js';
 import type { ManagedCredentialVault } from '../credentials/credential-vault.js';
 import type { ManagedDeviceRegistry } from '../devices/device-registry.js';
 import { RestApiErrors } from '../errors.js';
+import { noteLegacyTls } from '../devices/legacy-tls-notice.js';
 import { checkSingleAddress } from '../scans/scan-range.js';
+import type { SignInMemory } from '../sign-in/sign-in-memory.js';
 import { TEST_CREDENTIAL_RESULT_SCHEMA, TEST_WSMAN_RESULT_SCHEMA } from './diagnostic-schemas.js';
 
-type Status = 'ok' | 'unauthorized' | 'unreachable' | 'error';
+type Status = 'ok' | 'unauthorized' | 'unreachable' | 'error' | 'locked-out-risk';
 
-function statusOf(result: WsmanCheckOutput): Status {
+/** A check whose credential the sign-in memory held back: why, and the status it gives. */
+interface HeldBack {
+  status: Status;
+  message: string;
+}
+
+function statusOf(result: WsmanCheckOutput, heldBack: HeldBack | null): Status {
   if (result.authenticated) return 'ok';
   if (!result.reachable) return 'unreachable';
+  if (heldBack) return heldBack.status;
+  if (result.error?.code === 'AMT_ERR_LOCKED_OUT') return 'locked-out-risk';
   return result.error?.code === 'AMT_ERR_UNAUTHORIZED' ? 'unauthorized' : 'error';
 }
 
 /** `GET /api/test/test-credential` and `GET /api/test/test-wsman/{ip_address}` (fixed paths). */
-export function registerDiagnosticRoutes(ctx: PluginContext<RestApiConfig>, vault: ManagedCredentialVault, devices: ManagedDeviceRegistry): void {
+export function registerDiagnosticRoutes(ctx: PluginContext<RestApiConfig>, vault: ManagedCredentialVault, devices: ManagedDeviceRegistry, signIn: SignInMemory): void {
   ctx.openapi.addTag('diagnostics', 'Credential and WS-Management checks against one device');
   const { amt } = ctx.site;
+  /**
+   * A check through the sign-in memory, like every other sign-in: a credential the device refused
+   * earlier, or a device near its lockout, gets the unauthenticated check and the reason instead.
+   */
+  const signedCheck = async (address: string, credential: TaskCredential | null): Promise<{ result: WsmanCheckOutput; heldBack: HeldBack | null }> => {
+    if (!credential) return { result: await check(address, null), heldBack: null };
+    const plan = signIn.plan(address, [credential.id], { preferred: null, maxAttempts: 2 });
+    if (plan.credentialIds.length === 0) {
+      await plan.settle({ refused: [], failedLogins: 0, succeeded: null, lockedOut: false });
+      const heldBack: HeldBack = plan.pause
+        ? { status: 'locked-out-risk', message: `not signed in: sign-ins to this device are paused to avoid locking its account: ${plan.pause.detail}` }
+        : { status: 'unauthorized', message: 'not signed in: the device refused this credential earlier; change its password or reset the device\'s sign-in memory' };
+      const result = await check(address, null);
+      return { result: { ...result, error: { code: 'AMT_ERR_UNAUTHORIZED', message: heldBack.message } }, heldBack };
+    }
+    let result: WsmanCheckOutput | undefined;
+    try {
+      result = await check(address, { ...credential, maxFailedLogins: plan.maxFailures });
+      return { result, heldBack: null };
+    } finally {
+      const code = result?.error?.code;
+      await plan.settle({
+        refused: code === 'AMT_ERR_UNAUTHORIZED' ? [credential.id] : [],
+        failedLogins: result?.failedLogins ?? 0,
+        succeeded: result?.authenticated || code === 'AMT_ERR_FAULT' ? credential.id : null,
+        lockedOut: code === 'AMT_ERR_LOCKED_OUT',
+      });
+    }
+  };
   const check = (address: string, credential: TaskCredential | null) => {
     const input: WsmanCheckInput = {
       address,
@@ -28,7 +67,10 @@ export function registerDiagnosticRoutes(ctx: PluginContext<RestApiConfig>, vaul
       tlsTrust: ctx.site.deviceTls,
       pinnedFingerprint: devices.findByAddress(address)?.tlsFingerprint ?? null,
     };
-    return ctx.pool.run('wsman-check', input);
+    return ctx.pool.run('wsman-check', input).then((result) => {
+      noteLegacyTls(ctx.logger, address, result.tlsProtocol);
+      return result;
+    });
   };
   const pick = (id: string | undefined) => {
     if (id !== undefined) {
@@ -71,8 +113,8 @@ export function registerDiagnosticRoutes(ctx: PluginContext<RestApiConfig>, vaul
         return { ...base, unsealed: false, error: isHttpError(err) && err.expose ? err.message : 'the stored password cannot be unsealed' };
       }
       if (address === undefined) return { ...base, unsealed: true };
-      const result = await check(address, unsealed);
-      const status = statusOf(result);
+      const { result, heldBack } = await signedCheck(address, unsealed);
+      const status = statusOf(result, heldBack);
       return { ...base, unsealed: true, device: { ipAddress: address, authenticated: result.authenticated, status, ...(result.error && status !== 'ok' ? { error: result.error.message } : {}) } };
     },
   });
@@ -97,7 +139,7 @@ export function registerDiagnosticRoutes(ctx: PluginContext<RestApiConfig>, vaul
       const { credentialId } = req.query;
       const chosen = credentialId !== undefined ? pick(credentialId) : vault.list().find((x) => x.isDefault);
       const credential = chosen ? await vault.unseal(chosen.id) : null;
-      const result = await check(address, credential);
+      const { result } = await signedCheck(address, credential);
       return {
         ipAddress: address,
         reachable: result.reachable,

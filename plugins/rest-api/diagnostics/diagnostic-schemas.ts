@@ -12,7 +12,7 @@ export const TEST_CREDENTIAL_RESULT_SCHEMA = {
       properties: {
         ipAddress: { type: 'string' },
         authenticated: { type: 'boolean' },
-        status: { enum: ['ok', 'unauthorized', 'unreachable', 'error'] },
+        status: { enum: ['ok', 'unauthorized', 'unreachable', 'error', 'locked-out-risk'] },
         error: { type: 'string' },
       },
     },

@@ -12,8 +12,11 @@ export interface ScanHistory {
   /** Newest first. */
   list(): Scan[];
   save(scan: Scan): Promise<void>;
-  /** Marks scans left `running` by a process that died as `interrupted`; returns them. */
-  markInterrupted(): Promise<Scan[]>;
+  /**
+   * Marks scans left `running` by a process that died as `interrupted`, with `found` recounted from
+   * the devices stored under each (progress is saved periodically, device writes at once); returns them.
+   */
+  markInterrupted(storedUnder: (scanId: string) => number): Promise<Scan[]>;
 }
 
 export async function openScanHistory(store: KeyValueStore, historySize: number): Promise<ScanHistory> {
@@ -43,11 +46,16 @@ export async function openScanHistory(store: KeyValueStore, historySize: number)
       await store.put(scan.id, scan);
       if (scan.status !== 'running') await trim();
     },
-    async markInterrupted() {
+    async markInterrupted(storedUnder) {
       const now = new Date().toISOString();
       const interrupted = newest()
         .filter((s) => s.status === 'running')
-        .map((s): Scan => ({ ...s, status: 'interrupted', finishedAt: now, error: 'the gateway stopped while the scan was running' }));
+        .map((s): Scan => {
+          const found = storedUnder(s.id);
+          // Every stored device was probed first, so at least that many addresses were scanned.
+          const scanned = Math.min(s.total, Math.max(s.scanned, found));
+          return { ...s, found, scanned, status: 'interrupted', finishedAt: now, error: 'the gateway stopped while the scan was running' };
+        });
       for (const scan of interrupted) scans.set(scan.id, scan);
       await store.batch(interrupted.map((s) => ({ type: 'put' as const, key: s.id, value: s })));
       return interrupted;

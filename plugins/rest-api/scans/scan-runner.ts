@@ -1,14 +1,18 @@
 import type { AmtSiteSettings, CancelToken, EventBus, Logger, SiteSettings, WorkerPool } from '../../../core/plugin-api.js';
 import { createSemaphore } from '../../../core/util/semaphore.js';
-import type { InterrogateOutput, ProbeCandidate, TaskCredential } from '../../../workers/tasks/task-types.js';
+import type { InterrogateOutput, ProbeCandidate } from '../../../workers/tasks/task-types.js';
 import type { Scan, UnsealedCredential } from '../api.js';
 import type { RestApiConfig } from '../config.js';
 import type { ManagedDeviceRegistry } from '../devices/device-registry.js';
+import type { SignInMemory, SignInReport } from '../sign-in/sign-in-memory.js';
+import { noteLegacyTls } from '../devices/legacy-tls-notice.js';
 import { createProgressThrottle } from './progress-throttle.js';
 import { addressBatches, type ScanRange } from './scan-range.js';
 import { toObservation } from './scan-observation.js';
 
 const PROGRESS_INTERVAL_MS = 100;
+/** Progress persisted at most this often; a restart after a kill recounts `found` from the stored devices. */
+const SAVE_INTERVAL_MS = 1000;
 /**
  * Batches probed at once. Each batch waits out its own RMCP collection window, so the windows must
  * overlap: several batches run side by side and share the scan's probe concurrency.
@@ -19,6 +23,8 @@ const PROBES_PER_PARALLEL_BATCH = 32;
 export interface ScanRunDeps {
   pool: WorkerPool;
   devices: ManagedDeviceRegistry;
+  /** Every sign-in of a scan goes through it, as every other path's does. */
+  signIn: SignInMemory;
   events: EventBus;
   logger: Logger;
   amt: AmtSiteSettings;
@@ -35,10 +41,15 @@ export interface ScanParameters {
   concurrency: number;
 }
 
-/** The device's known working credential first, then the rest in sign-in order. */
-function credentialOrder(credentials: UnsealedCredential[], knownId: string | null | undefined): TaskCredential[] {
-  const known = credentials.find((c) => c.id === knownId);
-  return known ? [known, ...credentials.filter((c) => c !== known)] : credentials;
+/** What an interrogation did to the device, for the sign-in memory (nothing when the task failed). */
+function signInReport(result: InterrogateOutput | undefined): SignInReport {
+  if (!result) return { refused: [], failedLogins: 0, succeeded: null, lockedOut: false };
+  return {
+    refused: result.refusedCredentialIds,
+    failedLogins: result.failedLogins,
+    succeeded: result.authStatus === 'ok' ? result.credentialId : null,
+    lockedOut: result.error?.code === 'AMT_ERR_LOCKED_OUT',
+  };
 }
 
 /**
@@ -53,6 +64,7 @@ export class ScanRun {
   private scannedDone = 0;
   private readonly scannedInFlight = new Map<number, number>();
   private lastSaved = 0;
+  private saveTimer: NodeJS.Timeout | undefined;
   /** Device writes under way; a cancel waits for them so the cancelled scan counts what it stored. */
   private readonly recording = new Set<Promise<unknown>>();
 
@@ -80,6 +92,7 @@ export class ScanRun {
   async cancel(): Promise<void> {
     this.cancelToken.cancel();
     this.progress.stop();
+    this.stopSaving();
     await Promise.allSettled([...this.recording]);
   }
 
@@ -114,6 +127,8 @@ export class ScanRun {
       this.cancelToken.cancel();
       await Promise.allSettled(interrogations);
       throw err;
+    } finally {
+      this.stopSaving();
     }
     if (!this.cancelled) this.progress.final({ scanned: this.scan.total, percent: 100 });
   }
@@ -130,10 +145,23 @@ export class ScanRun {
     for (const n of this.scannedInFlight.values()) scanned += n;
     this.scan.scanned = Math.min(this.scan.total, scanned);
     this.offerProgress();
-    if (Date.now() - this.lastSaved > 2000) {
+    this.saveSoon();
+  }
+
+  /** Persists the progress within SAVE_INTERVAL_MS (the latest state wins), during probing and interrogation alike. */
+  private saveSoon(): void {
+    if (this.saveTimer || this.cancelled) return;
+    const save = () => {
+      this.saveTimer = undefined;
       this.lastSaved = Date.now();
       void this.deps.save(this.scan).catch((err: Error) => this.deps.logger.warn('could not save scan progress', { scanId: this.scan.id, error: err.message }));
-    }
+    };
+    this.saveTimer = setTimeout(save, Math.max(0, this.lastSaved + SAVE_INTERVAL_MS - Date.now()));
+  }
+
+  private stopSaving(): void {
+    clearTimeout(this.saveTimer);
+    this.saveTimer = undefined;
   }
 
   private async probe(index: number, addresses: string[], concurrency: number, offer: (candidate: ProbeCandidate) => void): Promise<ProbeCandidate[]> {
@@ -167,31 +195,49 @@ export class ScanRun {
     if (this.cancelled) return;
     const { amt, options, pool, devices, events } = this.deps;
     const known = devices.findByAddress(candidate.address);
-    const result: InterrogateOutput = await pool.run(
-      'interrogate',
-      {
-        address: candidate.address,
-        ports: amt.ports,
-        tls: 'auto',
-        openPorts: candidate.openPorts,
-        credentials: credentialOrder(this.params.credentials, known?.credentialId),
-        maxAttempts: options.credentialAttemptsPerDevice,
-        timeouts: { connectMs: this.params.timeoutMs, firstByteMs: options.requestTimeoutMs, totalMs: options.requestTimeoutMs },
-        tlsTrust: this.deps.tlsTrust,
-        pinnedFingerprint: known?.tlsFingerprint ?? null,
-      },
-      { cancel: this.cancelToken },
-    );
+    // The sign-in memory picks the credentials (none the device refused, the known one first) and
+    // bounds the failed logins; a device it pauses is read without credentials.
+    const plan = this.deps.signIn.plan(candidate.address, this.params.credentials.map((c) => c.id), {
+      preferred: known?.credentialId ?? null,
+      maxAttempts: options.credentialAttemptsPerDevice,
+    });
+    const byId = new Map(this.params.credentials.map((c) => [c.id, c]));
+    let result: InterrogateOutput | undefined;
+    try {
+      result = await pool.run(
+        'interrogate',
+        {
+          address: candidate.address,
+          ports: amt.ports,
+          tls: 'auto',
+          openPorts: candidate.openPorts,
+          credentials: plan.credentialIds.map((id) => byId.get(id)!),
+          maxAttempts: Math.max(1, plan.maxFailures),
+          timeouts: { connectMs: this.params.timeoutMs, firstByteMs: options.requestTimeoutMs, totalMs: options.requestTimeoutMs },
+          tlsTrust: this.deps.tlsTrust,
+          pinnedFingerprint: known?.tlsFingerprint ?? null,
+        },
+        { cancel: this.cancelToken },
+      );
+    } finally {
+      await plan.settle(signInReport(result));
+    }
     // Results that arrive after a cancel are dropped so the cancelled scan's counts stay final.
     if (this.cancelled || result.error?.code === 'AMT_ERR_CANCELLED') return;
+    noteLegacyTls(this.deps.logger, candidate.address, result.tlsProtocol);
     if (result.error) this.deps.logger.debug('device not fully read', { scanId: this.scan.id, address: candidate.address, code: result.error.code });
-    const recording = devices.record(toObservation(candidate, result, known, amt.ports.https), this.scan.id);
+    const observation = toObservation(candidate, result, known, amt.ports.https);
+    if (observation.authStatus !== 'ok' && this.deps.signIn.paused(candidate.address)) observation.authStatus = 'locked-out-risk';
+    const recording = devices.record(observation, this.scan.id);
     this.recording.add(recording);
     try {
       const { device } = await recording;
       this.scan.found++;
       events.publish('DeviceDiscovered', { scanId: this.scan.id, device });
-      if (!this.cancelled) this.offerProgress();
+      if (!this.cancelled) {
+        this.offerProgress();
+        this.saveSoon();
+      }
     } finally {
       this.recording.delete(recording);
     }

@@ -91,7 +91,7 @@ test('every device is probed once per interval, spread over about twenty small b
   const devices = registry(200);
   const states = await openPresenceStates(memoryStore(), 2, logger);
   const { pool, calls } = fakePool('answer');
-  const scheduler = createSweepScheduler({ pool, devices, states, amt: AMT, config: config({}), logger, onObserved: () => undefined });
+  const scheduler = createSweepScheduler({ pool, devices, states, amt: AMT, config: config({}), logger, allows: () => true, onObserved: () => undefined });
   scheduler.start();
   // Device i is due at 5i ms; the tick at 1,000 ms sends the last ones and the first one again.
   await advance(1000);
@@ -122,7 +122,7 @@ test('no more devices than the concurrency bound are probed at once, and a devic
   const devices = registry(300);
   const states = await openPresenceStates(memoryStore(), 2, logger);
   const { pool, calls } = fakePool('hold');
-  const scheduler = createSweepScheduler({ pool, devices, states, amt: AMT, config: config({ concurrency: 40, batchSize: 16 }), logger, onObserved: () => undefined });
+  const scheduler = createSweepScheduler({ pool, devices, states, amt: AMT, config: config({ concurrency: 40, batchSize: 16 }), logger, allows: () => true, onObserved: () => undefined });
   scheduler.start();
   await advance(2000);
   const sent = calls.flatMap((c) => c.input.targets.map((t) => t.address));
@@ -147,7 +147,7 @@ test('a silent device is reported offline once after the missed probes, and onli
   const target = devices.list()[3]!;
   const { pool } = fakePool('answer', (address) => !(silent && address === target.ipAddress));
   const changes: StatusChange[] = [];
-  const scheduler = createSweepScheduler({ pool, devices, states, amt: AMT, config: config({}), logger, onObserved: (_id, change) => change && changes.push(change) });
+  const scheduler = createSweepScheduler({ pool, devices, states, amt: AMT, config: config({}), logger, allows: () => true, onObserved: (_id, change) => change && changes.push(change) });
   scheduler.start();
   await advance(1000);
   assert.equal(changes.length, 0, 'one missed probe is not enough');

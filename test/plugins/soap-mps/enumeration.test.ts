@@ -31,7 +31,7 @@ function assertUnknownContext(res: SoapResponse): void {
 describe('enumeration of 1,050 connected machines', () => {
   let gw: SoapTestGateway;
   before(async () => {
-    gw = await startSoapGateway({ machines: FLEET, soap: { enumeration: { maxContexts: 5, maxPageSize: 500 } } });
+    gw = await startSoapGateway({ machines: FLEET, soap: { enumeration: { maxContexts: 5, maxContextsPerCaller: 3, maxPageSize: 500 } } });
   });
   after(() => gw?.cleanup());
 
@@ -111,16 +111,34 @@ describe('enumeration of 1,050 connected machines', () => {
     await gw.post(release(mine));
   });
 
-  test('contexts are bounded in number; releasing one frees a place', async () => {
-    const open = [];
-    for (let i = 0; i < 5; i++) open.push(contextOf(await gw.post(ENUMERATE)));
-    const refused = await gw.post(ENUMERATE);
-    assert.equal(refused.status, 500);
-    assert.equal(faultOf(refused)!.detail, 'GW_ERR_SOAP_TOO_MANY_CONTEXTS');
-    assert.match(faultOf(refused)!.message, /too many open enumeration contexts/);
-    await gw.post(release(open.pop()!));
-    open.push(contextOf(await gw.post(ENUMERATE)));
-    for (const context of open) assert.equal((await gw.post(release(context))).status, 200);
+  test('contexts are bounded per caller, so one caller cannot starve the others, and in all; releasing one frees a place', async () => {
+    const mine = [];
+    for (let i = 0; i < 3; i++) mine.push(contextOf(await gw.post(ENUMERATE)));
+    const hog = await gw.post(ENUMERATE);
+    assert.equal(hog.status, 500);
+    assert.deepEqual(faultOf(hog), {
+      code: 'soap:Client',
+      message: 'this caller has too many open enumeration contexts (at most 3); release contexts or retry later',
+      detail: 'GW_ERR_SOAP_TOO_MANY_CALLER_CONTEXTS',
+    });
+
+    // Another user still gets contexts, up to the global bound of 5.
+    await gw.harness.userWith(['mps:read'], 'second-reader');
+    const second = basicHeader('second-reader', 'user-password-1');
+    const theirs = [];
+    for (let i = 0; i < 2; i++) theirs.push(contextOf(await gw.post(ENUMERATE, { authorization: second })));
+    const full = await gw.post(ENUMERATE, { authorization: second });
+    assert.equal(full.status, 500);
+    assert.equal(faultOf(full)!.detail, 'GW_ERR_SOAP_TOO_MANY_CONTEXTS');
+    assert.match(faultOf(full)!.message, /too many open enumeration contexts \(at most 5\)/);
+
+    await gw.post(release(mine.pop()!));
+    theirs.push(contextOf(await gw.post(ENUMERATE, { authorization: second })));
+    assert.equal(faultOf(await gw.post(ENUMERATE))!.detail, 'GW_ERR_SOAP_TOO_MANY_CONTEXTS');
+    await gw.post(release(theirs.pop()!), { authorization: second });
+    mine.push(contextOf(await gw.post(ENUMERATE)));
+    for (const context of mine) assert.equal((await gw.post(release(context))).status, 200);
+    for (const context of theirs) assert.equal((await gw.post(release(context), { authorization: second })).status, 200);
   });
 });
 

@@ -20,6 +20,8 @@ export interface NotificationReceiver {
   received: ReceivedNotification[];
   /** Every POST that reached the receiver, accepted or not. */
   attempts: number;
+  /** TCP connections accepted. */
+  connections: number;
   /** Resolves once `count` notifications were accepted; rejects after `timeoutMs`. */
   waitFor(count: number, timeoutMs?: number): Promise<ReceivedNotification[]>;
   close(): Promise<void>;
@@ -30,6 +32,8 @@ export interface ReceiverOptions {
   failFirst?: number;
   /** Never answer (a dead receiver). */
   hang?: boolean;
+  /** Loopback address to listen on; default 127.0.0.1. */
+  host?: string;
 }
 
 export async function startReceiver(options: ReceiverOptions = {}): Promise<NotificationReceiver> {
@@ -59,11 +63,14 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Noti
       res.end();
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const host = options.host ?? '127.0.0.1';
+  server.on('connection', () => receiver.connections++);
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
   const receiver: NotificationReceiver = {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/notify`,
+    url: `http://${host}:${(server.address() as AddressInfo).port}/notify`,
     received,
     attempts: 0,
+    connections: 0,
     async waitFor(count, timeoutMs = 15_000) {
       const deadline = Date.now() + timeoutMs;
       while (received.length < count) {

@@ -4,7 +4,10 @@ import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createLogger } from '../../../core/log/logger.js';
+import { createDeliveryPolicy, DEFAULT_ALLOWED_NETWORKS } from '../../../plugins/soap-mps/delivery-policy.js';
 import { createNotificationSender } from '../../../plugins/soap-mps/notification-sender.js';
+
+const policy = createDeliveryPolicy({ allowedNetworks: DEFAULT_ALLOWED_NETWORKS, allowedHosts: [] });
 
 async function until(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -31,7 +34,7 @@ describe('notification sender', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
     const lines: string[] = [];
-    const sender = createNotificationSender({ timeoutMs: 10_000, maxAttempts: 1, backoffMs: 10, maxPending: 2, logger: createLogger({ level: 'warn', write: (l) => lines.push(l) }) });
+    const sender = createNotificationSender({ timeoutMs: 10_000, maxAttempts: 1, backoffMs: 10, maxPending: 2, policy, logger: createLogger({ level: 'warn', write: (l) => lines.push(l) }) });
     try {
       sender.send([url], { body: 'n1', soapAction: 'a' });
       await until(() => bodies.length === 1);
@@ -54,7 +57,7 @@ describe('notification sender', () => {
     const server = createServer(() => undefined);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
-    const sender = createNotificationSender({ timeoutMs: 60_000, maxAttempts: 10, backoffMs: 60_000, maxPending: 5, logger: createLogger({ level: 'silent' }) });
+    const sender = createNotificationSender({ timeoutMs: 60_000, maxAttempts: 10, backoffMs: 60_000, maxPending: 5, policy, logger: createLogger({ level: 'silent' }) });
     sender.send([url, 'http://127.0.0.1:9/refused'], { body: 'x', soapAction: 'a' });
     await sleep(100);
     assert.equal(sender.pending(), 2);

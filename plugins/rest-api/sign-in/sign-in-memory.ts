@@ -1,0 +1,238 @@
+/**
+ * The per-device sign-in memory every path that signs in to a device goes through (scans, device
+ * operations such as power and monitor reads, diagnostics): which credentials a device refused (by
+ * credential id and version, so a changed password is tried again), the failed logins in a row the
+ * device has counted, and a budget that keeps that count below the device's lockout across
+ * operations and over time.
+ *
+ * What we assume of AMT's anti-hammering (AMT-NOTES): the device counts failed logins in a row and
+ * locks after `lockoutThreshold` (10); a success resets the count, and so does the lockout itself;
+ * the count does not decay with time. So the budget spent is only given back by a success, a lockout
+ * page (after `lockoutPauseSeconds`) or an operator's reset.
+ */
+import type { KeyValueStore, Logger } from '../../../core/plugin-api.js';
+import { createSerialQueue } from '../../../core/util/serial-queue.js';
+
+export interface SignInSettings {
+  /** Failed logins in a row that lock the device's account. */
+  lockoutThreshold: number;
+  /** Failed logins kept in hand below the threshold (other clients of the device, a late retry). */
+  safetyMargin: number;
+  /** How long a device that said it is locked is left alone. */
+  lockoutPauseSeconds: number;
+}
+
+export interface RefusedCredential {
+  credentialId: string;
+  /** The credential's version when it was refused; another version is tried again. */
+  version: string;
+  at: string;
+}
+
+/** What is stored per device address. */
+export interface SignInRecord {
+  address: string;
+  /** Failed logins in a row the device has counted from us since the last success, lockout or reset. */
+  consecutiveFailures: number;
+  lastFailureAt: string | null;
+  lastSuccessAt: string | null;
+  workingCredential: { credentialId: string; version: string } | null;
+  refused: RefusedCredential[];
+  /** When the device last answered with its lockout page. */
+  lockedOutAt: string | null;
+}
+
+export interface SignInPause {
+  reason: 'locked-out' | 'budget-spent';
+  detail: string;
+  /** When sign-ins resume by themselves (a lockout pause); absent when only a success elsewhere or a reset helps. */
+  until?: string;
+}
+
+/** What one operation did on the device, reported back to the memory. */
+export interface SignInReport {
+  /** Credentials the device refused, in the order tried. */
+  refused: readonly string[];
+  /** Failed logins caused (a refused credential may cost two when a retry on a fresh nonce was due). */
+  failedLogins: number;
+  /** The credential that signed in (a well-formed WS-Management answer), if any. */
+  succeeded: string | null;
+  /** The device answered with its lockout page. */
+  lockedOut: boolean;
+}
+
+/** The credentials one operation may try on a device and the failed logins it may cause. */
+export interface SignInPlan {
+  credentialIds: string[];
+  /** At least 1 unless paused. */
+  maxFailures: number;
+  /** Set when the device must not be signed in to now; then `credentialIds` is empty. */
+  pause: SignInPause | null;
+  /** Credentials left out because the device refused their current version. */
+  skippedRefused: string[];
+  /** Records the outcome and gives back the unspent reservation; call exactly once. */
+  settle(report: SignInReport): Promise<void>;
+}
+
+export interface SignInView extends SignInRecord {
+  /** Failed logins in a row allowed before sign-ins stop (threshold minus margin). */
+  budget: number;
+  /** Of the budget, what is neither spent nor reserved by operations under way. */
+  remaining: number;
+  pause: SignInPause | null;
+}
+
+export interface SignInMemory {
+  /**
+   * Plans a sign-in: `candidates` in the caller's order, the device's working credential first when
+   * `preferred` names it, credentials the device refused in their current version left out, and at
+   * most `maxAttempts` failed logins (fewer when the budget is short), reserved until `settle`.
+   */
+  plan(address: string, candidates: readonly string[], options: { preferred?: string | null; maxAttempts: number }): SignInPlan;
+  view(address: string): SignInView;
+  /** True when the device is locked out or has spent its budget (not merely busy with other sign-ins). */
+  paused(address: string): boolean;
+  /** Forgets the device's history (an operator who unlocked it, or knows its count was reset). */
+  reset(address: string): Promise<void>;
+}
+
+/** Most refused credentials remembered per device; the oldest go first. */
+const MAX_REFUSED = 64;
+
+const emptyRecord = (address: string): SignInRecord => ({
+  address,
+  consecutiveFailures: 0,
+  lastFailureAt: null,
+  lastSuccessAt: null,
+  workingCredential: null,
+  refused: [],
+  lockedOutAt: null,
+});
+
+export async function openSignInMemory(
+  store: KeyValueStore,
+  settings: SignInSettings,
+  versionOf: (credentialId: string) => string | undefined,
+  logger: Logger,
+): Promise<SignInMemory> {
+  const records = new Map<string, SignInRecord>();
+  for await (const [address, record] of store.entries<SignInRecord>()) records.set(address, record);
+  const reserved = new Map<string, number>();
+  const serial = createSerialQueue();
+  const budget = Math.max(1, settings.lockoutThreshold - settings.safetyMargin);
+
+  const persist = (record: SignInRecord) =>
+    serial(() => store.put(record.address, record)).catch((err: Error) => logger.warn('could not store sign-in memory', { address: record.address, error: err.message }));
+
+  const refusedNow = (record: SignInRecord | undefined, credentialId: string): boolean => {
+    const version = versionOf(credentialId);
+    return !!record && version !== undefined && record.refused.some((r) => r.credentialId === credentialId && r.version === version);
+  };
+
+  const pauseOf = (record: SignInRecord | undefined, remaining: number): SignInPause | null => {
+    if (record?.lockedOutAt) {
+      const until = Date.parse(record.lockedOutAt) + settings.lockoutPauseSeconds * 1000;
+      if (Date.now() < until) {
+        return { reason: 'locked-out', detail: 'the device said its account is locked after repeated failed logins', until: new Date(until).toISOString() };
+      }
+    }
+    if (remaining > 0) return null;
+    const spent = record?.consecutiveFailures ?? 0;
+    if (spent < budget) {
+      return { reason: 'budget-spent', detail: 'other sign-ins to this device under way hold the rest of its failed-login budget; try again when they end' };
+    }
+    return {
+      reason: 'budget-spent',
+      detail: `${spent} failed logins in a row on this device (lockout at ${settings.lockoutThreshold}); no further credential is tried until one signs in, a credential changes or an operator resets the sign-in memory`,
+    };
+  };
+
+  const remainingOf = (address: string): number => budget - (records.get(address)?.consecutiveFailures ?? 0) - (reserved.get(address) ?? 0);
+
+  function settleOne(address: string, reservation: number, report: SignInReport): Promise<void> {
+    const left = (reserved.get(address) ?? 0) - reservation;
+    if (left > 0) reserved.set(address, left);
+    else reserved.delete(address);
+    if (report.failedLogins === 0 && report.refused.length === 0 && !report.succeeded && !report.lockedOut) return Promise.resolve();
+    const existing = records.get(address);
+    // The common case, a known credential signing in again, changes nothing worth a write.
+    const routine = !!existing && report.failedLogins === 0 && report.refused.length === 0 && !report.lockedOut && existing.consecutiveFailures === 0 && !existing.lockedOutAt;
+    if (routine && report.succeeded && existing.workingCredential?.credentialId === report.succeeded && existing.workingCredential.version === versionOf(report.succeeded)) {
+      existing.lastSuccessAt = new Date().toISOString();
+      return Promise.resolve();
+    }
+    const record = existing ?? emptyRecord(address);
+    const now = new Date().toISOString();
+    if (report.failedLogins > 0) {
+      record.consecutiveFailures += report.failedLogins;
+      record.lastFailureAt = now;
+    }
+    for (const credentialId of report.refused) {
+      const version = versionOf(credentialId);
+      if (version === undefined) continue;
+      record.refused = record.refused.filter((r) => r.credentialId !== credentialId);
+      record.refused.push({ credentialId, version, at: now });
+      if (record.workingCredential?.credentialId === credentialId) record.workingCredential = null;
+    }
+    if (record.refused.length > MAX_REFUSED) record.refused = record.refused.slice(-MAX_REFUSED);
+    if (report.succeeded) {
+      // The failures of an operation come before its success: the device's count is back at zero.
+      record.consecutiveFailures = 0;
+      record.lastSuccessAt = now;
+      record.lockedOutAt = null;
+      const version = versionOf(report.succeeded);
+      if (version !== undefined) record.workingCredential = { credentialId: report.succeeded, version };
+      record.refused = record.refused.filter((r) => r.credentialId !== report.succeeded);
+    }
+    if (report.lockedOut) {
+      // The device reset its own count when it locked; it is left alone for the pause.
+      record.lockedOutAt = now;
+      record.consecutiveFailures = 0;
+      logger.warn('device says its account is locked; sign-ins paused', { address, pauseSeconds: settings.lockoutPauseSeconds });
+    }
+    records.set(address, record);
+    return persist(record);
+  }
+
+  return {
+    plan(address, candidates, { preferred, maxAttempts }) {
+      const record = records.get(address);
+      const remaining = remainingOf(address);
+      const pause = pauseOf(record, remaining);
+      const skippedRefused = candidates.filter((id) => refusedNow(record, id));
+      const usable = candidates.filter((id) => !refusedNow(record, id));
+      const first = preferred && usable.includes(preferred) ? [preferred] : [];
+      const ordered = [...first, ...usable.filter((id) => id !== preferred)];
+      const maxFailures = pause ? 0 : Math.max(0, Math.min(Math.floor(maxAttempts), remaining));
+      const credentialIds = pause ? [] : ordered.slice(0, maxFailures);
+      if (credentialIds.length > 0) reserved.set(address, (reserved.get(address) ?? 0) + maxFailures);
+      const reservation = credentialIds.length > 0 ? maxFailures : 0;
+      let settled = false;
+      return {
+        credentialIds,
+        maxFailures: credentialIds.length > 0 ? maxFailures : 0,
+        pause,
+        skippedRefused,
+        settle(report) {
+          if (settled) return Promise.resolve();
+          settled = true;
+          return settleOne(address, reservation, report);
+        },
+      };
+    },
+    view(address) {
+      const record = records.get(address) ?? emptyRecord(address);
+      const remaining = remainingOf(address);
+      return { ...record, refused: record.refused.filter((r) => versionOf(r.credentialId) === r.version), budget, remaining: Math.max(0, remaining), pause: pauseOf(records.get(address), remaining) };
+    },
+    paused(address) {
+      const record = records.get(address);
+      if (!record) return false;
+      return pauseOf(record, budget - record.consecutiveFailures) !== null;
+    },
+    async reset(address) {
+      records.delete(address);
+      await serial(() => store.del(address));
+    },
+  };
+}

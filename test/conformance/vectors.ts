@@ -1,0 +1,27 @@
+/** The published WS-Management vector set for the conformance suite (not part of `npm test`). */
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * `shared/wsman-vectors` beside the repository (CI clones the repository with shared/ beside it),
+ * or the folder AMTGW_WSMAN_VECTORS names.
+ */
+export const VECTORS_DIR = process.env['AMTGW_WSMAN_VECTORS'] ?? fileURLToPath(new URL('../../../shared/wsman-vectors/', import.meta.url));
+
+export const vectorsAvailable = (): boolean => existsSync(VECTORS_DIR) && statSync(VECTORS_DIR).isDirectory();
+
+export function readVector(relative: string): string {
+  return readFileSync(join(VECTORS_DIR, relative), 'utf8');
+}
+
+/** Every .xml file under the vectors folder, as paths relative to it. */
+export function allVectorFiles(dir = VECTORS_DIR, prefix = ''): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(dir).sort()) {
+    const full = join(dir, name);
+    if (statSync(full).isDirectory()) out.push(...allVectorFiles(full, `${prefix}${name}/`));
+    else if (name.endsWith('.xml')) out.push(`${prefix}${name}`);
+  }
+  return out;
+}
