@@ -1,41 +1,46 @@
-import coBody from 'co-body';
 import type { Context, Next } from 'koa';
 import { HttpError } from './http-error.js';
 import { watchUtf8Body } from './utf8-body-guard.js';
 
-declare module 'koa' {
-  interface Request {
-    /** The parsed JSON body (see {@link jsonBody}); undefined when the request had none. */
-    body?: unknown;
-  }
-}
-
-const PARSED_METHODS = new Set(['POST', 'PUT', 'PATCH']);
-const JSON_TYPES = ['application/json', 'application/json-patch+json', 'application/vnd.api+json', 'application/csp-report', 'application/scim+json'];
+type BodyParser = (ctx: Context, next: Next) => Promise<unknown>;
 
 /**
- * Reads the JSON body of a POST, PUT or PATCH with a JSON content type into `ctx.request.body`:
- * strict JSON (an object or array), at most `limitBytes` (413 above), 400 when it is not JSON or
- * its bytes are not valid UTF-8 (co-body decodes leniently, so the guard watches the raw chunks).
- * co-body alone, as koa-body used it: koa-body also loads multipart and schema libraries
- * (formidable, zod) the gateway never uses, ~10 MiB of an idle gateway.
+ * Reads the JSON body of a request into `ctx.request.body` with koa-body: strict JSON only (no
+ * multipart, form or text), at most `limitBytes` (413 above), 400 when it is not JSON or its bytes
+ * are not valid UTF-8 (the parser decodes leniently, so the guard watches the raw chunks).
  */
 export function jsonBody(limitBytes: number) {
+  // koa-body pulls in formidable and zod (~10 MiB): imported by the first request, not at start.
+  let parser: Promise<BodyParser> | undefined;
+  const load = () =>
+    (parser ??= import('koa-body').then(({ koaBody }) =>
+      koaBody({
+        json: true,
+        jsonStrict: true,
+        multipart: false,
+        urlencoded: false,
+        text: false,
+        jsonLimit: limitBytes,
+        onError(err) {
+          if ((err as { status?: number }).status === 413) throw new HttpError(413, 'GW_ERR_BODY_TOO_LARGE', `the request body exceeds ${limitBytes} bytes`);
+          throw new HttpError(400, 'GW_ERR_MALFORMED_JSON', 'the request body is not valid JSON');
+        },
+      }) as unknown as BodyParser,
+    ));
   return async function readJsonBody(ctx: Context, next: Next): Promise<void> {
-    if (PARSED_METHODS.has(ctx.method) && ctx.is(JSON_TYPES)) {
-      const validUtf8 = watchUtf8Body(ctx.req);
-      let body: unknown;
-      try {
-        body = await coBody.json(ctx, { limit: limitBytes, strict: true });
-      } catch (err) {
-        if ((err as { status?: number }).status === 413) throw new HttpError(413, 'GW_ERR_BODY_TOO_LARGE', `the request body exceeds ${limitBytes} bytes`);
-        if (!validUtf8()) throw invalidUtf8();
-        throw new HttpError(400, 'GW_ERR_MALFORMED_JSON', 'the request body is not valid JSON');
-      }
+    const parse = await load();
+    const validUtf8 = watchUtf8Body(ctx.req);
+    let parsed = false;
+    try {
+      await parse(ctx, async () => {
+        parsed = true;
+      });
+    } catch (err) {
       if (!validUtf8()) throw invalidUtf8();
-      ctx.request.body = body;
+      throw err;
     }
-    return next();
+    if (!validUtf8()) throw invalidUtf8();
+    if (parsed) return next();
   };
 }
 
