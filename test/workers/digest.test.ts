@@ -64,15 +64,27 @@ describe('Digest response', () => {
 });
 
 describe('nonce cache', () => {
-  it('keeps one session per device and evicts the least recently used beyond its bound', () => {
-    const cache = new DigestNonceCache(2);
+  it('lends a session to one request at a time and takes the most recently returned first', () => {
+    const cache = new DigestNonceCache();
     const challenge = parseDigestChallenge(AMT_CHALLENGE)!;
-    cache.open('a', challenge);
-    cache.open('b', challenge);
-    assert.ok(cache.get('a'));
-    cache.open('c', challenge);
+    const first = openDigestSession(challenge);
+    const second = openDigestSession(challenge);
+    cache.give('a', first);
+    cache.give('a', second);
+    assert.equal(cache.take('a'), second);
+    assert.equal(cache.take('a'), first);
+    assert.equal(cache.take('a'), undefined, 'a lent session is not lent again until given back');
+  });
+  it('keeps a few idle sessions per device and evicts the least recently used device beyond its bound', () => {
+    const cache = new DigestNonceCache(2, 3);
+    const challenge = parseDigestChallenge(AMT_CHALLENGE)!;
+    for (let i = 0; i < 5; i++) cache.give('a', openDigestSession(challenge));
+    assert.equal(cache.idle('a'), 3);
+    cache.give('b', openDigestSession(challenge));
+    cache.give('a', openDigestSession(challenge));
+    cache.give('c', openDigestSession(challenge));
     assert.equal(cache.size, 2);
-    assert.ok(cache.get('a'));
-    assert.equal(cache.get('b'), undefined);
+    assert.equal(cache.idle('a'), 3);
+    assert.equal(cache.take('b'), undefined);
   });
 });

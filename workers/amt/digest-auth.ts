@@ -10,8 +10,8 @@ export interface DigestSession {
   readonly challenge: DigestChallenge;
   /** The last nonce count sent (0 before the first request). */
   nc: number;
-  /** The user a request on this nonce last succeeded for (null until one did). */
-  verifiedUser: string | null;
+  /** {@link credentialTag} of the credentials a request on this nonce last succeeded with (null until one did). */
+  verifiedFor: string | null;
 }
 
 export interface DigestCredentials {
@@ -29,7 +29,15 @@ function quote(value: string): string {
 
 /** Starts using a challenge's nonce. */
 export function openDigestSession(challenge: DigestChallenge): DigestSession {
-  return { challenge, nc: 0, verifiedUser: null };
+  return { challenge, nc: 0, verifiedFor: null };
+}
+
+/**
+ * Tells credentials apart without keeping them: a session proven by one password says nothing about
+ * another password of the same user. Held in worker memory only, never logged or returned.
+ */
+export function credentialTag(credentials: DigestCredentials): string {
+  return createHash('sha256').update(`${credentials.username}\0${credentials.password}`, 'utf8').digest('hex');
 }
 
 /**

@@ -1,10 +1,10 @@
 /**
  * The WS-Management client: sends envelopes to `/wsman` over a bounded transport, authenticates with
- * HTTP Digest reusing one nonce per device, follows Enumerate/Pull to the end and turns SOAP Faults
- * into typed errors.
+ * HTTP Digest reusing the device's nonces (one request at a time on each), follows Enumerate/Pull to
+ * the end and turns SOAP Faults into typed errors.
  */
 import { randomUUID } from 'node:crypto';
-import { digestAuthorization, type DigestCredentials } from './digest-auth.js';
+import { credentialTag, digestAuthorization, openDigestSession, type DigestCredentials } from './digest-auth.js';
 import { parseDigestChallenge } from './digest-challenge.js';
 import { workerNonceCache, type DigestNonceCache } from './digest-nonce-cache.js';
 import { AmtError } from './errors.js';
@@ -34,7 +34,7 @@ import {
   type WsmanItem,
 } from './wsman-parse.js';
 
-/** How many failed logins (401 to a request carrying credentials) a caller allows; shared across clients. */
+/** How many failed logins (non-stale 401 to a request carrying credentials) a caller allows; shared across clients. */
 export interface AuthBudget {
   failuresLeft: number;
 }
@@ -53,11 +53,14 @@ export interface WsmanClientOptions {
 }
 
 const PATH = '/wsman';
+/** Stale 401s one request signs again after: each brings a fresh nonce, so more means a broken device. */
+const MAX_STALE_RETRIES = 2;
 const CONTENT_TYPE = 'application/soap+xml;charset=UTF-8';
 
 export class WsmanClient {
   readonly #transport: DeviceTransport;
   readonly #credentials: DigestCredentials;
+  readonly #tag: string;
   readonly #cache: DigestNonceCache;
   readonly #budget: AuthBudget;
   readonly #maxElements: number;
@@ -68,13 +71,14 @@ export class WsmanClient {
   constructor(options: WsmanClientOptions) {
     this.#transport = options.transport;
     this.#credentials = options.credentials;
+    this.#tag = credentialTag(options.credentials);
     this.#cache = options.nonceCache ?? workerNonceCache;
     this.#budget = options.authBudget ?? { failuresLeft: 2 };
     this.#maxElements = options.maxElements ?? 100;
     this.#maxPages = options.maxPages ?? 1000;
   }
 
-  /** Failed logins this client caused (each 401 to a request that carried credentials). */
+  /** Failed logins this client caused (each non-stale 401 to a request that carried credentials). */
   get failedLogins(): number {
     return this.#failedLogins;
   }
@@ -150,7 +154,7 @@ export class WsmanClient {
   /** Only a well-formed WS-Management answer to a signed request proves the credentials. */
   #proven(session: DigestSession | undefined): void {
     if (!session) return;
-    session.verifiedUser = this.#credentials.username;
+    session.verifiedFor = this.#tag;
     this.#authenticated = true;
   }
 
@@ -160,33 +164,53 @@ export class WsmanClient {
 
   async #exchange(xml: string): Promise<{ response: HttpResponse; session: DigestSession | undefined }> {
     const key = this.#transport.target;
-    let session = this.#cache.get(key);
-    let retried = false;
+    // Sessions are lent to one request at a time (see DigestNonceCache); one lost to a transport error
+    // is dropped, as the device may or may not have counted its nc.
+    let session = this.#cache.take(key);
+    let refused = false;
+    let staleLeft = MAX_STALE_RETRIES;
     for (;;) {
       const headers: Record<string, string> = { 'content-type': CONTENT_TYPE };
       const signed = session;
       if (signed) headers['authorization'] = digestAuthorization(this.#credentials, signed, 'POST', PATH);
       const response = await this.#transport.request('POST', PATH, headers, xml);
-      if (response.status !== 401) return { response, session: signed };
+      if (response.status !== 401) {
+        if (signed) this.#cache.give(key, signed);
+        return { response, session: signed };
+      }
       const challenge = parseDigestChallenge(response.headers['www-authenticate']);
       if (!challenge) throw new AmtError('AMT_ERR_BAD_RESPONSE', `${key} answered 401 without a Digest challenge`, { status: 401 });
-      if (!session) {
-        session = this.#cache.open(key, challenge);
+      const fresh = openDigestSession(challenge);
+      if (!signed) {
+        session = fresh;
         continue;
       }
       // A locked device refuses every credential: not a verdict on these, and no retry would help.
       if (isLockoutPage(response.body)) {
-        this.#cache.open(key, challenge);
+        this.#cache.give(key, fresh);
         throw new AmtError('AMT_ERR_LOCKED_OUT', `${key} says the account is locked after repeated failed logins`, { status: 401 });
+      }
+      // Stale: the response was right but the nonce no longer is (expired, or an nc the device saw
+      // out of order). Not a failed login: sign again on the nonce this 401 brings.
+      if (challenge.stale) {
+        if (staleLeft-- > 0) {
+          session = fresh;
+          continue;
+        }
+        this.#cache.give(key, fresh);
+        throw new AmtError('AMT_ERR_BAD_RESPONSE', `${key} kept answering that fresh nonces are stale`, { status: 401 });
       }
       this.#failedLogins++;
       this.#budget.failuresLeft--;
-      // Re-authenticate once when the refused nonce had worked for this user (it probably expired) or
-      // the device says so; a refusal on a nonce never proven is the credentials' fault.
-      const mayRetry = !retried && this.#budget.failuresLeft > 0 && (challenge.stale || session.verifiedUser === this.#credentials.username);
-      session = this.#cache.open(key, challenge);
-      if (!mayRetry) throw new AmtError('AMT_ERR_UNAUTHORIZED', `${key} refused the credentials`, { status: 401 });
-      retried = true;
+      // Re-authenticate once when the refused nonce had worked for these very credentials (it probably
+      // expired without the device saying so); a refusal on a nonce they never proved is theirs.
+      const mayRetry = !refused && this.#budget.failuresLeft > 0 && signed.verifiedFor === this.#tag;
+      if (!mayRetry) {
+        this.#cache.give(key, fresh);
+        throw new AmtError('AMT_ERR_UNAUTHORIZED', `${key} refused the credentials`, { status: 401 });
+      }
+      refused = true;
+      session = fresh;
     }
   }
 

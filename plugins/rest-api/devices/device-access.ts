@@ -80,10 +80,12 @@ export function createDeviceAccess(
       const target = targetOf(device);
       const candidates = given ? [given.id] : vault.list().map((c) => c.id);
       if (candidates.length === 0) throw DeviceProblems.noCredentials();
-      const plan = signIn.plan(device.ipAddress, candidates, {
+      // Concurrent operations on one device take turns on its failed-login budget rather than fail.
+      const plan = await signIn.planWhenFree(device.ipAddress, candidates, {
         preferred: device.credentialId ?? null,
         maxAttempts: given ? FAILURES_PER_CREDENTIAL : options.credentialAttempts,
       });
+      if (plan.pause && plan.busy) throw DeviceProblems.signInPaused(device, plan.pause.detail);
       if (plan.pause) return markPaused(device, plan.pause);
       if (plan.credentialIds.length === 0) throw DeviceProblems.everyCredentialRefused(device, plan.skippedRefused.length);
       const refused: string[] = [];

@@ -35,7 +35,7 @@ export function registerDiagnosticRoutes(ctx: PluginContext<RestApiConfig>, vaul
    */
   const signedCheck = async (address: string, credential: TaskCredential | null): Promise<{ result: WsmanCheckOutput; heldBack: HeldBack | null }> => {
     if (!credential) return { result: await check(address, null), heldBack: null };
-    const plan = signIn.plan(address, [credential.id], { preferred: null, maxAttempts: 2 });
+    const plan = await signIn.planWhenFree(address, [credential.id], { preferred: null, maxAttempts: 2 });
     if (plan.credentialIds.length === 0) {
       await plan.settle({ refused: [], failedLogins: 0, succeeded: null, lockedOut: false });
       const heldBack: HeldBack = plan.pause

@@ -197,7 +197,7 @@ export class ScanRun {
     const known = devices.findByAddress(candidate.address);
     // The sign-in memory picks the credentials (none the device refused, the known one first) and
     // bounds the failed logins; a device it pauses is read without credentials.
-    const plan = this.deps.signIn.plan(candidate.address, this.params.credentials.map((c) => c.id), {
+    const plan = await this.deps.signIn.planWhenFree(candidate.address, this.params.credentials.map((c) => c.id), {
       preferred: known?.credentialId ?? null,
       maxAttempts: options.credentialAttemptsPerDevice,
     });

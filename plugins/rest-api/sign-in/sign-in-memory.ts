@@ -68,6 +68,8 @@ export interface SignInPlan {
   maxFailures: number;
   /** Set when the device must not be signed in to now; then `credentialIds` is empty. */
   pause: SignInPause | null;
+  /** The pause is only that operations under way hold the rest of the budget: it ends when they settle. */
+  busy: boolean;
   /** Credentials left out because the device refused their current version. */
   skippedRefused: string[];
   /** Records the outcome and gives back the unspent reservation; call exactly once. */
@@ -88,13 +90,27 @@ export interface SignInMemory {
    * `preferred` names it, credentials the device refused in their current version left out, and at
    * most `maxAttempts` failed logins (fewer when the budget is short), reserved until `settle`.
    */
-  plan(address: string, candidates: readonly string[], options: { preferred?: string | null; maxAttempts: number }): SignInPlan;
+  plan(address: string, candidates: readonly string[], options: PlanOptions): SignInPlan;
+  /**
+   * As {@link plan}, but while the device's budget is only held by operations under way (`busy`),
+   * waits for them to settle and plans again, for at most `waitMs` (default {@link BUSY_WAIT_MS}).
+   * Concurrent operations on one device then take turns instead of failing.
+   */
+  planWhenFree(address: string, candidates: readonly string[], options: PlanOptions & { waitMs?: number }): Promise<SignInPlan>;
   view(address: string): SignInView;
   /** True when the device is locked out or has spent its budget (not merely busy with other sign-ins). */
   paused(address: string): boolean;
   /** Forgets the device's history (an operator who unlocked it, or knows its count was reset). */
   reset(address: string): Promise<void>;
 }
+
+export interface PlanOptions {
+  preferred?: string | null;
+  maxAttempts: number;
+}
+
+/** How long an operation waits for others on the same device to give back the budget they hold. */
+export const BUSY_WAIT_MS = 30_000;
 
 /** Most refused credentials remembered per device; the oldest go first. */
 const MAX_REFUSED = 64;
@@ -118,6 +134,8 @@ export async function openSignInMemory(
   const records = new Map<string, SignInRecord>();
   for await (const [address, record] of store.entries<SignInRecord>()) records.set(address, record);
   const reserved = new Map<string, number>();
+  /** Operations waiting for reservations on an address to be given back. */
+  const waiting = new Map<string, Set<() => void>>();
   const serial = createSerialQueue();
   const budget = Math.max(1, settings.lockoutThreshold - settings.safetyMargin);
 
@@ -153,6 +171,7 @@ export async function openSignInMemory(
     const left = (reserved.get(address) ?? 0) - reservation;
     if (left > 0) reserved.set(address, left);
     else reserved.delete(address);
+    for (const wake of [...(waiting.get(address) ?? [])]) wake();
     if (report.failedLogins === 0 && report.refused.length === 0 && !report.succeeded && !report.lockedOut) return Promise.resolve();
     const existing = records.get(address);
     // The common case, a known credential signing in again, changes nothing worth a write.
@@ -194,7 +213,31 @@ export async function openSignInMemory(
     return persist(record);
   }
 
-  return {
+  /** Resolves when an operation on `address` settles, or after `ms`. */
+  const released = (address: string, ms: number): Promise<void> =>
+    new Promise((resolve) => {
+      const waiters = waiting.get(address) ?? new Set<() => void>();
+      const wake = (): void => {
+        clearTimeout(timer);
+        waiters.delete(wake);
+        if (waiters.size === 0) waiting.delete(address);
+        resolve();
+      };
+      const timer = setTimeout(wake, Math.max(0, ms));
+      waiters.add(wake);
+      waiting.set(address, waiters);
+    });
+
+  const memory: SignInMemory = {
+    async planWhenFree(address, candidates, { waitMs = BUSY_WAIT_MS, ...options }) {
+      const deadline = Date.now() + waitMs;
+      let plan = memory.plan(address, candidates, options);
+      while (plan.busy && Date.now() < deadline) {
+        await released(address, deadline - Date.now());
+        plan = memory.plan(address, candidates, options);
+      }
+      return plan;
+    },
     plan(address, candidates, { preferred, maxAttempts }) {
       const record = records.get(address);
       const remaining = remainingOf(address);
@@ -212,6 +255,7 @@ export async function openSignInMemory(
         credentialIds,
         maxFailures: credentialIds.length > 0 ? maxFailures : 0,
         pause,
+        busy: pause !== null && pause.reason === 'budget-spent' && (record?.consecutiveFailures ?? 0) < budget,
         skippedRefused,
         settle(report) {
           if (settled) return Promise.resolve();
@@ -235,4 +279,5 @@ export async function openSignInMemory(
       await serial(() => store.del(address));
     },
   };
+  return memory;
 }

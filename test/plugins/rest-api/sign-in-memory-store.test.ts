@@ -67,3 +67,34 @@ test('the memory keeps failed logins below the lockout across operations, retrie
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+test('operations beyond the budget held by others under way wait for them to settle, bounded, and are not a lockout risk', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'amtgw-sign-in-'));
+  const store = await openStore(dir);
+  try {
+    const memory = await openSignInMemory(store.namespace('sign-in'), SETTINGS, () => 'v1', logger);
+    const address = '127.0.15.2';
+    const held = [memory.plan(address, ['a'], { maxAttempts: 4 }), memory.plan(address, ['a'], { maxAttempts: 4 })];
+    const busy = memory.plan(address, ['a'], { maxAttempts: 3 });
+    assert.deepEqual([busy.pause?.reason, busy.busy, memory.paused(address)], ['budget-spent', true, false]);
+
+    // Without a settle, the wait ends at its bound and says the device is busy.
+    const timedOut = await memory.planWhenFree(address, ['a'], { maxAttempts: 3, waitMs: 50 });
+    assert.deepEqual([timedOut.busy, timedOut.credentialIds], [true, []]);
+
+    // A settle elsewhere lets the waiting operation plan with what was given back.
+    const waiting = memory.planWhenFree(address, ['a'], { maxAttempts: 3, waitMs: 10_000 });
+    await held[0]!.settle(report({ succeeded: 'a' }));
+    const plan = await waiting;
+    assert.deepEqual([plan.pause, plan.busy, plan.credentialIds, plan.maxFailures], [null, false, ['a'], 3]);
+
+    // A budget really spent is no busy pause: nothing to wait for.
+    await held[1]!.settle(report({ refused: ['a'], failedLogins: 4 }));
+    await plan.settle(report({ failedLogins: 4 }));
+    const spent = await memory.planWhenFree(address, ['b'], { maxAttempts: 3, waitMs: 10_000 });
+    assert.deepEqual([spent.pause?.reason, spent.busy, memory.paused(address)], ['budget-spent', false, true]);
+  } finally {
+    await store.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+});
