@@ -1,5 +1,6 @@
 /** Options of a simulated fleet, their defaults, and the per-device configuration derived from them. */
 import { fleetAddresses } from './address-range.js';
+import type { CiraOptions } from './cira-client.js';
 import { FIRMWARE_VERSIONS, deviceIdentity, SeededBytes } from './device-identity.js';
 
 export type ProvisioningState = 0 | 1 | 2;
@@ -57,6 +58,12 @@ export interface FleetOptions {
   chunkSize?: number;
   /** Listeners bound concurrently while starting (default 200). */
   bindConcurrency?: number;
+  /** The gateway's CIRA listener and MPS account: the devices chosen by `ciraEvery` dial in over CIRA. */
+  cira?: CiraOptions;
+  /** With `cira`: every Nth device (index % N === N - 1) dials in; default 1 (all). */
+  ciraEvery?: number;
+  /** CIRA devices also listen on the LAN (default false: reachable only through their tunnel). */
+  ciraLan?: boolean;
 }
 
 export interface DeviceConfig {
@@ -84,6 +91,8 @@ export interface DeviceConfig {
   lockoutMs: number;
   nonceTtlMs: number;
   chunkSize: number;
+  /** How this device dials in over CIRA, or null. */
+  cira: CiraOptions | null;
 }
 
 function every(n: number | undefined, index: number): boolean {
@@ -104,6 +113,8 @@ export function deviceConfigs(options: FleetOptions): DeviceConfig[] {
     const tls = every(options.tlsEvery, index);
     const alt = every(options.altPasswordEvery, index);
     const state = states[index % states.length]!;
+    const cira = options.cira && every(options.ciraEvery ?? 1, index) ? options.cira : null;
+    const lan = !cira || !!options.ciraLan;
     return {
       index,
       address,
@@ -116,15 +127,16 @@ export function deviceConfigs(options: FleetOptions): DeviceConfig[] {
       provisioningMode: state === 0 ? 0 : modes[new SeededBytes(`${seed}/mode/${index}`).int(modes.length)]!,
       powerState: options.powerState ?? 2,
       tls,
-      httpPort: !tls || options.httpOnTlsDevices ? (options.httpPort ?? 16992) : null,
-      httpsPort: tls ? (options.httpsPort ?? 16993) : null,
-      rmcpPort: rmcpPort > 0 ? rmcpPort : null,
+      httpPort: lan && (!tls || options.httpOnTlsDevices) ? (options.httpPort ?? 16992) : null,
+      httpsPort: lan && tls ? (options.httpsPort ?? 16993) : null,
+      rmcpPort: lan && rmcpPort > 0 ? rmcpPort : null,
       pageSize: Math.max(1, options.pageSize ?? 100),
       eventLogRecords: Math.max(0, options.eventLogRecords ?? 24),
       lockoutThreshold: options.lockoutThreshold ?? 10,
       lockoutMs: options.lockoutMs ?? 5_000,
       nonceTtlMs: options.nonceTtlMs ?? 300_000,
       chunkSize: Math.max(16, options.chunkSize ?? 200),
+      cira,
     };
   });
 }
