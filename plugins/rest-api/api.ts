@@ -6,6 +6,8 @@
 import type { AmtFailure, DeviceOperationInput, TaskCredential } from '../../workers/tasks/task-types.js';
 export type ProvisioningState = 'PRE' | 'IN' | 'POST';
 export type AuthStatus = 'ok' | 'unauthorized' | 'unreachable' | 'error';
+/** How the gateway reaches a device now: on the local network, and/or through its CIRA tunnel. */
+export type DeviceConnection = 'lan' | 'cira';
 
 export interface Device {
   id: string;
@@ -24,6 +26,8 @@ export interface Device {
   authStatus: AuthStatus;
   credentialId?: string | null;
   online: boolean;
+  /** How the gateway reaches the device now; `online` is true while it is not empty. */
+  connections?: DeviceConnection[];
   firstSeen: string;
   lastSeen: string;
   lastScanId: string | null;
@@ -78,9 +82,29 @@ export interface DeviceRegistry {
   get(id: string): Device | undefined;
   list(filter?: DeviceFilter): Device[];
   count(): number;
-  /** Applies a partial update (e.g. online state); returns the updated device or undefined if unknown. */
+  /**
+   * Applies a partial update; returns the updated device or undefined if unknown. A patch of `online`
+   * alone is the local network's answer: it sets or clears `lan` in `connections`, and `online`
+   * follows all of them.
+   */
   update(id: string, patch: Partial<Omit<Device, 'id'>>): Promise<Device | undefined>;
+  /**
+   * Sets or clears one way of reaching the device with this UUID (the same device whether a scan or
+   * a tunnel found it); a tunnel bringing an unknown UUID creates the device at `ipAddress`.
+   * @returns the device (undefined when clearing on an unknown one) and whether `online` flipped.
+   */
+  setConnection(ref: { uuid: string; ipAddress: string }, kind: DeviceConnection, up: boolean): Promise<{ device: Device | undefined; created: boolean; onlineChanged: boolean }>;
 }
+
+/** Where to reach a device instead of its address on the local network (e.g. a relay into its tunnel). */
+export interface DeviceRoute {
+  address: string;
+  port: number;
+  tls: boolean;
+}
+
+/** Decides a route for a device; null: the local network as usual. */
+export type DeviceRouter = (device: Device) => Promise<DeviceRoute | null>;
 
 /** The credential vault, provided as the `credentials` service. */
 export interface CredentialVault {
@@ -122,6 +146,8 @@ export interface DeviceAccessFactory {
   create(options: DeviceAccessOptions): DeviceAccess;
   /** OpenAPI responses for the problems `run` throws, for routes that run device operations. */
   readonly problemResponses: Record<number, { description: string }>;
+  /** Installs the router device operations (and diagnostics) consult first, e.g. for CIRA tunnels. */
+  setRouter(router: DeviceRouter): void;
 }
 
 declare module '../../core/plugin-api.js' {

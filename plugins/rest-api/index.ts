@@ -3,7 +3,7 @@
  * credentials, devices, scans and diagnostics. Provides the `devices` and `credentials` services.
  */
 import { definePlugin } from '../../core/plugin-api.js';
-import './api.js';
+import type { DeviceRouter } from './api.js';
 import { openCredentialVault } from './credentials/credential-vault.js';
 import { registerCredentialRoutes } from './credentials/credential-routes.js';
 import { openDeviceRegistry } from './devices/device-registry.js';
@@ -32,13 +32,15 @@ export default definePlugin<RestApiConfig>({
     const devices = await openDeviceRegistry(ctx.store.namespace('devices'));
     ctx.provide('credentials', credentials);
     ctx.provide('devices', devices);
+    let router: DeviceRouter | null = null;
     ctx.provide('deviceAccess', {
-      create: (options) => createDeviceAccess(devices, credentials, { ...options, amt: ctx.site.amt, tlsTrust: ctx.site.deviceTls }),
+      create: (options) => createDeviceAccess(devices, credentials, { ...options, amt: ctx.site.amt, tlsTrust: ctx.site.deviceTls, router: () => router }),
       problemResponses: DEVICE_PROBLEM_RESPONSES,
+      setRouter: (next) => void (router = next),
     });
     registerCredentialRoutes(ctx, credentials);
     registerDeviceRoutes(ctx, devices);
     await registerScanning(ctx, devices, credentials);
-    registerDiagnosticRoutes(ctx, credentials, devices);
+    registerDiagnosticRoutes(ctx, credentials, devices, () => router);
   },
 });

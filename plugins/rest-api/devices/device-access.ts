@@ -5,7 +5,7 @@
  */
 import { HttpError, type AmtSiteSettings, type SiteSettings } from '../../../core/plugin-api.js';
 import type { DeviceTarget } from '../../../workers/tasks/task-types.js';
-import type { CredentialVault, Device, DeviceAccess, DeviceAccessOptions, DeviceRegistry, TaskOutcome } from '../api.js';
+import type { CredentialVault, Device, DeviceAccess, DeviceAccessOptions, DeviceRegistry, DeviceRouter, TaskOutcome } from '../api.js';
 import { deviceProblem, DeviceProblems } from './device-problems.js';
 
 /** Speaks HTTP to a device that has its HTTP port open, as the scan's interrogation does; TLS otherwise. */
@@ -15,14 +15,20 @@ function usesTls(device: Device, amt: AmtSiteSettings): boolean {
   return device.tls;
 }
 
-export function createDeviceAccess(devices: DeviceRegistry, vault: CredentialVault, options: DeviceAccessOptions & { amt: AmtSiteSettings; tlsTrust: SiteSettings['deviceTls'] }): DeviceAccess {
+export function createDeviceAccess(
+  devices: DeviceRegistry,
+  vault: CredentialVault,
+  options: DeviceAccessOptions & { amt: AmtSiteSettings; tlsTrust: SiteSettings['deviceTls']; router: () => DeviceRouter | null },
+): DeviceAccess {
   const { amt } = options;
 
-  const targetOf = (device: Device): DeviceTarget => {
-    const tls = usesTls(device, amt);
+  /** The device's address on the local network, unless the router (a CIRA tunnel) names another way in. */
+  const targetOf = async (device: Device): Promise<DeviceTarget> => {
+    const route = await options.router()?.(device);
+    const tls = route ? route.tls : usesTls(device, amt);
     return {
-      address: device.ipAddress,
-      port: tls ? amt.ports.https : amt.ports.http,
+      address: route ? route.address : device.ipAddress,
+      port: route ? route.port : tls ? amt.ports.https : amt.ports.http,
       tls,
       timeouts: { connectMs: options.connectTimeoutMs, firstByteMs: options.requestTimeoutMs, totalMs: options.requestTimeoutMs },
       tlsTrust: options.tlsTrust,
@@ -53,7 +59,7 @@ export function createDeviceAccess(devices: DeviceRegistry, vault: CredentialVau
 
   return {
     async run(device, operation, credential) {
-      const target = targetOf(device);
+      const target = await targetOf(device);
       if (credential) {
         const outcome = await operation({ target, credential });
         await learn(device.id, outcome, outcome.ok ? credential.id : null);

@@ -2,6 +2,7 @@ import { HttpError, type PluginContext } from '../../../core/plugin-api.js';
 import type { TaskCredential, WsmanCheckInput, WsmanCheckOutput } from '../../../workers/tasks/task-types.js';
 import type { RestApiConfig } from '../config.js';
 import type { ManagedCredentialVault } from '../credentials/credential-vault.js';
+import type { DeviceRoute, DeviceRouter } from '../api.js';
 import type { ManagedDeviceRegistry } from '../devices/device-registry.js';
 import { RestApiErrors } from '../errors.js';
 import { checkSingleAddress } from '../scans/scan-range.js';
@@ -16,19 +17,28 @@ function statusOf(result: WsmanCheckOutput): Status {
 }
 
 /** `GET /api/test/test-credential` and `GET /api/test/test-wsman/{ip_address}` (fixed paths). */
-export function registerDiagnosticRoutes(ctx: PluginContext<RestApiConfig>, vault: ManagedCredentialVault, devices: ManagedDeviceRegistry): void {
+export function registerDiagnosticRoutes(ctx: PluginContext<RestApiConfig>, vault: ManagedCredentialVault, devices: ManagedDeviceRegistry, router: () => DeviceRouter | null): void {
   ctx.openapi.addTag('diagnostics', 'Credential and WS-Management checks against one device');
   const { amt } = ctx.site;
-  const check = (address: string, credential: TaskCredential | null) => {
+  /** A known device at this address that the router (its CIRA tunnel) reaches another way. */
+  const routeOf = async (address: string): Promise<DeviceRoute | null> => {
+    const device = devices.findByAddress(address);
+    return device ? ((await router()?.(device)) ?? null) : null;
+  };
+  const check = async (address: string, credential: TaskCredential | null) => {
+    const route = await routeOf(address);
     const input: WsmanCheckInput = {
-      address,
-      ports: amt.ports,
+      address: route ? route.address : address,
+      ports: route ? { ...amt.ports, http: route.tls ? 0 : route.port, https: route.tls ? route.port : 0 } : amt.ports,
       credential,
       timeouts: { connectMs: ctx.config.scan.defaultTimeoutMs, firstByteMs: ctx.config.scan.requestTimeoutMs, totalMs: ctx.config.scan.requestTimeoutMs },
       tlsTrust: ctx.site.deviceTls,
       pinnedFingerprint: devices.findByAddress(address)?.tlsFingerprint ?? null,
     };
-    return ctx.pool.run('wsman-check', input);
+    const result = await ctx.pool.run('wsman-check', input);
+    // Report the device's port, not the relay's.
+    if (route && result.port !== null) result.port = route.tls ? amt.ports.https : amt.ports.http;
+    return result;
   };
   const pick = (id: string | undefined) => {
     if (id !== undefined) {
