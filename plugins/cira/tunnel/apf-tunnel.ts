@@ -1,0 +1,340 @@
+/**
+ * One device's APF session over its TLS socket: the handshake as a small state machine, then
+ * forwards, keep-alives and channels. A malformed or out-of-order message ends this tunnel only.
+ * An idle tunnel holds no timer and no buffer: keep-alive and auth deadlines are checked by the
+ * registry's single sweep against `connectedAt` / `lastSeenAt`.
+ */
+import type { TLSSocket } from 'node:tls';
+import * as build from '../apf/apf-build.js';
+import { parseApfMessage, type ApfMessage } from '../apf/apf-parse.js';
+import { ApfType, AUTH_SERVICE, CANCEL_TCPIP_FORWARD, DisconnectReason, OpenFailureReason, PFWD_SERVICE, TCPIP_FORWARD } from '../apf/apf-protocol.js';
+import type { CiraConnection, CiraDownReason, OpenChannelOptions } from '../api.js';
+import { CiraChannelError } from '../errors.js';
+import { ApfChannel } from './apf-channel.js';
+
+export type TunnelState = 'version' | 'auth-service' | 'auth' | 'checking' | 'pfwd-service' | 'forwarding' | 'settled';
+/** Why a tunnel ended: the down reasons, plus the endings of tunnels that never came up. */
+export type TunnelEndReason = CiraDownReason | 'auth-failed' | 'auth-timeout';
+
+export interface TunnelLimits {
+  maxMessageBytes: number;
+  maxChannelsPerTunnel: number;
+  channelWindowBytes: number;
+  channelOpenTimeoutMs: number;
+  forwardSettleMs: number;
+  keepAliveIntervalSeconds: number;
+  keepAliveTimeoutSeconds: number;
+}
+
+/** What a tunnel asks of the server that owns it. */
+export interface TunnelHost {
+  readonly limits: TunnelLimits;
+  /** Checks MPS credentials (slow-down of repeated failures included). */
+  authenticate(username: string, password: string, remoteAddress: string): Promise<boolean>;
+  /** Authenticated and forwards settled: time to resolve the device and announce it. */
+  settled(tunnel: ApfTunnel): void;
+  ended(tunnel: ApfTunnel, reason: TunnelEndReason, wasSettled: boolean): void;
+  /** A protocol violation or an ignored message, for the logs and counters. */
+  noted(tunnel: ApfTunnel, event: 'malformed' | 'out-of-order' | 'unknown-channel' | 'window-overrun', detail: string): void;
+}
+
+interface PendingOpen {
+  channel: ApfChannel;
+  resolve: (channel: ApfChannel) => void;
+  reject: (err: Error) => void;
+  cleanup: () => void;
+}
+
+const PORT_5900_IS_LAST = 5900;
+
+export class ApfTunnel {
+  state: TunnelState = 'version';
+  uuid = '';
+  username = '';
+  deviceId: string | null = null;
+  readonly connectedAt = Date.now();
+  lastSeenAt = Date.now();
+  lastKeepAliveAt: number | null = null;
+  readonly forwardedPorts = new Set<number>();
+  readonly remoteAddress: string;
+  readonly remotePort: number;
+  private channels: Map<number, ApfChannel> | null = null;
+  private opening: Map<number, PendingOpen> | null = null;
+  private nextChannelId = 1;
+  private pending: Buffer | null = null;
+  private settleTimer: NodeJS.Timeout | null = null;
+  private ended = false;
+
+  constructor(
+    private readonly socket: TLSSocket,
+    private readonly host: TunnelHost,
+  ) {
+    this.remoteAddress = socket.remoteAddress ?? '';
+    this.remotePort = socket.remotePort ?? 0;
+    socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    socket.on('error', () => this.end('closed'));
+    socket.on('close', () => this.end('closed'));
+  }
+
+  get closed(): boolean {
+    return this.ended;
+  }
+
+  get authenticated(): boolean {
+    return this.state === 'pfwd-service' || this.state === 'forwarding' || this.state === 'settled';
+  }
+
+  get openChannels(): number {
+    return this.channels?.size ?? 0;
+  }
+
+  view(): CiraConnection {
+    return {
+      deviceId: this.deviceId ?? this.uuid,
+      uuid: this.uuid,
+      remoteAddress: this.remoteAddress,
+      remotePort: this.remotePort,
+      username: this.username,
+      connectedAt: new Date(this.connectedAt).toISOString(),
+      lastKeepAliveAt: this.lastKeepAliveAt === null ? null : new Date(this.lastKeepAliveAt).toISOString(),
+      forwardedPorts: [...this.forwardedPorts],
+      openChannels: this.openChannels,
+    };
+  }
+
+  /** Ends the tunnel: pending opens fail, channels are destroyed, the device gets a DISCONNECT when it is our decision. */
+  end(reason: TunnelEndReason): void {
+    if (this.ended) return;
+    this.ended = true;
+    const wasSettled = this.state === 'settled';
+    if (this.settleTimer) clearTimeout(this.settleTimer);
+    for (const open of this.opening?.values() ?? []) {
+      open.cleanup();
+      open.reject(new CiraChannelError('GW_ERR_CIRA_TUNNEL_CLOSED', 'the CIRA tunnel closed'));
+    }
+    for (const channel of [...(this.channels?.values() ?? [])]) channel.tunnelClosed();
+    this.opening = this.channels = null;
+    this.pending = null;
+    if (reason !== 'closed' && !this.socket.destroyed) {
+      const code = reason === 'protocol-error' ? DisconnectReason.PROTOCOL_ERROR : reason === 'auth-timeout' || reason === 'keepalive-timeout' ? DisconnectReason.CONNECTION_TIMED_OUT : DisconnectReason.BY_APPLICATION;
+      if (reason === 'auth-failed') this.socket.end();
+      else this.socket.end(build.buildDisconnect(code));
+      setTimeout(() => this.socket.destroy(), 2000).unref();
+    } else {
+      this.socket.destroy();
+    }
+    this.host.ended(this, reason, wasSettled);
+  }
+
+  /** Opens a `forwarded-tcpip` channel to `port`; resolves once the device confirms. */
+  openChannel(port: number, options: OpenChannelOptions = {}): Promise<ApfChannel> {
+    const limits = this.host.limits;
+    if (this.ended) return Promise.reject(new CiraChannelError('GW_ERR_CIRA_TUNNEL_CLOSED', 'the CIRA tunnel closed'));
+    if (!this.forwardedPorts.has(port)) return Promise.reject(new CiraChannelError('GW_ERR_CIRA_PORT_NOT_FORWARDED', `the device does not forward port ${port}`));
+    const channels = (this.channels ??= new Map());
+    if (channels.size >= limits.maxChannelsPerTunnel) {
+      return Promise.reject(new CiraChannelError('GW_ERR_CIRA_CHANNEL_LIMIT', `${channels.size} channels are open on this tunnel, the most allowed`));
+    }
+    if (options.signal?.aborted) return Promise.reject(new CiraChannelError('GW_ERR_CIRA_ABORTED', 'aborted'));
+    const localId = this.allocateId(channels);
+    const channel = new ApfChannel({ send: (m) => this.send(m), release: (id) => this.channels?.delete(id) }, localId, port, limits.channelWindowBytes);
+    channels.set(localId, channel);
+    return new Promise<ApfChannel>((resolve, reject) => {
+      const fail = (err: Error) => {
+        cleanup();
+        channel.destroy();
+        reject(err);
+      };
+      const timer = setTimeout(() => fail(new CiraChannelError('GW_ERR_CIRA_OPEN_TIMEOUT', `the device did not confirm the channel to port ${port} in time`)), options.timeoutMs ?? limits.channelOpenTimeoutMs);
+      const onAbort = () => fail(new CiraChannelError('GW_ERR_CIRA_ABORTED', 'aborted'));
+      options.signal?.addEventListener('abort', onAbort, { once: true });
+      const cleanup = () => {
+        clearTimeout(timer);
+        options.signal?.removeEventListener('abort', onAbort);
+        this.opening?.delete(localId);
+      };
+      (this.opening ??= new Map()).set(localId, { channel, resolve, reject, cleanup });
+      this.send(build.buildChannelOpen({ sender: localId, window: limits.channelWindowBytes, address: '127.0.0.1', port, originator: '127.0.0.1', originatorPort: 0 }));
+    });
+  }
+
+  private allocateId(channels: Map<number, ApfChannel>): number {
+    while (channels.has(this.nextChannelId) || this.nextChannelId === 0) this.nextChannelId = (this.nextChannelId + 1) >>> 0;
+    const id = this.nextChannelId;
+    this.nextChannelId = (id + 1) >>> 0;
+    return id;
+  }
+
+  private send(message: Buffer): void {
+    if (!this.ended && !this.socket.destroyed) this.socket.write(message);
+  }
+
+  private onData(chunk: Buffer): void {
+    if (this.ended) return;
+    this.lastSeenAt = Date.now();
+    this.pending = this.pending ? Buffer.concat([this.pending, chunk]) : chunk;
+    this.drain();
+  }
+
+  private drain(): void {
+    const buf = this.pending;
+    if (!buf) return;
+    let offset = 0;
+    while (!this.ended && this.state !== 'checking') {
+      const result = parseApfMessage(buf, offset, this.host.limits);
+      if (result.kind === 'need-more') break;
+      if (result.kind === 'malformed') return this.violation('malformed', result.reason);
+      offset += result.bytes;
+      this.handle(result.message);
+    }
+    if (this.ended) return;
+    // Copy a short remainder so that it does not pin the whole TLS record it came in.
+    this.pending = offset >= buf.length ? null : offset === 0 ? buf : Buffer.from(buf.subarray(offset));
+  }
+
+  private violation(event: 'malformed' | 'out-of-order' | 'window-overrun', detail: string): void {
+    this.host.noted(this, event, detail);
+    this.end('protocol-error');
+  }
+
+  private outOfOrder(message: ApfMessage): void {
+    this.violation('out-of-order', `message type ${message.type} in state ${this.state}`);
+  }
+
+  private handle(message: ApfMessage): void {
+    if (message.type === ApfType.DISCONNECT) return this.end('closed');
+    switch (this.state) {
+      case 'version':
+        if (message.type !== ApfType.PROTOCOLVERSION) return this.outOfOrder(message);
+        if (message.major !== 1) return this.violation('malformed', `protocol version ${message.major}.${message.minor}`);
+        this.uuid = message.uuid;
+        this.state = 'auth-service';
+        return;
+      case 'auth-service':
+        if (message.type !== ApfType.SERVICE_REQUEST || message.service !== AUTH_SERVICE) return this.outOfOrder(message);
+        this.send(build.buildServiceAccept(AUTH_SERVICE));
+        this.state = 'auth';
+        return;
+      case 'auth':
+        if (message.type !== ApfType.USERAUTH_REQUEST) return this.outOfOrder(message);
+        if (message.password === null) return this.send(build.buildUserAuthFailure());
+        return this.checkPassword(message.username, message.password);
+      case 'pfwd-service':
+        if (message.type === ApfType.SERVICE_REQUEST && message.service === PFWD_SERVICE) {
+          this.send(build.buildServiceAccept(PFWD_SERVICE));
+          this.state = 'forwarding';
+          this.armSettle();
+          return;
+        }
+        if (message.type === ApfType.KEEPALIVE_REQUEST || message.type === ApfType.KEEPALIVE_REPLY) return this.handleSession(message);
+        return this.outOfOrder(message);
+      default:
+        return this.handleSession(message);
+    }
+  }
+
+  private checkPassword(username: string, password: string): void {
+    this.state = 'checking';
+    this.socket.pause();
+    this.host.authenticate(username, password, this.remoteAddress).then(
+      (ok) => {
+        if (this.ended) return;
+        if (!ok) {
+          this.send(build.buildUserAuthFailure());
+          return this.end('auth-failed');
+        }
+        this.username = username;
+        this.state = 'pfwd-service';
+        this.send(build.buildUserAuthSuccess());
+        this.socket.resume();
+        this.drain();
+      },
+      () => this.end('auth-failed'),
+    );
+  }
+
+  /** Messages of an authenticated tunnel. */
+  private handleSession(message: ApfMessage): void {
+    switch (message.type) {
+      case ApfType.GLOBAL_REQUEST:
+        return this.globalRequest(message);
+      case ApfType.KEEPALIVE_REQUEST:
+        this.lastKeepAliveAt = Date.now();
+        return this.send(build.buildKeepAliveReply(message.cookie));
+      case ApfType.KEEPALIVE_REPLY:
+      case ApfType.KEEPALIVE_OPTIONS_REPLY:
+        this.lastKeepAliveAt = Date.now();
+        return;
+      case ApfType.CHANNEL_OPEN:
+        return this.send(build.buildChannelOpenFailure(message.sender, OpenFailureReason.UNKNOWN_CHANNEL_TYPE));
+      case ApfType.CHANNEL_OPEN_CONFIRMATION: {
+        const open = this.opening?.get(message.recipient);
+        if (!open) {
+          // A late confirmation of a channel we gave up on: close it on the device too.
+          this.host.noted(this, 'unknown-channel', `confirmation for channel ${message.recipient}`);
+          return this.send(build.buildChannelClose(message.sender));
+        }
+        open.cleanup();
+        open.channel.confirmed(message.sender, message.window);
+        return open.resolve(open.channel);
+      }
+      case ApfType.CHANNEL_OPEN_FAILURE: {
+        const open = this.opening?.get(message.recipient);
+        if (!open) return this.host.noted(this, 'unknown-channel', `open failure for channel ${message.recipient}`);
+        open.cleanup();
+        open.channel.destroy();
+        return open.reject(new CiraChannelError('GW_ERR_CIRA_OPEN_FAILED', `the device refused the channel to port ${open.channel.port} (reason ${message.reason})`, message.reason));
+      }
+      case ApfType.CHANNEL_WINDOW_ADJUST:
+        return this.onChannel(message.recipient, 'window adjust', (c) => c.windowAdjusted(message.bytes));
+      case ApfType.CHANNEL_DATA:
+        return this.onChannel(message.recipient, 'data', (c) => {
+          if (!c.received(message.data)) this.violation('window-overrun', `${message.data.length} bytes on channel ${message.recipient}`);
+        });
+      case ApfType.CHANNEL_CLOSE:
+        return this.onChannel(message.recipient, 'close', (c) => c.remoteClosed());
+      default:
+        return this.outOfOrder(message);
+    }
+  }
+
+  /** Channel messages need a confirmed channel; others are noted and dropped (they race with our close). */
+  private onChannel(localId: number, what: string, act: (channel: ApfChannel) => void): void {
+    const channel = this.channels?.get(localId);
+    if (!channel || channel.remoteId < 0) return this.host.noted(this, 'unknown-channel', `${what} for channel ${localId}`);
+    act(channel);
+  }
+
+  private globalRequest(message: Extract<ApfMessage, { type: typeof ApfType.GLOBAL_REQUEST }>): void {
+    if (message.name === TCPIP_FORWARD && message.port !== null) {
+      this.forwardedPorts.add(message.port);
+      if (message.wantReply) this.send(build.buildRequestSuccess(message.port));
+      if (this.state === 'forwarding') {
+        if (message.port === PORT_5900_IS_LAST) this.settle();
+        else this.armSettle();
+      }
+      return;
+    }
+    if (message.name === CANCEL_TCPIP_FORWARD && message.port !== null) {
+      this.forwardedPorts.delete(message.port);
+      if (message.wantReply) this.send(build.buildRequestSuccess());
+      return;
+    }
+    if (message.wantReply) this.send(build.buildRequestFailure());
+  }
+
+  private armSettle(): void {
+    if (this.settleTimer) this.settleTimer.refresh();
+    else this.settleTimer = setTimeout(() => this.settle(), this.host.limits.forwardSettleMs);
+  }
+
+  private settle(): void {
+    if (this.settleTimer) clearTimeout(this.settleTimer);
+    this.settleTimer = null;
+    if (this.ended || this.state !== 'forwarding') return;
+    this.state = 'settled';
+    const { keepAliveIntervalSeconds, keepAliveTimeoutSeconds } = this.host.limits;
+    this.send(build.buildKeepAliveOptionsRequest(keepAliveIntervalSeconds, keepAliveTimeoutSeconds));
+    this.host.settled(this);
+  }
+}
