@@ -131,7 +131,7 @@ export class SimDevice {
 
   /** SHA-256 fingerprint of the certificate the device presents now. */
   get certificateFingerprint(): string | null {
-    return this.config.httpsPort === null ? null : certificatePair(this.state.certificate).fingerprint256;
+    return this.config.tls ? certificatePair(this.state.certificate).fingerprint256 : null;
   }
 
   setPassword(password: string): void {
