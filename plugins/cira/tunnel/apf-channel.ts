@@ -75,10 +75,11 @@ export class ApfChannel extends Duplex {
     this.finish();
   }
 
-  /** The tunnel went away. */
+  /** The tunnel went away: an error for a user still listening, a quiet close otherwise (never an unhandled 'error'). */
   tunnelClosed(): void {
     this.closeSent = this.closeReceived = true;
-    this.destroy(new CiraChannelError('GW_ERR_CIRA_TUNNEL_CLOSED', 'the CIRA tunnel closed'));
+    if (this.listenerCount('error') > 0) this.destroy(new CiraChannelError('GW_ERR_CIRA_TUNNEL_CLOSED', 'the CIRA tunnel closed'));
+    else this.destroy();
   }
 
   /** Bytes written but not yet sent for want of window. */
