@@ -122,8 +122,8 @@ export class RawDevice {
   }
 
   /** The whole handshake up to the keep-alive options (the tunnel is then up). */
-  async handshake(uuid: string, ports = [16992]): Promise<void> {
-    const answer = await this.signIn(uuid);
+  async handshake(uuid: string, ports = [16992], username = MPS_USER, password = MPS_PASSWORD): Promise<void> {
+    const answer = await this.signIn(uuid, username, password);
     if (answer?.type !== 'userauth-success') throw new Error(`sign-in failed: ${JSON.stringify(answer)}`);
     this.send(encode.serviceRequest('pfwd@amt.intel.com'));
     await this.next((m) => m.type === 'service-accept');
@@ -145,6 +145,17 @@ export async function until(condition: () => boolean, timeoutMs = 5000, what = '
   while (!condition()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** Retries `probe` until it returns a value (not undefined), bounded. */
+export async function eventually<T>(probe: () => Promise<T | undefined>, timeoutMs = 5000, what = 'condition'): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
 
