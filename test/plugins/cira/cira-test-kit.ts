@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { connect as netConnect } from 'node:net';
 import { connect, type TLSSocket } from 'node:tls';
 import { createLogger } from '../../../core/log/logger.js';
 import { createSealer } from '../../../core/secrets/sealer.js';
@@ -83,7 +84,9 @@ export class RawDevice {
   /** Connects over TLS from `localAddress` (each device its own 127.x.y.z). */
   static connect(port: number, localAddress = '127.0.0.1'): Promise<RawDevice> {
     return new Promise((resolve, reject) => {
-      const socket = connect({ host: '127.0.0.1', port, localAddress, rejectUnauthorized: false }, () => resolve(new RawDevice(socket)));
+      const tcp = netConnect({ host: '127.0.0.1', port, localAddress });
+      tcp.once('error', reject);
+      const socket = connect({ socket: tcp, rejectUnauthorized: false }, () => resolve(new RawDevice(socket)));
       socket.once('error', reject);
     });
   }
