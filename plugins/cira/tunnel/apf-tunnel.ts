@@ -16,6 +16,8 @@ export type TunnelState = 'version' | 'auth-service' | 'auth' | 'checking' | 'pf
 /** Why a tunnel ended: the down reasons, plus the endings of tunnels that never came up. */
 export type TunnelEndReason = CiraDownReason | 'auth-failed' | 'auth-timeout';
 
+export type TunnelNote = 'malformed' | 'out-of-order' | 'unknown-channel' | 'window-overrun' | 'not-reading';
+
 export interface TunnelLimits {
   maxMessageBytes: number;
   maxChannelsPerTunnel: number;
@@ -35,7 +37,7 @@ export interface TunnelHost {
   settled(tunnel: ApfTunnel): void;
   ended(tunnel: ApfTunnel, reason: TunnelEndReason, wasSettled: boolean): void;
   /** A protocol violation or an ignored message, for the logs and counters. */
-  noted(tunnel: ApfTunnel, event: 'malformed' | 'out-of-order' | 'unknown-channel' | 'window-overrun', detail: string): void;
+  noted(tunnel: ApfTunnel, event: TunnelNote, detail: string): void;
 }
 
 interface PendingOpen {
@@ -188,11 +190,13 @@ export class ApfTunnel {
       this.handle(result.message);
     }
     if (this.ended) return;
+    // A device that keeps asking (keep-alives) but does not read the answers would grow our send buffer.
+    if (this.socket.writableLength > 4 * this.host.limits.maxMessageBytes) return this.violation('not-reading', `${this.socket.writableLength} bytes unsent`);
     // Copy a short remainder so that it does not pin the whole TLS record it came in.
     this.pending = offset >= buf.length ? null : offset === 0 ? buf : Buffer.from(buf.subarray(offset));
   }
 
-  private violation(event: 'malformed' | 'out-of-order' | 'window-overrun', detail: string): void {
+  private violation(event: Exclude<TunnelNote, 'unknown-channel'>, detail: string): void {
     this.host.noted(this, event, detail);
     this.end('protocol-error');
   }

@@ -120,6 +120,23 @@ describe('cira server: deadlines and hostile input end one tunnel only', () => {
     device.destroy();
   });
 
+  it('ends a tunnel whose device sends requests but does not read the answers', async () => {
+    const other = await bystander(23);
+    const greedy = await RawDevice.connect(cira.port, '127.0.21.24');
+    await greedy.handshake(uuidOf(24));
+    greedy.socket.pause();
+    const burst = Buffer.concat(Array.from({ length: 800 }, (_, i) => encode.keepAliveRequest(i)));
+    for (let i = 0; i < 2000; i++) {
+      greedy.socket.write(burst);
+      if (i % 50 === 49) await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    await until(() => cira.logs.some((line) => line.includes('not-reading')), 5000, 'the server gives up on the tunnel');
+    greedy.socket.resume();
+    await greedy.closed;
+    await stillAnswers(other, 82);
+    other.destroy();
+  });
+
   it('parses a handshake that arrives one byte per TLS record', async () => {
     const device = await RawDevice.connect(cira.port, '127.0.21.22');
     const bytes = Buffer.concat([encode.protocolVersion(uuidOf(22)), encode.serviceRequest('auth@amt.intel.com')]);
