@@ -82,6 +82,19 @@ describe('cira plugin routes: accounts, connections, certificate', () => {
     assert.equal((await gw.request('DELETE', `/api/cira/connections/${deviceId}`, { token: admin })).status, 404);
   });
 
+  it('documents its routes and schemas in the OpenAPI document, the password write-only', async () => {
+    const doc = (await (await gw.request('GET', '/swagger/openapi.json')).json()) as {
+      paths: Record<string, Record<string, unknown>>;
+      components: { schemas: Record<string, { properties?: Record<string, unknown> }> };
+    };
+    for (const path of ['/api/cira/accounts', '/api/cira/accounts/{id}', '/api/cira/connections', '/api/cira/connections/{deviceId}', '/api/cira/certificate']) {
+      assert.ok(doc.paths[path], `${path} documented`);
+    }
+    assert.deepEqual(Object.keys(doc.paths['/api/cira/accounts']!).sort(), ['get', 'post']);
+    assert.ok(doc.components.schemas['CiraConnection'] && doc.components.schemas['CiraCertificate']);
+    assert.equal(doc.components.schemas['MpsAccount']!.properties!['password'], undefined);
+  });
+
   it('refuses a device whose account was deleted', async () => {
     const accounts = (await (await gw.request('GET', '/api/cira/accounts', { token: admin })).json()) as Array<{ id: string }>;
     assert.equal((await gw.request('DELETE', `/api/cira/accounts/${accounts[0]!.id}`, { token: admin })).status, 204);
