@@ -10,7 +10,8 @@ import { parseApfMessage, type ApfMessage } from '../apf/apf-parse.js';
 import { ApfType, AUTH_SERVICE, CANCEL_TCPIP_FORWARD, DisconnectReason, OpenFailureReason, PFWD_SERVICE, TCPIP_FORWARD } from '../apf/apf-protocol.js';
 import type { CiraConnection, CiraDownReason, OpenChannelOptions } from '../api.js';
 import { CiraChannelError } from '../errors.js';
-import { ApfChannel } from './apf-channel.js';
+import type { ApfChannel } from './apf-channel.js';
+import { ChannelTable } from './channel-table.js';
 
 export type TunnelState = 'version' | 'auth-service' | 'auth' | 'checking' | 'pfwd-service' | 'forwarding' | 'settled';
 /** Why a tunnel ended: the down reasons, plus the endings of tunnels that never came up. */
@@ -40,13 +41,6 @@ export interface TunnelHost {
   noted(tunnel: ApfTunnel, event: TunnelNote, detail: string): void;
 }
 
-interface PendingOpen {
-  channel: ApfChannel;
-  resolve: (channel: ApfChannel) => void;
-  reject: (err: Error) => void;
-  cleanup: () => void;
-}
-
 const PORT_5900_IS_LAST = 5900;
 
 export class ApfTunnel {
@@ -60,9 +54,7 @@ export class ApfTunnel {
   readonly forwardedPorts = new Set<number>();
   readonly remoteAddress: string;
   readonly remotePort: number;
-  private channels: Map<number, ApfChannel> | null = null;
-  private opening: Map<number, PendingOpen> | null = null;
-  private nextChannelId = 1;
+  private channels: ChannelTable | null = null;
   private pending: Buffer | null = null;
   private settleTimer: NodeJS.Timeout | null = null;
   private ended = false;
@@ -110,12 +102,8 @@ export class ApfTunnel {
     this.ended = true;
     const wasSettled = this.state === 'settled';
     if (this.settleTimer) clearTimeout(this.settleTimer);
-    for (const open of this.opening?.values() ?? []) {
-      open.cleanup();
-      open.reject(new CiraChannelError('GW_ERR_CIRA_TUNNEL_CLOSED', 'the CIRA tunnel closed'));
-    }
-    for (const channel of [...(this.channels?.values() ?? [])]) channel.tunnelClosed();
-    this.opening = this.channels = null;
+    this.channels?.closeAll();
+    this.channels = null;
     this.pending = null;
     if (reason !== 'closed' && !this.socket.destroyed) {
       const code = reason === 'protocol-error' ? DisconnectReason.PROTOCOL_ERROR : reason === 'auth-timeout' || reason === 'keepalive-timeout' ? DisconnectReason.CONNECTION_TIMED_OUT : DisconnectReason.BY_APPLICATION;
@@ -133,38 +121,17 @@ export class ApfTunnel {
     const limits = this.host.limits;
     if (this.ended) return Promise.reject(new CiraChannelError('GW_ERR_CIRA_TUNNEL_CLOSED', 'the CIRA tunnel closed'));
     if (!this.forwardedPorts.has(port)) return Promise.reject(new CiraChannelError('GW_ERR_CIRA_PORT_NOT_FORWARDED', `the device does not forward port ${port}`));
-    const channels = (this.channels ??= new Map());
-    if (channels.size >= limits.maxChannelsPerTunnel) {
-      return Promise.reject(new CiraChannelError('GW_ERR_CIRA_CHANNEL_LIMIT', `${channels.size} channels are open on this tunnel, the most allowed`));
+    if (this.openChannels >= limits.maxChannelsPerTunnel) {
+      return Promise.reject(new CiraChannelError('GW_ERR_CIRA_CHANNEL_LIMIT', `${this.openChannels} channels are open on this tunnel, the most allowed`));
     }
-    if (options.signal?.aborted) return Promise.reject(new CiraChannelError('GW_ERR_CIRA_ABORTED', 'aborted'));
-    const localId = this.allocateId(channels);
-    const channel = new ApfChannel({ send: (m) => this.send(m), release: (id) => this.channels?.delete(id) }, localId, port, limits.channelWindowBytes);
-    channels.set(localId, channel);
-    return new Promise<ApfChannel>((resolve, reject) => {
-      const fail = (err: Error) => {
-        cleanup();
-        channel.destroy();
-        reject(err);
-      };
-      const timer = setTimeout(() => fail(new CiraChannelError('GW_ERR_CIRA_OPEN_TIMEOUT', `the device did not confirm the channel to port ${port} in time`)), options.timeoutMs ?? limits.channelOpenTimeoutMs);
-      const onAbort = () => fail(new CiraChannelError('GW_ERR_CIRA_ABORTED', 'aborted'));
-      options.signal?.addEventListener('abort', onAbort, { once: true });
-      const cleanup = () => {
-        clearTimeout(timer);
-        options.signal?.removeEventListener('abort', onAbort);
-        this.opening?.delete(localId);
-      };
-      (this.opening ??= new Map()).set(localId, { channel, resolve, reject, cleanup });
-      this.send(build.buildChannelOpen({ sender: localId, window: limits.channelWindowBytes, address: '127.0.0.1', port, originator: '127.0.0.1', originatorPort: 0 }));
+    this.channels ??= new ChannelTable({
+      send: (m) => this.send(m),
+      unknown: (detail) => this.host.noted(this, 'unknown-channel', detail),
+      overrun: (detail) => this.violation('window-overrun', detail),
+      windowBytes: limits.channelWindowBytes,
+      openTimeoutMs: limits.channelOpenTimeoutMs,
     });
-  }
-
-  private allocateId(channels: Map<number, ApfChannel>): number {
-    while (channels.has(this.nextChannelId) || this.nextChannelId === 0) this.nextChannelId = (this.nextChannelId + 1) >>> 0;
-    const id = this.nextChannelId;
-    this.nextChannelId = (id + 1) >>> 0;
-    return id;
+    return this.channels.open(port, options);
   }
 
   private send(message: Buffer): void {
@@ -271,42 +238,25 @@ export class ApfTunnel {
         return;
       case ApfType.CHANNEL_OPEN:
         return this.send(build.buildChannelOpenFailure(message.sender, OpenFailureReason.UNKNOWN_CHANNEL_TYPE));
-      case ApfType.CHANNEL_OPEN_CONFIRMATION: {
-        const open = this.opening?.get(message.recipient);
-        if (!open) {
-          // A late confirmation of a channel we gave up on: close it on the device too.
-          this.host.noted(this, 'unknown-channel', `confirmation for channel ${message.recipient}`);
-          return this.send(build.buildChannelClose(message.sender));
-        }
-        open.cleanup();
-        open.channel.confirmed(message.sender, message.window);
-        return open.resolve(open.channel);
-      }
-      case ApfType.CHANNEL_OPEN_FAILURE: {
-        const open = this.opening?.get(message.recipient);
-        if (!open) return this.host.noted(this, 'unknown-channel', `open failure for channel ${message.recipient}`);
-        open.cleanup();
-        open.channel.destroy();
-        return open.reject(new CiraChannelError('GW_ERR_CIRA_OPEN_FAILED', `the device refused the channel to port ${open.channel.port} (reason ${message.reason})`, message.reason));
-      }
+      case ApfType.CHANNEL_OPEN_CONFIRMATION:
+        return this.channelMessage((t) => t.confirmed(message), `confirmation for channel ${message.recipient}`);
+      case ApfType.CHANNEL_OPEN_FAILURE:
+        return this.channelMessage((t) => t.refused(message), `open failure for channel ${message.recipient}`);
       case ApfType.CHANNEL_WINDOW_ADJUST:
-        return this.onChannel(message.recipient, 'window adjust', (c) => c.windowAdjusted(message.bytes));
+        return this.channelMessage((t) => t.windowAdjusted(message), `window adjust for channel ${message.recipient}`);
       case ApfType.CHANNEL_DATA:
-        return this.onChannel(message.recipient, 'data', (c) => {
-          if (!c.received(message.data)) this.violation('window-overrun', `${message.data.length} bytes on channel ${message.recipient}`);
-        });
+        return this.channelMessage((t) => t.data(message), `data for channel ${message.recipient}`);
       case ApfType.CHANNEL_CLOSE:
-        return this.onChannel(message.recipient, 'close', (c) => c.remoteClosed());
+        return this.channelMessage((t) => t.closed(message), `close for channel ${message.recipient}`);
       default:
         return this.outOfOrder(message);
     }
   }
 
-  /** Channel messages need a confirmed channel; others are noted and dropped (they race with our close). */
-  private onChannel(localId: number, what: string, act: (channel: ApfChannel) => void): void {
-    const channel = this.channels?.get(localId);
-    if (!channel || channel.remoteId < 0) return this.host.noted(this, 'unknown-channel', `${what} for channel ${localId}`);
-    act(channel);
+  /** Channel messages before any channel was opened are for unknown channels: noted and dropped. */
+  private channelMessage(act: (table: ChannelTable) => void, detail: string): void {
+    if (this.channels) act(this.channels);
+    else this.host.noted(this, 'unknown-channel', detail);
   }
 
   private globalRequest(message: Extract<ApfMessage, { type: typeof ApfType.GLOBAL_REQUEST }>): void {
