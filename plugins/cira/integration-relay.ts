@@ -100,7 +100,7 @@ export function createTunnelRelay(cira: CiraService, options: TunnelRelayOptions
       let relay = relays.get(key);
       if (!relay) {
         if (relays.size >= maxRelays) evictIdle();
-        const server = createServer({ pauseOnConnect: true });
+        const server = createServer({ pauseOnConnect: true, noDelay: true });
         const created: Relay = {
           deviceId,
           server,

@@ -74,6 +74,7 @@ interface Session {
   keepAlive: NodeJS.Timeout | undefined;
   handshake: NodeJS.Timeout | undefined;
   cookie: number;
+  corked: boolean;
 }
 
 export class SimCiraClient extends EventEmitter {
@@ -115,10 +116,15 @@ export class SimCiraClient extends EventEmitter {
     return this.#session?.channels.size ?? 0;
   }
 
-  /** Starts dialing (and redialing after losses). */
-  start(): void {
+  /** Starts dialing (after `delayMs`), and redialing after losses. */
+  start(delayMs = 0): void {
     this.#wanted = true;
-    if (!this.#session && !this.#reconnect) this.#connect();
+    if (this.#session || this.#reconnect) return;
+    if (delayMs <= 0) return this.#connect();
+    this.#reconnect = setTimeout(() => {
+      this.#reconnect = undefined;
+      if (this.#wanted) this.#connect();
+    }, delayMs);
   }
 
   /** Disconnects politely (DISCONNECT, then close) and stops redialing. */
@@ -215,6 +221,7 @@ export class SimCiraClient extends EventEmitter {
       keepAlive: undefined,
       handshake: setTimeout(() => socket.destroy(), this.options.handshakeTimeoutMs ?? 15_000),
       cookie: 1,
+      corked: false,
     };
     this.#session = session;
     socket.setNoDelay(true);
@@ -244,8 +251,17 @@ export class SimCiraClient extends EventEmitter {
     for (const message of messages) this.#handle(session, message);
   }
 
+  /** Messages written in one tick leave in one TLS record, as a device's TCP segment would carry them. */
   #send(session: Session, message: Buffer): void {
     if (this.#fault === 'silent' || session.socket.destroyed) return;
+    if (!session.corked) {
+      session.corked = true;
+      session.socket.cork();
+      process.nextTick(() => {
+        session.corked = false;
+        session.socket.uncork();
+      });
+    }
     session.socket.write(message);
   }
 

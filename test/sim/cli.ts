@@ -42,6 +42,7 @@ const HELP = `Usage: tsx test/sim/cli.ts [options]
   --cira-every N            every Nth device dials in (default 1: all)
   --cira-lan                CIRA devices also listen on the LAN
   --cira-reconnect-ms N     redial delay after a lost tunnel (default 2000)
+  --cira-ramp-ms N          spread the devices' first dial over N ms (default 0: all at once)
   --manifest-file PATH      also write the manifest to PATH
   --summary                 print the manifest without the device list`;
 
@@ -77,7 +78,7 @@ async function main(): Promise<void> {
       'event-records': { type: 'string' }, 'lockout-threshold': { type: 'string' }, 'lockout-ms': { type: 'string' },
       'chunk-size': { type: 'string' }, 'cira-port': { type: 'string' }, 'cira-host': { type: 'string' },
       'cira-username': { type: 'string' }, 'cira-password': { type: 'string' }, 'cira-ca': { type: 'string' },
-      'cira-every': { type: 'string' }, 'cira-lan': { type: 'boolean' }, 'cira-reconnect-ms': { type: 'string' }, 'manifest-file': { type: 'string' }, summary: { type: 'boolean' }, help: { type: 'boolean' },
+      'cira-every': { type: 'string' }, 'cira-lan': { type: 'boolean' }, 'cira-reconnect-ms': { type: 'string' }, 'cira-ramp-ms': { type: 'string' }, 'manifest-file': { type: 'string' }, summary: { type: 'boolean' }, help: { type: 'boolean' },
     },
   });
   if (values.help) {
@@ -120,6 +121,7 @@ async function main(): Promise<void> {
       : undefined,
     ciraEvery: int(values['cira-every'], 'cira-every'),
     ciraLan: values['cira-lan'],
+    ciraRampMs: int(values['cira-ramp-ms'], 'cira-ramp-ms'),
   };
   const fleet = await startFleet(options);
   const manifest = fleet.manifest();

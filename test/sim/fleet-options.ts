@@ -64,6 +64,8 @@ export interface FleetOptions {
   ciraEvery?: number;
   /** CIRA devices also listen on the LAN (default false: reachable only through their tunnel). */
   ciraLan?: boolean;
+  /** CIRA devices first dial spread evenly over this many ms (default 0: all at once), as a real fleet powers on. */
+  ciraRampMs?: number;
 }
 
 export interface DeviceConfig {
@@ -93,6 +95,8 @@ export interface DeviceConfig {
   chunkSize: number;
   /** How this device dials in over CIRA, or null. */
   cira: CiraOptions | null;
+  /** When, after start, the device first dials in. */
+  ciraStartDelayMs: number;
 }
 
 function every(n: number | undefined, index: number): boolean {
@@ -137,6 +141,7 @@ export function deviceConfigs(options: FleetOptions): DeviceConfig[] {
       nonceTtlMs: options.nonceTtlMs ?? 300_000,
       chunkSize: Math.max(16, options.chunkSize ?? 200),
       cira,
+      ciraStartDelayMs: cira && count > 0 ? Math.floor(((options.ciraRampMs ?? 0) * index) / count) : 0,
     };
   });
 }

@@ -69,7 +69,7 @@ export class SimDevice {
         await listen(this.#https, this.address, this.config.httpsPort);
       }
       if (this.config.rmcpPort !== null) await this.#startRmcp(this.config.rmcpPort);
-      this.cira?.start();
+      this.cira?.start(this.config.ciraStartDelayMs);
       this.#online = true;
     } catch (error) {
       await this.stop();
