@@ -15,6 +15,8 @@ import { TunnelRegistry } from '../tunnel/tunnel-registry.js';
 import { createAuthThrottle } from './auth-throttle.js';
 import type { ServerCertificate } from './server-certificate.js';
 
+const LEGACY_TLS = new Set(['TLSv1', 'TLSv1.1']);
+
 export interface CiraServerOptions {
   config: CiraConfig;
   host: string;
@@ -96,7 +98,14 @@ export function createCiraServer(options: CiraServerOptions): CiraServer {
 
   let closing = false;
   const server: Server = createServer(
-    { cert: certificate.cert, key: certificate.key, minVersion: config.tls.minVersion, handshakeTimeout: config.authTimeoutSeconds * 1000 },
+    {
+      cert: certificate.cert,
+      key: certificate.key,
+      minVersion: config.tls.minVersion,
+      // OpenSSL 3 refuses TLS 1.0/1.1 at its default security level: old firmware needs level 0.
+      ...(LEGACY_TLS.has(config.tls.minVersion) ? { ciphers: 'DEFAULT:@SECLEVEL=0' } : {}),
+      handshakeTimeout: config.authTimeoutSeconds * 1000,
+    },
     (socket: TLSSocket) => {
       if (closing) return socket.destroy();
       socket.setNoDelay(true);

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { connect as connectTls } from 'node:tls';
 import type { CiraTunnelEvent } from '../../../plugins/cira/api.js';
 import { encode } from '../../sim/cira-apf.js';
 import { RawDevice, startCiraServer, until, uuidOf, type TestCiraServer } from './cira-test-kit.js';
@@ -106,6 +107,24 @@ describe('cira server: handshake, sign-in and replacement', () => {
       device.destroy();
     } finally {
       await slow.close();
+    }
+  });
+
+  it('refuses TLS 1.1 by default and accepts it when tls.minVersion allows old firmware', async () => {
+    const handshake = (port: number) =>
+      new Promise<string>((resolve) => {
+        const socket = connectTls({ host: '127.0.0.1', port, rejectUnauthorized: false, maxVersion: 'TLSv1.1', minVersion: 'TLSv1', ciphers: 'DEFAULT:@SECLEVEL=0' }, () => {
+          resolve(socket.getProtocol() ?? 'none');
+          socket.destroy();
+        });
+        socket.once('error', () => resolve('refused'));
+      });
+    assert.equal(await handshake(cira.port), 'refused');
+    const legacy = await startCiraServer({ tls: { minVersion: 'TLSv1' } });
+    try {
+      assert.equal(await handshake(legacy.port), 'TLSv1.1');
+    } finally {
+      await legacy.close();
     }
   });
 });
