@@ -26,6 +26,12 @@ export default definePlugin<CiraConfig>({
   configSchema: CIRA_CONFIG_SCHEMA,
   async register(ctx) {
     const config = ctx.config;
+    if (config.keepAliveTimeoutSeconds <= config.keepAliveIntervalSeconds) {
+      ctx.logger.warn('cira keepAliveTimeoutSeconds is not above keepAliveIntervalSeconds: healthy devices will be dropped between keep-alives', {
+        keepAliveIntervalSeconds: config.keepAliveIntervalSeconds,
+        keepAliveTimeoutSeconds: config.keepAliveTimeoutSeconds,
+      });
+    }
     const certificate = await loadServerCertificate(config.tls, ctx.site.dataDir);
     const accounts = await openAccountStore(ctx.store.namespace('accounts'), ctx.secrets);
     const server = createCiraServer({ config, host: config.host ?? ctx.site.host, certificate, accounts, logger: ctx.logger });
