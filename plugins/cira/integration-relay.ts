@@ -5,6 +5,7 @@
  * first use, closed when idle or when the tunnel goes down, and bounded in number.
  */
 import { createServer, type Server, type Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { HttpError, type Logger } from '../../core/plugin-api.js';
 import type { CiraService } from './api.js';
 
@@ -13,6 +14,8 @@ export interface TunnelRelayOptions {
   idleMs?: number;
   /** Most relays open at once (default 256); beyond, the least recently used idle one is closed. */
   maxRelays?: number;
+  /** A channel opened ahead for the next connection is closed unused after this (default 2,000 ms). */
+  spareMs?: number;
   logger: Logger;
 }
 
@@ -33,12 +36,50 @@ interface Relay {
   sockets: Set<Socket>;
   idle: NodeJS.Timeout | undefined;
   usedAt: number;
+  /** A channel opened when the route was handed out, for the connection the worker is about to make. */
+  spare: Promise<Duplex> | undefined;
 }
 
 export function createTunnelRelay(cira: CiraService, options: TunnelRelayOptions): TunnelRelay {
   const idleMs = options.idleMs ?? 30_000;
   const maxRelays = options.maxRelays ?? 256;
+  const spareMs = options.spareMs ?? 2_000;
   const relays = new Map<string, Relay>();
+
+  /**
+   * Opens the channel for the connection a worker will make right after it was given the route, so
+   * that the APF open round trip overlaps the task's dispatch instead of following it. Unused, it is
+   * closed after `spareMs` (AMT serves few connections at once).
+   */
+  const openSpare = (relay: Relay, devicePort: number): void => {
+    if (relay.spare) return;
+    const spare = cira.openChannel(relay.deviceId, devicePort);
+    relay.spare = spare;
+    spare.then(
+      (channel) => {
+        channel.on('error', () => undefined);
+        setTimeout(() => {
+          if (relay.spare !== spare) return;
+          relay.spare = undefined;
+          channel.destroy();
+        }, spareMs).unref();
+      },
+      () => {
+        if (relay.spare === spare) relay.spare = undefined;
+      },
+    );
+  };
+
+  /** The spare channel if one is open or opening, else a new one. */
+  const takeChannel = (relay: Relay, devicePort: number): Promise<Duplex> => {
+    const spare = relay.spare;
+    relay.spare = undefined;
+    if (!spare) return cira.openChannel(relay.deviceId, devicePort);
+    return spare.then(
+      (channel) => (channel.destroyed ? cira.openChannel(relay.deviceId, devicePort) : channel),
+      () => cira.openChannel(relay.deviceId, devicePort),
+    );
+  };
 
   const close = (key: string): void => {
     const relay = relays.get(key);
@@ -46,6 +87,8 @@ export function createTunnelRelay(cira: CiraService, options: TunnelRelayOptions
     relays.delete(key);
     clearTimeout(relay.idle);
     relay.server.close();
+    void relay.spare?.then((channel) => channel.destroy(), () => undefined);
+    relay.spare = undefined;
     for (const socket of relay.sockets) socket.destroy();
   };
 
@@ -69,7 +112,7 @@ export function createTunnelRelay(cira: CiraService, options: TunnelRelayOptions
       relay.sockets.delete(socket);
       if (relays.get(key) === relay) armIdle(key, relay);
     });
-    cira.openChannel(relay.deviceId, devicePort).then(
+    takeChannel(relay, devicePort).then(
       (channel) => {
         if (socket.destroyed) return void channel.destroy();
         channel.on('error', () => socket.destroy());
@@ -107,6 +150,7 @@ export function createTunnelRelay(cira: CiraService, options: TunnelRelayOptions
           sockets: new Set(),
           idle: undefined,
           usedAt: Date.now(),
+          spare: undefined,
           port: new Promise<number>((resolve, reject) => {
             server.once('error', reject);
             server.listen({ host: '127.0.0.1', port: 0 }, () => {
@@ -124,6 +168,7 @@ export function createTunnelRelay(cira: CiraService, options: TunnelRelayOptions
       relay.usedAt = Date.now();
       // Re-armed so a route handed out now is not closed before the worker connects.
       if (relay.sockets.size === 0) armIdle(key, relay);
+      openSpare(relay, devicePort);
       return relay.port;
     },
     drop(deviceId) {
