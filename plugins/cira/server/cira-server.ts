@@ -3,7 +3,7 @@
  * registry, device authentication against the MPS accounts, and the `cira` service over them.
  */
 import { EventEmitter } from 'node:events';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { createServer, type Server, type TLSSocket } from 'node:tls';
 import type { Logger } from '../../../core/plugin-api.js';
 import type { AccountStore } from '../accounts/account-store.js';
@@ -16,6 +16,7 @@ import { createAuthThrottle } from './auth-throttle.js';
 import type { ServerCertificate } from './server-certificate.js';
 
 const LEGACY_TLS = new Set(['TLSv1', 'TLSv1.1']);
+const CLOSE_GRACE_MS = 500;
 
 export interface CiraServerOptions {
   config: CiraConfig;
@@ -113,6 +114,12 @@ export function createCiraServer(options: CiraServerOptions): CiraServer {
     },
   );
   server.maxConnections = config.maxConnections;
+  // Every TCP connection, handshaking ones included, so that close() does not wait out their TLS handshake.
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
   server.on('tlsClientError', (err, socket) => {
     stats.tlsErrors++;
     logger.debug('cira TLS handshake failed', { remoteAddress: socket.remoteAddress ?? null, error: err.message });
@@ -159,7 +166,12 @@ export function createCiraServer(options: CiraServerOptions): CiraServer {
       closing = true;
       const closed = new Promise<void>((resolve) => (server.listening ? server.close(() => resolve()) : resolve()));
       registry.close();
+      // Tunnels got a DISCONNECT; whatever is still open a moment later (handshakes, deaf peers) is cut.
+      const cut = setTimeout(() => {
+        for (const socket of sockets) socket.destroy();
+      }, CLOSE_GRACE_MS);
       await closed;
+      clearTimeout(cut);
     },
   };
 }

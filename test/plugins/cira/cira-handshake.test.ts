@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { connect as netConnect } from 'node:net';
 import { connect as connectTls } from 'node:tls';
 import type { CiraTunnelEvent } from '../../../plugins/cira/api.js';
 import { encode } from '../../sim/cira-apf.js';
@@ -126,5 +127,19 @@ describe('cira server: handshake, sign-in and replacement', () => {
     } finally {
       await legacy.close();
     }
+  });
+
+  it('closes promptly with devices mid-handshake and deaf devices connected', async () => {
+    const closing = await startCiraServer({ authTimeoutSeconds: 60 });
+    const raw = netConnect({ host: '127.0.0.1', port: closing.port, localAddress: '127.0.20.10' });
+    raw.on('error', () => undefined);
+    await new Promise((resolve) => raw.once('connect', resolve));
+    const deaf = await RawDevice.connect(closing.port, '127.0.20.11');
+    deaf.socket.pause();
+    const started = Date.now();
+    await closing.close();
+    assert.ok(Date.now() - started < 1500, `closed in ${Date.now() - started} ms`);
+    raw.destroy();
+    deaf.destroy();
   });
 });
