@@ -77,8 +77,9 @@ export function registerCiraIntegration(ctx: PluginContext<unknown>, cira: CiraS
       if (device && (device.authStatus !== 'ok' || !device.firmwareVersion || !device.hostname)) interrogator.request(deviceId);
       return;
     }
-    // A replacing tunnel of the same UUID follows at once: no flap of presence.
-    if (event.reason === 'replaced') return;
+    // A replacing tunnel of the same UUID follows at once: no flap of presence. At shutdown the store
+    // is closing; the next start clears what the tunnels left (clearStale).
+    if (event.reason === 'replaced' || event.reason === 'shutdown') return;
     relay.drop(deviceId);
     await clear(uuid, remoteAddress);
   };

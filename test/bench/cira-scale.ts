@@ -21,7 +21,7 @@ export const CIRA_BENCH_BASE = '127.202.0.1';
 export const CIRA_MPS = { username: 'bench-mps', password: 'Bench-MPS-P@ss1' };
 const DEVICE_PASSWORD = 'P@ssw0rd1';
 /** The devices' first dials are spread over this (a fleet powering on), so the figure is measured from the first dial. */
-export const RAMP_MS = 10_000;
+export const RAMP_MS = 30_000;
 const KEEPALIVE_S = 10;
 
 export interface ScaleFigures {
@@ -59,6 +59,8 @@ async function elapsedUntil(check: () => Promise<boolean>, t0: number, timeoutMs
     await sleep(intervalMs);
   }
 }
+
+const mib = (r: { rssKiB: number } | undefined) => (r ? `${Math.round(r.rssKiB / 1024)} MiB` : '?');
 
 export async function ciraScale(workDir: string, count: number, log: (line: string) => void): Promise<ScaleFigures> {
   const ciraPort = await freePort();
@@ -100,12 +102,13 @@ export async function ciraScale(workDir: string, count: number, log: (line: stri
       }
       return live >= count;
     }, t0, 180_000);
-    log(`all tunnels up: ${authenticated === null ? 'not within 180 s' : `${(authenticated / 1000).toFixed(1)} s`}`);
+    const upRss = gateway.rss();
+    log(`all tunnels up: ${authenticated === null ? 'not within 180 s' : `${(authenticated / 1000).toFixed(1)} s`}, gateway RSS ${mib(upRss)} (peak ${upRss ? Math.round(upRss.peakKiB / 1024) : '?'} MiB)`);
     const read = await elapsedUntil(() => atLeast('/api/devices?provisioningState=POST', count), t0, 600_000, 1_000);
     log(`all devices read through their tunnels: ${read === null ? 'not within 600 s' : `${(read / 1000).toFixed(1)} s`}`);
 
-    log('idle tunnels: settling 15 s, then RSS and /api/health for 10 s under the keep-alives');
-    await sleep(15_000);
+    log('idle tunnels: settling 40 s (relays of the reads close after 30 s idle), then RSS and /api/health for 10 s under the keep-alives');
+    await sleep(40_000);
     const rss = gateway.rss();
     const fleetRss = fleet.pid ? readRss(fleet.pid) : undefined;
     const healthLoaded = await healthLatency(gateway.url, 10_000);

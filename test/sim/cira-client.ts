@@ -34,7 +34,7 @@ export interface CiraOptions {
   windowSize?: number;
   /** Most channels open at once; more are refused with "resource shortage" (default 8). */
   maxChannels?: number;
-  /** Connect + sign-in bound (default 15,000 ms). */
+  /** Connect + sign-in bound (default 30,000 ms). */
   handshakeTimeoutMs?: number;
 }
 
@@ -219,7 +219,7 @@ export class SimCiraClient extends EventEmitter {
       channels: new Map(),
       nextChannel: 1,
       keepAlive: undefined,
-      handshake: setTimeout(() => socket.destroy(), this.options.handshakeTimeoutMs ?? 15_000),
+      handshake: setTimeout(() => socket.destroy(), this.options.handshakeTimeoutMs ?? 30_000),
       cookie: 1,
       corked: false,
     };
