@@ -11,6 +11,13 @@ const is =
   (m: ServerMessage): m is Of<T> =>
     m.type === type;
 
+const u32 = (n: number) => {
+  const b = Buffer.alloc(4);
+  b.writeUInt32BE(n >>> 0);
+  return b;
+};
+const field = (text: string) => Buffer.concat([u32(Buffer.byteLength(text)), Buffer.from(text)]);
+
 describe('cira server: channels as streams, windows both ways', () => {
   let cira: TestCiraServer;
 
@@ -136,6 +143,18 @@ describe('cira server: channels as streams, windows both ways', () => {
     await openConfirmed(device, 5, 1000);
     await openConfirmed(device, 5, 1000);
     await assert.rejects(cira.server.service.openChannel(uuidOf(205), 16992), { code: 'GW_ERR_CIRA_CHANNEL_LIMIT' });
+    device.destroy();
+  });
+
+  it('forgets a port the device cancels (REQUEST_SUCCESS without a port) and opens no channel to it', async () => {
+    const device = await upDevice(9, [16992, 16993]);
+    const cancel = Buffer.concat([Buffer.from([80]), field('cancel-tcpip-forward'), Buffer.from([1]), field(''), u32(16992)]);
+    const before = device.rawBytes.length;
+    device.send(cancel);
+    await until(() => !cira.server.service.connection(uuidOf(209))!.forwardedPorts.includes(16992), 1000, 'forward cancelled');
+    await until(() => device.rawBytes.length > before, 1000, 'reply');
+    assert.equal(device.rawBytes.slice(before), '51', 'REQUEST_SUCCESS is the type byte alone');
+    await assert.rejects(cira.server.service.openChannel(uuidOf(209), 16992), { code: 'GW_ERR_CIRA_PORT_NOT_FORWARDED' });
     device.destroy();
   });
 

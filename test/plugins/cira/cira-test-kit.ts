@@ -67,9 +67,12 @@ export class RawDevice {
   private waiter: (() => void) | null = null;
   readonly closed: Promise<void>;
   isClosed = false;
+  /** Every byte received, as hex, for checks the message reader cannot make. */
+  rawBytes = '';
 
   private constructor(readonly socket: TLSSocket) {
     socket.on('data', (chunk: Buffer) => {
+      this.rawBytes += chunk.toString('hex');
       this.inbox.push(...this.reader.push(chunk));
       this.waiter?.();
     });
