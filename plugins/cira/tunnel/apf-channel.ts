@@ -11,8 +11,11 @@ import { CiraChannelError } from '../errors.js';
 /** What a channel needs from its tunnel. */
 export interface ChannelLink {
   send(message: Buffer): void;
-  /** The channel is finished on both sides (or destroyed): forget its number. */
-  release(localId: number): void;
+  /**
+   * The channel is finished on both sides (or destroyed): forget its number. `closeAwaited`: we
+   * sent CHANNEL_CLOSE and the device's answer (and maybe data in flight) is still to come.
+   */
+  release(localId: number, closeAwaited: boolean): void;
 }
 
 /** Largest CHANNEL_DATA payload the server sends. */
@@ -30,6 +33,8 @@ export class ApfChannel extends Duplex {
   private closeSent = false;
   private closeReceived = false;
   private released = false;
+  /** The device's own CHANNEL_CLOSE arrived (closeReceived is also set when we stop listening). */
+  private deviceClosed = false;
   private held: { chunk: Buffer; callback: (err?: Error | null) => void } | null = null;
 
   constructor(
@@ -69,7 +74,7 @@ export class ApfChannel extends Duplex {
   /** CHANNEL_CLOSE from the device: end of its data; answer with ours. */
   remoteClosed(): void {
     if (this.closeReceived) return;
-    this.closeReceived = true;
+    this.closeReceived = this.deviceClosed = true;
     this.sendClose();
     this.push(null);
     this.finish();
@@ -147,6 +152,6 @@ export class ApfChannel extends Duplex {
   private finish(): void {
     if (this.released || !this.closeReceived || !this.closeSent) return;
     this.released = true;
-    this.link.release(this.localId);
+    this.link.release(this.localId, this.open && !this.deviceClosed);
   }
 }

@@ -29,11 +29,14 @@ export interface ChannelTableOptions {
   openTimeoutMs: number;
 }
 
+const MAX_CLOSING = 64;
 const tunnelClosed = () => new CiraChannelError('GW_ERR_CIRA_TUNNEL_CLOSED', 'the CIRA tunnel closed');
 
 export class ChannelTable {
   private readonly channels = new Map<number, ApfChannel>();
   private readonly opening = new Map<number, PendingOpen>();
+  /** Channels we closed whose CHANNEL_CLOSE answer is still due: their late messages are expected, not strays. */
+  private readonly closing = new Set<number>();
   private nextId = 1;
 
   constructor(private readonly options: ChannelTableOptions) {}
@@ -46,7 +49,7 @@ export class ChannelTable {
   open(port: number, options: OpenChannelOptions): Promise<ApfChannel> {
     if (options.signal?.aborted) return Promise.reject(new CiraChannelError('GW_ERR_CIRA_ABORTED', 'aborted'));
     const localId = this.allocateId();
-    const channel = new ApfChannel({ send: (m) => this.options.send(m), release: (id) => this.channels.delete(id) }, localId, port, this.options.windowBytes);
+    const channel = new ApfChannel({ send: (m) => this.options.send(m), release: (id, closeAwaited) => this.release(id, closeAwaited) }, localId, port, this.options.windowBytes);
     this.channels.set(localId, channel);
     return new Promise<ApfChannel>((resolve, reject) => {
       const fail = (err: Error) => {
@@ -100,6 +103,7 @@ export class ChannelTable {
   }
 
   closed(message: Message<typeof ApfType.CHANNEL_CLOSE>): void {
+    if (this.closing.delete(message.recipient)) return;
     this.confirmedChannel(message.recipient, 'close')?.remoteClosed();
   }
 
@@ -117,8 +121,16 @@ export class ChannelTable {
   private confirmedChannel(localId: number, what: string): ApfChannel | undefined {
     const channel = this.channels.get(localId);
     if (channel && channel.remoteId >= 0) return channel;
-    this.options.unknown(`${what} for channel ${localId}`);
+    if (!this.closing.has(localId)) this.options.unknown(`${what} for channel ${localId}`);
     return undefined;
+  }
+
+  private release(localId: number, closeAwaited: boolean): void {
+    this.channels.delete(localId);
+    if (!closeAwaited) return;
+    this.closing.add(localId);
+    // A device that never answers must not grow the set without bound.
+    if (this.closing.size > MAX_CLOSING) this.closing.delete(this.closing.values().next().value!);
   }
 
   private allocateId(): number {

@@ -97,6 +97,24 @@ describe('cira server: channels as streams, windows both ways', () => {
     device.destroy();
   });
 
+  it('closing a channel from our side expects the device\'s answer: its CLOSE and data in flight are not strays', async () => {
+    const device = await upDevice(10);
+    const { channel, serverId, deviceId } = await openConfirmed(device, 10, 4096);
+    const strays = cira.server.stats().ignoredMessages;
+    channel.destroy();
+    assert.equal(((await device.next(is('channel-close'))) as Of<'channel-close'>).recipient, deviceId);
+    assert.equal(cira.server.service.connection(uuidOf(210))!.openChannels, 0, 'the channel is released at once');
+    device.send(encode.channelData(serverId, Buffer.from('in flight')), encode.channelClose(serverId));
+    device.send(encode.keepAliveRequest(5));
+    await device.next(is('keepalive-reply'));
+    assert.equal(cira.server.stats().ignoredMessages, strays);
+    device.send(encode.channelClose(serverId));
+    device.send(encode.keepAliveRequest(6));
+    await device.next(is('keepalive-reply'));
+    assert.equal(cira.server.stats().ignoredMessages, strays + 1, 'a second CLOSE is a stray');
+    device.destroy();
+  });
+
   it('ends the tunnel when the device overruns the window the server gave', async () => {
     const device = await upDevice(3);
     const { serverId } = await openConfirmed(device, 3, 4096);
