@@ -32,7 +32,8 @@ export type ApfMessage =
 
 export type ParseResult =
   | { kind: 'message'; message: ApfMessage; bytes: number }
-  | { kind: 'need-more' }
+  /** `atLeast`: the message is known to need at least this many bytes (so a reader can wait for them). */
+  | { kind: 'need-more'; atLeast: number }
   | { kind: 'malformed'; reason: string };
 
 export interface ParseLimits {
@@ -43,7 +44,9 @@ export interface ParseLimits {
 /** Longest name, address, user name or password accepted in a string field. */
 const MAX_TEXT_BYTES = 1024;
 
-class NeedMore {}
+class NeedMore {
+  constructor(readonly end: number) {}
+}
 class Malformed {
   constructor(readonly reason: string) {}
 }
@@ -57,7 +60,7 @@ class Cursor {
   ) {}
   private need(n: number): void {
     if (this.pos + n > this.end) throw new Malformed('message longer than the limit');
-    if (this.pos + n > this.buf.length) throw new NeedMore();
+    if (this.pos + n > this.buf.length) throw new NeedMore(this.pos + n);
   }
   u8(): number {
     this.need(1);
@@ -164,13 +167,13 @@ function parseBody(type: number, c: Cursor, limits: ParseLimits): ApfMessage {
 
 /** Parses the message starting at `offset` of `buf`. */
 export function parseApfMessage(buf: Buffer, offset: number, limits: ParseLimits): ParseResult {
-  if (offset >= buf.length) return { kind: 'need-more' };
+  if (offset >= buf.length) return { kind: 'need-more', atLeast: 1 };
   const cursor = new Cursor(buf, offset + 1, offset + limits.maxMessageBytes);
   try {
     const message = parseBody(buf[offset]!, cursor, limits);
     return { kind: 'message', message, bytes: cursor.pos - offset };
   } catch (err) {
-    if (err instanceof NeedMore) return { kind: 'need-more' };
+    if (err instanceof NeedMore) return { kind: 'need-more', atLeast: err.end - offset };
     if (err instanceof Malformed) return { kind: 'malformed', reason: err.reason };
     throw err;
   }

@@ -55,7 +55,11 @@ export class ApfTunnel {
   readonly remoteAddress: string;
   readonly remotePort: number;
   private channels: ChannelTable | null = null;
-  private pending: Buffer | null = null;
+  /** Received bytes not parsed yet: the start of a message, kept as chunks until it can be complete. */
+  private pending: Buffer[] | null = null;
+  private pendingBytes = 0;
+  /** Bytes the message at the front needs at least; no parse is tried before they are here. */
+  private pendingNeed = 0;
   private settleTimer: NodeJS.Timeout | null = null;
   private ended = false;
 
@@ -141,17 +145,24 @@ export class ApfTunnel {
   private onData(chunk: Buffer): void {
     if (this.ended) return;
     this.lastSeenAt = Date.now();
-    this.pending = this.pending ? Buffer.concat([this.pending, chunk]) : chunk;
-    this.drain();
+    (this.pending ??= []).push(chunk);
+    this.pendingBytes += chunk.length;
+    // Joining the chunks of a large message only once it can be complete keeps this linear.
+    if (this.pendingBytes >= this.pendingNeed) this.drain();
   }
 
   private drain(): void {
-    const buf = this.pending;
-    if (!buf) return;
+    const chunks = this.pending;
+    if (!chunks) return;
+    const buf = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, this.pendingBytes);
     let offset = 0;
+    let need = 0;
     while (!this.ended && this.state !== 'checking') {
       const result = parseApfMessage(buf, offset, this.host.limits);
-      if (result.kind === 'need-more') break;
+      if (result.kind === 'need-more') {
+        need = result.atLeast;
+        break;
+      }
       if (result.kind === 'malformed') return this.violation('malformed', result.reason);
       offset += result.bytes;
       this.handle(result.message);
@@ -159,8 +170,11 @@ export class ApfTunnel {
     if (this.ended) return;
     // A device that keeps asking (keep-alives) but does not read the answers would grow our send buffer.
     if (this.socket.writableLength > 4 * this.host.limits.maxMessageBytes) return this.violation('not-reading', `${this.socket.writableLength} bytes unsent`);
-    // Copy a short remainder so that it does not pin the whole TLS record it came in.
-    this.pending = offset >= buf.length ? null : offset === 0 ? buf : Buffer.from(buf.subarray(offset));
+    // Copy the remainder so that it does not pin the whole TLS record it came in.
+    const rest = offset >= buf.length ? null : offset === 0 ? buf : Buffer.from(buf.subarray(offset));
+    this.pending = rest ? [rest] : null;
+    this.pendingBytes = rest?.length ?? 0;
+    this.pendingNeed = need;
   }
 
   private violation(event: Exclude<TunnelNote, 'unknown-channel'>, detail: string): void {

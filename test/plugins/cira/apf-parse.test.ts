@@ -49,6 +49,14 @@ describe('APF parser', () => {
     assert.deepEqual(forward.kind === 'message' && forward.message, { type: 80, name: 'tcpip-forward', wantReply: true, address: '192.0.2.1', port: 16993 });
   });
 
+  it('tells how many bytes an incomplete message needs at least, so that a reader waits for them', () => {
+    const data = encode.channelData(3, Buffer.alloc(1000, 1));
+    assert.deepEqual(parseApfMessage(data.subarray(0, 20), 0, limits), { kind: 'need-more', atLeast: 1009 });
+    assert.deepEqual(parseApfMessage(data.subarray(0, 3), 0, limits), { kind: 'need-more', atLeast: 5 });
+    const shifted = Buffer.concat([encode.keepAliveRequest(1), data.subarray(0, 20)]);
+    assert.deepEqual(parseApfMessage(shifted, 5, limits), { kind: 'need-more', atLeast: 1009 });
+  });
+
   it('is malformed, before the bytes arrive, when a declared length passes the bound', () => {
     const header = Buffer.concat([Buffer.from([94]), u32(1), u32(5000)]);
     assert.deepEqual(parseApfMessage(header, 0, limits), { kind: 'malformed', reason: 'field of 5000 bytes exceeds 4096' });

@@ -97,6 +97,22 @@ describe('cira server: channels as streams, windows both ways', () => {
     device.destroy();
   });
 
+  it('reassembles a data message that arrives in many small TLS records', async () => {
+    const device = await upDevice(11);
+    const { channel, serverId } = await openConfirmed(device, 11, 4096);
+    const payload = Buffer.from(Array.from({ length: 2000 }, (_, i) => i % 251));
+    const message = encode.channelData(serverId, payload);
+    const received: Buffer[] = [];
+    channel.on('data', (chunk: Buffer) => received.push(chunk));
+    for (let i = 0; i < message.length; i += 37) {
+      device.socket.write(message.subarray(i, i + 37));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await until(() => Buffer.concat(received).length === payload.length, 2000, 'all data');
+    assert.ok(Buffer.concat(received).equals(payload));
+    device.destroy();
+  });
+
   it('closing a channel from our side expects the device\'s answer: its CLOSE and data in flight are not strays', async () => {
     const device = await upDevice(10);
     const { channel, serverId, deviceId } = await openConfirmed(device, 10, 4096);
@@ -166,6 +182,7 @@ describe('cira server: channels as streams, windows both ways', () => {
 
   it('forgets a port the device cancels (REQUEST_SUCCESS without a port) and opens no channel to it', async () => {
     const device = await upDevice(9, [16992, 16993]);
+    await device.next(is('keepalive-options-request'));
     const cancel = Buffer.concat([Buffer.from([80]), field('cancel-tcpip-forward'), Buffer.from([1]), field(''), u32(16992)]);
     const before = device.rawBytes.length;
     device.send(cancel);
