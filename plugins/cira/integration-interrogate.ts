@@ -2,7 +2,7 @@
  * Reads a tunnelled device like a scanned one (firmware version, provisioning state and mode,
  * hostname, domain) through its tunnel with the stored device credentials, a few devices at a time.
  */
-import type { Logger, SiteSettings, WorkerPool } from '../../core/plugin-api.js';
+import type { CancelToken, Logger, SiteSettings, WorkerPool } from '../../core/plugin-api.js';
 import type { CredentialVault, Device, DeviceRegistry, DeviceRoute, ProvisioningState } from '../rest-api/api.js';
 import type { InterrogateOutput } from '../../workers/tasks/task-types.js';
 
@@ -48,7 +48,11 @@ export function createTunnelInterrogator(parts: TunnelInterrogatorParts): Tunnel
   const concurrency = parts.concurrency ?? 4;
   const maxAttempts = parts.maxAttempts ?? 3;
   const timeoutMs = parts.timeoutMs ?? 15_000;
+  /** A read still unsettled after this is cancelled and its slot freed (the task's own bounds should end it first). */
+  const readBoundMs = 3 * timeoutMs + 15_000;
+  const retryMs = 30_000;
   const queue = new Set<string>();
+  const attempts = new Map<string, number>();
   let running = 0;
   let stopped = false;
   let waiters: Array<() => void> = [];
@@ -58,7 +62,7 @@ export function createTunnelInterrogator(parts: TunnelInterrogatorParts): Tunnel
     for (const wake of waiters.splice(0)) wake();
   };
 
-  const read = async (deviceId: string): Promise<void> => {
+  const read = async (deviceId: string, cancel: CancelToken): Promise<void> => {
     const device = devices.get(deviceId);
     if (!device) return;
     const route = await parts.route(device);
@@ -76,10 +80,26 @@ export function createTunnelInterrogator(parts: TunnelInterrogatorParts): Tunnel
       tlsTrust: site.deviceTls,
       pinnedFingerprint: device.tlsFingerprint ?? null,
       readUuid: false,
-    });
+    }, { cancel });
     const current = devices.get(deviceId);
     if (current) await devices.update(deviceId, patchFrom(current, result, route.tls));
-    if (result.error) logger.info('CIRA device read through its tunnel incomplete', { deviceId, authStatus: result.authStatus, code: result.error.code });
+    if (!result.error) return;
+    // Refused credentials stay refused until they change; anything else (a timeout at a busy moment) is worth another try.
+    if (result.authStatus === 'unauthorized') logger.info('CIRA device read through its tunnel refused the credentials', { deviceId, code: result.error.code });
+    else throw new Error(`read incomplete (${result.error.code})`);
+  };
+
+  /** The read, cancelled and failed when it has not settled within `readBoundMs`, so a stuck one frees its slot. */
+  const bounded = (deviceId: string): Promise<void> => {
+    const cancel = pool.createCancelToken();
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        cancel.cancel();
+        reject(new Error(`the read did not settle within ${readBoundMs} ms`));
+      }, readBoundMs);
+    });
+    return Promise.race([read(deviceId, cancel), bound]).finally(() => clearTimeout(timer));
   };
 
   const pump = (): void => {
@@ -87,8 +107,16 @@ export function createTunnelInterrogator(parts: TunnelInterrogatorParts): Tunnel
       const deviceId = queue.values().next().value as string;
       queue.delete(deviceId);
       running++;
-      read(deviceId)
-        .catch((err: Error) => logger.warn('CIRA device read through its tunnel failed', { deviceId, error: err.message }))
+      bounded(deviceId)
+        .then(() => attempts.delete(deviceId))
+        .catch((err: Error) => {
+          logger.warn('CIRA device read through its tunnel failed', { deviceId, error: err.message });
+          // One more try later: a read that failed at a busy moment (a storm of tunnels) should not leave the device unread.
+          const tried = (attempts.get(deviceId) ?? 0) + 1;
+          attempts.set(deviceId, tried);
+          if (tried < 2) setTimeout(() => interrogator.request(deviceId), retryMs).unref();
+          else attempts.delete(deviceId);
+        })
         .finally(() => {
           running--;
           pump();
@@ -97,7 +125,7 @@ export function createTunnelInterrogator(parts: TunnelInterrogatorParts): Tunnel
     }
   };
 
-  return {
+  const interrogator: TunnelInterrogator = {
     request(deviceId) {
       if (stopped) return;
       queue.add(deviceId);
@@ -111,4 +139,5 @@ export function createTunnelInterrogator(parts: TunnelInterrogatorParts): Tunnel
       waiters = [];
     },
   };
+  return interrogator;
 }
