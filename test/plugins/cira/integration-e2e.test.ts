@@ -126,6 +126,17 @@ describe('CIRA devices in the gateway', () => {
     assert.equal(device.state.powerState, 8);
   });
 
+  test('the channels a read used are closed afterwards: the device holds none open', async () => {
+    const device = fleet.devices[0]!;
+    const [listed] = await byUuid(device.config.uuid);
+    const opened = device.cira!.counters.channelsOpened;
+    const read = await gw.request('GET', `/api/power/${listed!.id}`, { token });
+    assert.equal(read.status, 200);
+    assert.ok(device.cira!.counters.channelsOpened > opened);
+    // The relay's channel opened ahead for a next connection is closed unused after 2 s.
+    await until('no channel left open on the device', async () => device.cira!.openChannels === 0, 5_000);
+  });
+
   test('hardware and the event log are read through the tunnel', async () => {
     const [listed] = await byUuid(fleet.devices[0]!.config.uuid);
     const hardware = await gw.request('GET', `/api/monitor/${listed!.id}/hardware`, { token });
