@@ -1,10 +1,15 @@
 /** `GET /api/monitor/online`, `GET /api/monitor/summary` and `GET /api/monitor/schedule`. */
 import type { PluginContext } from '../../core/plugin-api.js';
-import type { DeviceRegistry } from '../rest-api/api.js';
+import type { Device, DeviceRegistry } from '../rest-api/api.js';
 import type { OnlineEntry } from './api.js';
 import { MONITOR_SCHEDULE_SCHEMA, MONITOR_SUMMARY_SCHEMA, ONLINE_ENTRY_SCHEMA, ONLINE_QUERY } from './monitor-schemas.js';
-import type { PresenceStates } from './presence-states.js';
+import type { PresenceState, PresenceStates } from './presence-states.js';
 import type { SweepScheduler } from './sweep-scheduler.js';
+
+/** Online by the monitor's probes, or through a CIRA tunnel (which its plugin keeps in `connections`). */
+function isOnline(device: Device, state: Readonly<PresenceState> | undefined): boolean {
+  return !!device.connections?.includes('cira') || (state?.online ?? device.online);
+}
 
 const TOTAL = { 'X-Total-Count': { description: 'Number of matching devices', schema: { type: 'integer' } } };
 
@@ -21,7 +26,7 @@ export function registerMonitorRoutes(ctx: PluginContext, devices: DeviceRegistr
         deviceId: device.id,
         ipAddress: device.ipAddress,
         hostname: device.hostname,
-        online: state?.online ?? device.online,
+        online: isOnline(device, state),
         since: state?.since ?? null,
         lastSeen: state?.lastSeen ?? device.lastSeen,
       };
@@ -57,7 +62,7 @@ export function registerMonitorRoutes(ctx: PluginContext, devices: DeviceRegistr
       let unauthorized = 0;
       const all = devices.list();
       for (const device of all) {
-        if (states.get(device.id)?.online ?? device.online) online++;
+        if (isOnline(device, states.get(device.id))) online++;
         if (device.authStatus === 'unauthorized') unauthorized++;
       }
       return { total: all.length, online, offline: all.length - online, unauthorized };

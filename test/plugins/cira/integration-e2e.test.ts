@@ -92,6 +92,11 @@ describe('CIRA devices in the gateway', () => {
     });
     assert.deepEqual(listed!.connections, ['cira']);
     assert.equal(listed!.online, true);
+    // The LAN monitor cannot reach it, yet it is online through its tunnel.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const monitored = (await (await gw.request('GET', '/api/monitor/online', { token })).json()) as Array<{ deviceId: string; online: boolean }>;
+    assert.equal(monitored.find((e) => e.deviceId === listed!.id)?.online, true);
+    assert.equal(((await byUuid(device.config.uuid))[0]!).online, true);
     assert.equal(listed!.ipAddress, device.address);
     assert.equal(listed!.hostname, device.config.hostname);
     assert.equal(listed!.firmwareVersion, device.config.firmwareVersion);
