@@ -72,7 +72,10 @@ export function registerCiraIntegration(ctx: PluginContext<unknown>, cira: CiraS
   const onTunnel = async (event: CiraTunnelEvent): Promise<void> => {
     const { deviceId, uuid, remoteAddress } = event.connection;
     if (event.type === 'up') {
-      if (flipped.delete(deviceId)) publish(deviceId, true, devices.get(deviceId)?.lastSeen ?? null);
+      let changed = flipped.delete(deviceId);
+      // A down of an older tunnel may have cleared the connection between this one's resolving and its announcement.
+      if (!devices.get(deviceId)?.connections?.includes('cira')) changed = (await devices.setConnection({ uuid, ipAddress: remoteAddress }, 'cira', true)).onlineChanged || changed;
+      if (changed) publish(deviceId, true, devices.get(deviceId)?.lastSeen ?? null);
       const device = devices.get(deviceId);
       if (device && (device.authStatus !== 'ok' || !device.firmwareVersion || !device.hostname)) interrogator.request(deviceId);
       return;
@@ -80,6 +83,8 @@ export function registerCiraIntegration(ctx: PluginContext<unknown>, cira: CiraS
     // A replacing tunnel of the same UUID follows at once: no flap of presence. At shutdown the store
     // is closing; the next start clears what the tunnels left (clearStale).
     if (event.reason === 'replaced' || event.reason === 'shutdown') return;
+    // A newer tunnel of the device is already up (its relays and connection stay).
+    if (cira.connection(deviceId)) return;
     relay.drop(deviceId);
     await clear(uuid, remoteAddress);
   };

@@ -11,6 +11,8 @@ import { createCredential, SIM_AMT_SETTINGS, SIM_RMCP_PORT, startScan, waitForSc
 import { startReceiver, type NotificationReceiver } from '../soap-mps/notification-receiver.js';
 import { ADMIN, basicHeader, envelope, soapPoster, soapServiceUrl, type SoapTestGateway } from '../soap-mps/soap-test-gateway.js';
 import type { Device } from '../../../plugins/rest-api/api.js';
+import { connectSignalR, type Received } from '../scan-hub/hub-test-kit.js';
+import type { HubConnection } from '@microsoft/signalr';
 
 const MPS = { username: 'mps-e2e', password: 'Mps-P@ssw0rd-e2e' };
 const CIRA_BASE = '127.41.3.1';
@@ -41,6 +43,7 @@ describe('CIRA devices in the gateway', () => {
   let receiver: NotificationReceiver;
   let ca: string;
   let port: number;
+  let hub: { connection: HubConnection; received: Received[] };
   const logs: string[] = [];
 
   const devices = async (): Promise<Device[]> => (await (await gw.request('GET', '/api/devices', { token })).json()) as Device[];
@@ -54,7 +57,7 @@ describe('CIRA devices in the gateway', () => {
 
   before(async () => {
     gw = await startTestGateway({
-      plugins: ['rest-api', 'remote-monitor', 'soap-mps', 'power-mgmt', 'cira'],
+      plugins: ['rest-api', 'remote-monitor', 'soap-mps', 'power-mgmt', 'scan-hub', 'cira'],
       logs,
       overrides: {
         ...SIM_AMT_SETTINGS,
@@ -73,9 +76,11 @@ describe('CIRA devices in the gateway', () => {
     port = ciraPort(logs);
     post = soapPoster(soapServiceUrl(logs).url, basicHeader(ADMIN.username, ADMIN.password));
     receiver = await startReceiver();
+    hub = await connectSignalR(gw.url, token);
     fleet = await startFleet({ count: 3, base: CIRA_BASE, rmcpPort: 0, seed: 'cira-e2e', tlsEvery: 3, cira: ciraOptions() });
   });
   after(async () => {
+    await hub?.connection.stop();
     await fleet?.stop();
     await lanFleet?.stop();
     await gw?.cleanup();
@@ -191,6 +196,8 @@ describe('CIRA devices in the gateway', () => {
     assert.ok(note, 'a notification names the device');
     assert.equal(note.fields.State, '1');
     assert.match(String(note.fields.DeviceFqdn), new RegExp(`^${device.config.hostname}`, 'i'));
+    const statusOf = () => hub.received.filter((r) => r.target === 'DeviceStatusChanged' && r.arg.deviceId === listed!.id).map((r) => r.arg.online);
+    await until('the hub carries the disconnect', async () => statusOf().includes(false));
 
     device.cira!.start();
     await device.cira!.waitFor('connected');
@@ -198,6 +205,7 @@ describe('CIRA devices in the gateway', () => {
       const found = await byUuid(device.config.uuid);
       return found.length === 1 && found[0]!.online && found[0]!.id === listed!.id;
     });
+    await until('the hub carries the reconnect', async () => statusOf().at(-1) === true);
     const back = await receiver.waitFor(2, 10_000);
     assert.ok(back.some((n) => n.fields.State === '0' && String(n.fields.DeviceUuid).toLowerCase() === device.config.uuid));
   });
@@ -221,14 +229,20 @@ describe('CIRA devices in the gateway', () => {
     const [listed] = await byUuid(device.config.uuid);
     await device.cira!.reconnectStorm(8, 30);
     await device.cira!.waitFor('connected');
+    // The device signs in before the server announces the tunnel (forwards settle first).
+    const tunnelsOf = async () =>
+      ((await (await gw.request('GET', '/api/cira/connections', { token })).json()) as Array<{ deviceId: string }>).filter((t) => t.deviceId === listed!.id);
+    await until('the last tunnel is announced', async () => (await tunnelsOf()).length === 1);
     const found = await until('the stormed device is connected', async () => {
       const all = await byUuid(device.config.uuid);
       return all.length === 1 && all[0]!.online ? all : undefined;
     });
     assert.equal(found[0]!.id, listed!.id);
     assert.deepEqual(found[0]!.connections, ['cira']);
-    const tunnels = (await (await gw.request('GET', '/api/cira/connections', { token })).json()) as Array<{ deviceId: string }>;
-    assert.equal(tunnels.filter((t) => t.deviceId === listed!.id).length, 1);
+    // Stays so: no late down of a replaced tunnel takes it offline.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    assert.equal((await tunnelsOf()).length, 1);
+    assert.equal((await byUuid(device.config.uuid))[0]!.online, true);
   });
 
   test('a device with a wrong MPS password never reaches the device list', async () => {
