@@ -44,6 +44,7 @@ export { HttpError, isHttpError, type HttpErrorShape, type ProblemFieldError } f
 export type * from '../plugins/rest-api/api.js';
 export type * from '../plugins/remote-monitor/api.js';
 export type * from '../plugins/power-mgmt/api.js';
+export type * from '../plugins/cira/api.js';
 
 /** The version of the plugin API this kernel implements. Plugins declare the majors they accept. */
 export const KERNEL_API_VERSION = '1.0.0';
@@ -61,7 +62,7 @@ export interface GatewayEvents {}
 
 /**
  * Services plugins provide to the plugins that depend on them, keyed by service name: `devices`,
- * `credentials`, `deviceAccess` (rest-api) and `presence` (remote-monitor) are here already. A
+ * `credentials`, `deviceAccess` (rest-api), `presence` (remote-monitor) and `cira` (cira) are here already. A
  * providing plugin augments this interface the same way as {@link GatewayEvents}, so that
  * `ctx.use(name)` is typed.
  */

@@ -21,6 +21,7 @@ const OVERRIDES: Record<string, Setter> = {
   AMTGW_HOST: (c, v) => setPath(c, ['server', 'host'], v),
   AMTGW_PORT: (c, v) => setPath(c, ['server', 'port'], numeric(v)),
   AMTGW_SOAP_PORT: (c, v) => setPath(c, ['plugins', 'soap-mps', 'options', 'port'], numeric(v)),
+  AMTGW_CIRA_PORT: (c, v) => setPath(c, ['plugins', 'cira', 'options', 'port'], numeric(v)),
   AMTGW_DATA_DIR: (c, v) => setPath(c, ['dataDir'], v),
   AMTGW_ALLOWED_NETWORKS: (c, v) => setPath(c, ['amt', 'allowedNetworks'], list(v)),
   AMTGW_MONITOR_INTERVAL_S: (c, v) => setPath(c, ['plugins', 'remote-monitor', 'options', 'intervalSeconds'], numeric(v)),

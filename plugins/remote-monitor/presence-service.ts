@@ -25,10 +25,18 @@ export function createPresenceService(devices: DeviceRegistry, states: PresenceS
     };
   };
 
+  /** Devices holding a CIRA tunnel: connected whatever the local network's probes say. */
+  const tunnelled = (): Device[] => devices.list().filter((d) => d.connections?.includes('cira'));
+
   const connected = (): ConnectedMachine[] => {
     const out: ConnectedMachine[] = [];
+    const seen = new Set<string>();
+    for (const device of tunnelled()) {
+      seen.add(device.id);
+      out.push(machine(device, states.get(device.id)));
+    }
     for (const [id, state] of states.entries()) {
-      if (!state.online || !state.answering) continue;
+      if (!state.online || !state.answering || seen.has(id)) continue;
       const device = devices.get(id);
       if (device) out.push(machine(device, state));
     }
@@ -40,6 +48,11 @@ export function createPresenceService(devices: DeviceRegistry, states: PresenceS
     findConnected(systemName) {
       const name = systemName.toLowerCase();
       if (name === '') return undefined;
+      const named = (found: ConnectedMachine): boolean => [found.hostname, found.fqdn, found.ipAddress, found.uuid].some((v) => v?.toLowerCase() === name);
+      for (const device of tunnelled()) {
+        const found = machine(device, states.get(device.id));
+        if (named(found)) return found;
+      }
       for (const [id, state] of states.entries()) {
         if (!state.online || !state.answering) continue;
         const device = devices.get(id);

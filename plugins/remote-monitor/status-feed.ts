@@ -16,10 +16,14 @@ export interface StatusFeed {
 
 export function createStatusFeed(events: EventBus, devices: DeviceRegistry, states: PresenceStates, logger: Logger): StatusFeed {
   function onObserved(deviceId: string, change: StatusChange | null): void {
-    if (change) events.publish('DeviceStatusChanged', { deviceId, online: change.online, lastSeen: change.lastSeen });
     const device = devices.get(deviceId);
+    // A CIRA tunnel keeps the device online whatever the local network says; its plugin publishes its flips.
+    const tunnelled = device?.connections?.includes('cira') ?? false;
+    if (change && !tunnelled) events.publish('DeviceStatusChanged', { deviceId, online: change.online, lastSeen: change.lastSeen });
     const state = states.get(deviceId);
-    if (!device || !state || device.online === state.online) return;
+    if (!device || !state) return;
+    const lan = device.connections ? device.connections.includes('lan') : device.online;
+    if (lan === state.online) return;
     const patch: Partial<Device> = { online: state.online, ...(state.lastSeen ? { lastSeen: state.lastSeen } : {}) };
     devices.update(deviceId, patch).catch((err: Error) => logger.warn('could not update the online flag of a device', { deviceId, error: err.message }));
   }

@@ -7,6 +7,8 @@ import type { AmtFailure, DeviceOperationInput, TaskCredential } from '../../wor
 export type ProvisioningState = 'PRE' | 'IN' | 'POST';
 /** `locked-out-risk`: sign-ins are paused so that the device's account is not locked (see the sign-in memory). */
 export type AuthStatus = 'ok' | 'unauthorized' | 'unreachable' | 'error' | 'locked-out-risk';
+/** How the gateway reaches a device now: on the local network, and/or through its CIRA tunnel. */
+export type DeviceConnection = 'lan' | 'cira';
 
 export interface Device {
   id: string;
@@ -25,6 +27,8 @@ export interface Device {
   authStatus: AuthStatus;
   credentialId?: string | null;
   online: boolean;
+  /** How the gateway reaches the device now; `online` is true while it is not empty. */
+  connections?: DeviceConnection[];
   firstSeen: string;
   lastSeen: string;
   lastScanId: string | null;
@@ -84,9 +88,29 @@ export interface DeviceRegistry {
   /** Devices in address order, filtered. The array is frozen too: copy it to sort or change it. */
   list(filter?: DeviceFilter): ReadonlyArray<Readonly<Device>>;
   count(): number;
-  /** Applies a partial update (e.g. online state); returns the updated device or undefined if unknown. */
+  /**
+   * Applies a partial update; returns the updated device or undefined if unknown. A patch of `online`
+   * alone is the local network's answer: it sets or clears `lan` in `connections`, and `online`
+   * follows all of them.
+   */
   update(id: string, patch: Partial<Omit<Device, 'id'>>): Promise<Readonly<Device> | undefined>;
+  /**
+   * Sets or clears one way of reaching the device with this UUID (the same device whether a scan or
+   * a tunnel found it); a tunnel bringing an unknown UUID creates the device at `ipAddress`.
+   * @returns the device (undefined when clearing on an unknown one) and whether `online` flipped.
+   */
+  setConnection(ref: { uuid: string; ipAddress: string }, kind: DeviceConnection, up: boolean): Promise<{ device: Readonly<Device> | undefined; created: boolean; onlineChanged: boolean }>;
 }
+
+/** Where to reach a device instead of its address on the local network (e.g. a relay into its tunnel). */
+export interface DeviceRoute {
+  address: string;
+  port: number;
+  tls: boolean;
+}
+
+/** Decides a route for a device; null: the local network as usual. */
+export type DeviceRouter = (device: Readonly<Device>) => Promise<DeviceRoute | null>;
 
 /** The credential vault, provided as the `credentials` service. */
 export interface CredentialVault {
@@ -132,10 +156,18 @@ export interface DeviceAccessFactory {
   /** OpenAPI responses for the problems `run` throws, for routes that run device operations. */
   readonly problemResponses: Record<number, { description: string }>;
   /**
-   * Whether device I/O may reach `address` (`amt.allowedNetworks`). `run` checks it itself; callers
-   * that reach devices otherwise (the online monitor's probes) ask here and skip what is outside.
+   * Whether device I/O on the local network may reach `address` (`amt.allowedNetworks`). `run`
+   * checks it itself for devices it reaches on the local network (a device reached through a route,
+   * its CIRA tunnel, is not reached at its address); callers that reach devices otherwise (the
+   * online monitor's probes) ask here and skip what is outside.
    */
   allows(address: string): boolean;
+  /**
+   * Installs the router device operations (and diagnostics) consult first, e.g. for CIRA tunnels.
+   * Sign-ins through a route are remembered per device (its UUID), not per address: devices behind
+   * one NAT address share the address but not their failed-login counts.
+   */
+  setRouter(router: DeviceRouter): void;
 }
 
 /** A scan found a device (new or known). */

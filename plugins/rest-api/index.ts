@@ -3,7 +3,7 @@
  * credentials, devices, scans and diagnostics. Provides the `devices` and `credentials` services.
  */
 import { definePlugin } from '../../core/plugin-api.js';
-import './api.js';
+import type { DeviceRouter } from './api.js';
 import { openCredentialVault } from './credentials/credential-vault.js';
 import { registerCredentialRoutes } from './credentials/credential-routes.js';
 import { openDeviceRegistry } from './devices/device-registry.js';
@@ -46,15 +46,18 @@ export default definePlugin<RestApiConfig>({
     ctx.provide('devices', devices);
     const signIn = await openSignInMemory(ctx.store.namespace('sign-in'), ctx.config.signIn, (id) => credentials.signInVersion(id), ctx.logger);
     const networks = createNetworkGuard(ctx.site.amt.allowedNetworks);
+    let router: DeviceRouter | null = null;
     ctx.provide('deviceAccess', {
-      create: (options) => createDeviceAccess({ devices, vault: credentials, signIn, networks }, { ...options, amt: ctx.site.amt, tlsTrust: ctx.site.deviceTls, logger: ctx.logger }),
+      create: (options) =>
+        createDeviceAccess({ devices, vault: credentials, signIn, networks }, { ...options, amt: ctx.site.amt, tlsTrust: ctx.site.deviceTls, logger: ctx.logger, router: () => router }),
       problemResponses: DEVICE_PROBLEM_RESPONSES,
       allows: networks.allows,
+      setRouter: (next) => void (router = next),
     });
     registerCredentialRoutes(ctx, credentials);
     registerDeviceRoutes(ctx, devices);
     registerSignInRoutes(ctx, devices, credentials, signIn);
     await registerScanning(ctx, devices, credentials, signIn);
-    registerDiagnosticRoutes(ctx, credentials, devices, signIn);
+    registerDiagnosticRoutes(ctx, credentials, devices, signIn, () => router);
   },
 });

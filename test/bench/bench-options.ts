@@ -20,6 +20,8 @@ export interface BenchOptions {
   durationS: number;
   /** Start-ups measured per data directory (the median is reported). */
   startupRuns: number;
+  /** Simulated devices that dial in over CIRA (cira). */
+  ciraDevices: number;
   /** Also write the results as Markdown to this file. */
   markdown: string | undefined;
   /** Benchmarks named on the command line (none: all). */
@@ -27,7 +29,7 @@ export interface BenchOptions {
 }
 
 export const USAGE = `Usage: npm run bench -- [name ...] [options]
-  names: sweep interrogation api soap hub startup (default: all, in that order)
+  names: sweep interrogation api soap hub startup cira (default: all, in that order)
   --devices N        simulated devices (default 1000)
   --range CIDR       sweep range inside ${BENCH_NETWORK} (default 127.200.0.0/16)
   --stored N         devices stored for api, soap, startup (default 100000)
@@ -36,6 +38,7 @@ export const USAGE = `Usage: npm run bench -- [name ...] [options]
   --connections N    concurrent HTTP connections of the load (default 50)
   --duration S       seconds of load per endpoint (default 10)
   --startup-runs N   start-ups per store, median reported (default 3)
+  --cira-devices N   simulated devices dialing in over CIRA (default 10000)
   --markdown FILE    also write the result tables as Markdown
 Environment: BENCH_CPU_PROF=DIR writes a CPU profile of each gateway process to DIR (summarise with
   tsx test/bench/profile-summary.ts DIR/*.cpuprofile); BENCH_SITE='{json}' is merged into every gateway's
@@ -64,7 +67,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions | 'help' {
     options: {
       devices: { type: 'string' }, range: { type: 'string' }, stored: { type: 'string' }, 'hub-clients': { type: 'string' },
       'hub-range': { type: 'string' }, connections: { type: 'string' }, duration: { type: 'string' }, 'startup-runs': { type: 'string' },
-      markdown: { type: 'string' }, help: { type: 'boolean', short: 'h' },
+      'cira-devices': { type: 'string' }, markdown: { type: 'string' }, help: { type: 'boolean', short: 'h' },
     },
   });
   if (values.help) return 'help';
@@ -77,6 +80,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions | 'help' {
     connections: positive(values.connections, 'connections', 50),
     durationS: positive(values.duration, 'duration', 10),
     startupRuns: positive(values['startup-runs'], 'startup-runs', 3),
+    ciraDevices: positive(values['cira-devices'], 'cira-devices', 10_000),
     markdown: values.markdown,
     names: positionals,
   };

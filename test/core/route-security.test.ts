@@ -9,7 +9,7 @@ const EXAMPLE = fileURLToPath(new URL('../fixtures/plugins/example-plugin/', imp
 async function everyPlugin(): Promise<TestGateway> {
   return startTestGateway({
     plugins: builtInPluginNames(),
-    overrides: { plugins: { 'example-plugin': { enable: true, path: EXAMPLE }, 'soap-mps': { options: { port: 0 } } } },
+    overrides: { plugins: { 'example-plugin': { enable: true, path: EXAMPLE }, 'soap-mps': { options: { port: 0 } }, cira: { options: { port: 0 } } } },
   });
 }
 

@@ -12,11 +12,13 @@ import type { Device, Scan } from '../../plugins/rest-api/api.js';
 import { startFleetProcess, type FleetProcess } from './fleet-process.js';
 import { createProgressWriter, deviceTable, progressLine } from './terminal-ui.js';
 import { watchScans } from './scan-watch.js';
+import { CIRA_BASE, startCiraDevices } from './cira-demo.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const FLEET_SIZE = Number(process.env.AMTGW_DEMO_DEVICES ?? 250);
 const FLEET_PASSWORD = 'P@ssw0rd1';
 const RMCP_PORT = 16623;
+const CIRA_DEVICES = Number(process.env.AMTGW_DEMO_CIRA_DEVICES ?? 5);
 
 async function api<T>(gateway: Gateway, token: string | null, method: string, path: string, body?: unknown): Promise<T> {
   const res = await fetch(gateway.url + path, {
@@ -48,6 +50,7 @@ async function main(): Promise<void> {
     await fleet.stop();
     throw err;
   }
+  let ciraFleet: FleetProcess | undefined;
   let stopping = false;
   const stop = async () => {
     if (stopping) process.exit(1);
@@ -55,6 +58,7 @@ async function main(): Promise<void> {
     console.log('\nStopping ...');
     await gateway.stop();
     await fleet.stop();
+    await ciraFleet?.stop();
     console.log('Stopped.');
     process.exit(0);
   };
@@ -81,6 +85,14 @@ async function main(): Promise<void> {
   console.log(deviceTable(devices));
   const unauthorized = devices.filter((d) => d.authStatus === 'unauthorized').length;
   console.log(`\n${devices.length - unauthorized} signed in with the default credential; ${unauthorized} refused it (they use another password).`);
+
+  const ciraPort = config.plugins['cira']?.enable ? ((config.plugins['cira']?.options?.port as number | undefined) ?? 4433) : 0;
+  if (ciraPort > 0 && CIRA_DEVICES > 0) {
+    console.log(`\n${CIRA_DEVICES} more devices dial in over CIRA (APF over TLS) to port ${ciraPort} from ${CIRA_BASE} upward; they are read through their tunnels ...`);
+    const cira = await startCiraDevices((method, path, body) => api(gateway, token, method, path, body), { count: CIRA_DEVICES, port: ciraPort, dataDir, devicePassword: FLEET_PASSWORD });
+    ciraFleet = cira.fleet;
+    console.log(`\n${deviceTable(cira.devices)}`);
+  }
 
   const soap = gateway.plugins.includes('soap-mps') ? `\n  SOAP service   http://${config.server.host}:${(config.plugins['soap-mps']?.options?.port as number | undefined) ?? 7793}/MPSInterfaceService?wsdl` : '';
   console.log(`

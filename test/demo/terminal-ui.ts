@@ -36,8 +36,9 @@ export function deviceTable(devices: Device[]): string {
     d.provisioningMode ?? '-',
     d.tls ? 'yes' : 'no',
     d.authStatus,
+    d.connections?.join('+') || '-',
   ]);
-  const header = ['Address', 'Hostname', 'Firmware', 'State', 'Mode', 'TLS', 'Sign-in'];
+  const header = ['Address', 'Hostname', 'Firmware', 'State', 'Mode', 'TLS', 'Sign-in', 'Via'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const format = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ');
   return [format(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(format)].join('\n');

@@ -5,7 +5,7 @@
  *
  * Run with --help for every option.
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { startFleet } from './fleet.js';
 import type { FleetOptions, ProvisioningState } from './fleet-options.js';
@@ -35,6 +35,15 @@ const HELP = `Usage: tsx test/sim/cli.ts [options]
   --lockout-threshold N     failed logins before lockout (default 10)
   --lockout-ms N            first lockout duration (default 5000)
   --chunk-size N            bytes per chunk of a response (default 200)
+  --cira-port N             dial in over CIRA (APF over TLS) to this port of --cira-host
+  --cira-host ADDRESS       the gateway's CIRA listener (default 127.0.0.1)
+  --cira-username NAME      MPS account (default amt-sim)
+  --cira-password PASS      MPS password (default P@ssw0rd-cira1)
+  --cira-ca PATH            PEM to trust for the CIRA server (default: not checked)
+  --cira-every N            every Nth device dials in (default 1: all)
+  --cira-lan                CIRA devices also listen on the LAN
+  --cira-reconnect-ms N     redial delay after a lost tunnel (default 2000)
+  --cira-ramp-ms N          spread the devices' first dial over N ms (default 0: all at once)
   --manifest-file PATH      also write the manifest to PATH
   --summary                 print the manifest without the device list`;
 
@@ -74,7 +83,9 @@ async function main(): Promise<void> {
       'power-state': { type: 'string' }, seed: { type: 'string' }, 'hostname-prefix': { type: 'string' },
       domain: { type: 'string' }, firmware: { type: 'string' }, 'page-size': { type: 'string' },
       'event-records': { type: 'string' }, 'lockout-threshold': { type: 'string' }, 'lockout-ms': { type: 'string' },
-      'chunk-size': { type: 'string' }, 'manifest-file': { type: 'string' }, summary: { type: 'boolean' }, help: { type: 'boolean' },
+      'chunk-size': { type: 'string' }, 'cira-port': { type: 'string' }, 'cira-host': { type: 'string' },
+      'cira-username': { type: 'string' }, 'cira-password': { type: 'string' }, 'cira-ca': { type: 'string' },
+      'cira-every': { type: 'string' }, 'cira-lan': { type: 'boolean' }, 'cira-reconnect-ms': { type: 'string' }, 'cira-ramp-ms': { type: 'string' }, 'manifest-file': { type: 'string' }, summary: { type: 'boolean' }, help: { type: 'boolean' },
     },
   });
   if (values.help) {
@@ -106,6 +117,19 @@ async function main(): Promise<void> {
     lockoutThreshold: int(values['lockout-threshold'], 'lockout-threshold'),
     lockoutMs: int(values['lockout-ms'], 'lockout-ms'),
     chunkSize: int(values['chunk-size'], 'chunk-size'),
+    cira: values['cira-port']
+      ? {
+          host: values['cira-host'] ?? '127.0.0.1',
+          port: int(values['cira-port'], 'cira-port')!,
+          username: values['cira-username'] ?? 'amt-sim',
+          password: values['cira-password'] ?? 'P@ssw0rd-cira1',
+          ca: values['cira-ca'] ? readFileSync(values['cira-ca'], 'utf8') : undefined,
+          reconnectMs: int(values['cira-reconnect-ms'], 'cira-reconnect-ms'),
+        }
+      : undefined,
+    ciraEvery: int(values['cira-every'], 'cira-every'),
+    ciraLan: values['cira-lan'],
+    ciraRampMs: int(values['cira-ramp-ms'], 'cira-ramp-ms'),
   };
   const fleet = await startFleet(options);
   const manifest = fleet.manifest();

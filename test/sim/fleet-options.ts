@@ -1,5 +1,6 @@
 /** Options of a simulated fleet, their defaults, and the per-device configuration derived from them. */
 import { fleetAddresses } from './address-range.js';
+import type { CiraOptions } from './cira-client.js';
 import { FIRMWARE_VERSIONS, deviceIdentity, SeededBytes } from './device-identity.js';
 
 export type ProvisioningState = 0 | 1 | 2;
@@ -67,6 +68,14 @@ export interface FleetOptions {
   chunkSize?: number;
   /** Listeners bound concurrently while starting (default 200). */
   bindConcurrency?: number;
+  /** The gateway's CIRA listener and MPS account: the devices chosen by `ciraEvery` dial in over CIRA. */
+  cira?: CiraOptions;
+  /** With `cira`: every Nth device (index % N === N - 1) dials in; default 1 (all). */
+  ciraEvery?: number;
+  /** CIRA devices also listen on the LAN (default false: reachable only through their tunnel). */
+  ciraLan?: boolean;
+  /** CIRA devices first dial spread evenly over this many ms (default 0: all at once), as a real fleet powers on. */
+  ciraRampMs?: number;
 }
 
 export interface DeviceConfig {
@@ -96,6 +105,10 @@ export interface DeviceConfig {
   lockoutMs: number;
   nonceTtlMs: number;
   chunkSize: number;
+  /** How this device dials in over CIRA, or null. */
+  cira: CiraOptions | null;
+  /** When, after start, the device first dials in. */
+  ciraStartDelayMs: number;
 }
 
 function every(n: number | undefined, index: number): boolean {
@@ -116,6 +129,8 @@ export function deviceConfigs(options: FleetOptions): DeviceConfig[] {
     const tls = every(options.tlsEvery, index);
     const alt = every(options.altPasswordEvery, index);
     const state = states[index % states.length]!;
+    const cira = options.cira && every(options.ciraEvery ?? 1, index) ? options.cira : null;
+    const lan = !cira || !!options.ciraLan;
     return {
       index,
       address,
@@ -129,15 +144,17 @@ export function deviceConfigs(options: FleetOptions): DeviceConfig[] {
       powerState: options.powerState ?? 2,
       tls,
       tlsMaxVersion: options.tlsMaxVersion ?? null,
-      httpPort: !tls || options.httpOnTlsDevices ? (options.httpPort ?? 16992) : null,
-      httpsPort: tls ? (options.httpsPort ?? 16993) : null,
-      rmcpPort: rmcpPort > 0 ? rmcpPort : null,
+      httpPort: lan && (!tls || options.httpOnTlsDevices) ? (options.httpPort ?? 16992) : null,
+      httpsPort: lan && tls ? (options.httpsPort ?? 16993) : null,
+      rmcpPort: lan && rmcpPort > 0 ? rmcpPort : null,
       pageSize: Math.max(1, options.pageSize ?? 100),
       eventLogRecords: Math.max(0, options.eventLogRecords ?? 24),
       lockoutThreshold: options.lockoutThreshold ?? 10,
       lockoutMs: options.lockoutMs ?? 5_000,
       nonceTtlMs: options.nonceTtlMs ?? 300_000,
       chunkSize: Math.max(16, options.chunkSize ?? 200),
+      cira,
+      ciraStartDelayMs: cira && count > 0 ? Math.floor(((options.ciraRampMs ?? 0) * index) / count) : 0,
     };
   });
 }

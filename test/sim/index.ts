@@ -4,5 +4,6 @@ export type { FleetOptions, DeviceConfig, Misbehaviour, ProvisioningState, Certi
 export type { FleetManifest, DeviceManifest } from './manifest.js';
 export type { DeviceCounters } from './device-state.js';
 export { SimDevice } from './sim-device.js';
+export { SimCiraClient, type CiraOptions, type CiraFault, type CiraStatus, type CiraCounters } from './cira-client.js';
 export { certificatePair } from './sim-certs.js';
 export { fleetAddresses } from './address-range.js';

@@ -18,6 +18,8 @@ export interface DeviceManifest {
   password: 'default' | 'alt';
   /** SHA-256 fingerprint of the TLS certificate (TLS devices). */
   certificateFingerprint: string | null;
+  /** Dials in over CIRA. */
+  cira: boolean;
 }
 
 export interface FleetManifest {
@@ -27,6 +29,7 @@ export interface FleetManifest {
   ports: { http: number; https: number; rmcp: number | null };
   tlsDevices: number;
   altPasswordDevices: number;
+  ciraDevices: number;
   provisioning: { pre: number; in: number; post: number };
   startedAt: string;
   startupMs: number;
@@ -50,6 +53,7 @@ export function deviceManifest(device: SimDevice): DeviceManifest {
     username: c.username,
     password: c.passwordId,
     certificateFingerprint: device.certificateFingerprint,
+    cira: c.cira !== null,
   };
 }
 
@@ -62,6 +66,7 @@ export function fleetManifest(devices: readonly SimDevice[], ports: FleetManifes
     ports,
     tlsDevices: entries.filter((d) => d.tls).length,
     altPasswordDevices: entries.filter((d) => d.password === 'alt').length,
+    ciraDevices: entries.filter((d) => d.cira).length,
     provisioning: {
       pre: entries.filter((d) => d.provisioningState === 0).length,
       in: entries.filter((d) => d.provisioningState === 1).length,

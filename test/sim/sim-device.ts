@@ -3,6 +3,7 @@ import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { SimCiraClient } from './cira-client.js';
 import { createDeviceState, snapshotCounters, type DeviceCounters, type DeviceState } from './device-state.js';
 import type { CertificateName, DeviceConfig, Misbehaviour, TlsVersion } from './fleet-options.js';
 import { certificatePair } from './sim-certs.js';
@@ -40,9 +41,12 @@ export class SimDevice {
   #https: HttpsServer | undefined;
   #udp: UdpSocket | undefined;
   #online = false;
+  /** The device's CIRA side (devices configured to dial in), with its fault controls and counters. */
+  readonly cira: SimCiraClient | undefined;
 
   constructor(readonly config: DeviceConfig, seed: string | number) {
     this.state = createDeviceState(config, seed);
+    this.cira = config.cira ? new SimCiraClient(this.state, config.cira) : undefined;
   }
 
   get address(): string {
@@ -72,6 +76,7 @@ export class SimDevice {
         await listen(this.#https, this.address, this.config.httpsPort);
       }
       if (this.config.rmcpPort !== null) await this.#startRmcp(this.config.rmcpPort);
+      this.cira?.start(this.config.ciraStartDelayMs);
       this.#online = true;
     } catch (error) {
       await this.stop();
@@ -100,6 +105,7 @@ export class SimDevice {
   /** Closes every listener and drops open connections (the "go offline" control). */
   async stop(): Promise<void> {
     this.#online = false;
+    await this.cira?.stop();
     const udp = this.#udp;
     this.#udp = undefined;
     if (udp) await new Promise<void>((resolve) => udp.close(() => resolve()));
@@ -132,7 +138,7 @@ export class SimDevice {
 
   /** SHA-256 fingerprint of the certificate the device presents now. */
   get certificateFingerprint(): string | null {
-    return this.config.httpsPort === null ? null : certificatePair(this.state.certificate).fingerprint256;
+    return this.config.tls ? certificatePair(this.state.certificate).fingerprint256 : null;
   }
 
   setPassword(password: string): void {

@@ -6,8 +6,9 @@
  */
 import { isHttpError, type AmtSiteSettings, type Logger, type SiteSettings } from '../../../core/plugin-api.js';
 import type { DeviceTarget, TaskCredential } from '../../../workers/tasks/task-types.js';
-import type { CredentialVault, Device, DeviceAccess, DeviceAccessOptions, DeviceRegistry, TaskOutcome } from '../api.js';
+import type { CredentialVault, Device, DeviceAccess, DeviceAccessOptions, DeviceRegistry, DeviceRoute, DeviceRouter, TaskOutcome } from '../api.js';
 import type { SignInMemory, SignInPause, SignInReport } from '../sign-in/sign-in-memory.js';
+import { routedSignInKey } from '../sign-in/sign-in-key.js';
 import { deviceProblem, DeviceProblems } from './device-problems.js';
 import { noteLegacyTls } from './legacy-tls-notice.js';
 import type { NetworkGuard } from './device-networks.js';
@@ -31,15 +32,16 @@ function usesTls(device: Device, amt: AmtSiteSettings): boolean {
 
 export function createDeviceAccess(
   { devices, vault, signIn, networks }: DeviceAccessDeps,
-  options: DeviceAccessOptions & { amt: AmtSiteSettings; tlsTrust: SiteSettings['deviceTls']; logger?: Logger },
+  options: DeviceAccessOptions & { amt: AmtSiteSettings; tlsTrust: SiteSettings['deviceTls']; logger?: Logger; router?: () => DeviceRouter | null },
 ): DeviceAccess {
   const { amt } = options;
 
-  const targetOf = (device: Device): DeviceTarget => {
-    const tls = usesTls(device, amt);
+  /** The device's address on the local network, unless a route (its CIRA tunnel) names another way in. */
+  const targetOf = (device: Readonly<Device>, route: DeviceRoute | null): DeviceTarget => {
+    const tls = route ? route.tls : usesTls(device, amt);
     return {
-      address: device.ipAddress,
-      port: tls ? amt.ports.https : amt.ports.http,
+      address: route ? route.address : device.ipAddress,
+      port: route ? route.port : tls ? amt.ports.https : amt.ports.http,
       tls,
       timeouts: { connectMs: options.connectTimeoutMs, firstByteMs: options.requestTimeoutMs, totalMs: options.requestTimeoutMs },
       tlsTrust: options.tlsTrust,
@@ -76,12 +78,14 @@ export function createDeviceAccess(
 
   return {
     async run(device, operation, given) {
-      networks.check(device.ipAddress);
-      const target = targetOf(device);
+      const route = (await options.router?.()?.(device)) ?? null;
+      // allowedNetworks bounds where sockets go: a device reached through its tunnel is not reached at its address.
+      if (!route) networks.check(device.ipAddress);
+      const target = targetOf(device, route);
       const candidates = given ? [given.id] : vault.list().map((c) => c.id);
       if (candidates.length === 0) throw DeviceProblems.noCredentials();
       // Concurrent operations on one device take turns on its failed-login budget rather than fail.
-      const plan = await signIn.planWhenFree(device.ipAddress, candidates, {
+      const plan = await signIn.planWhenFree(route ? routedSignInKey(device) : device.ipAddress, candidates, {
         preferred: device.credentialId ?? null,
         maxAttempts: given ? FAILURES_PER_CREDENTIAL : options.credentialAttempts,
       });

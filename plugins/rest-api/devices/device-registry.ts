@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { BatchOperation, KeyValueStore } from '../../../core/plugin-api.js';
 import { createSerialQueue } from '../../../core/util/serial-queue.js';
-import type { Device, DeviceFilter, DeviceRegistry } from '../api.js';
+import type { Device, DeviceConnection, DeviceFilter, DeviceRegistry } from '../api.js';
 import { createEncodedBlocks } from './encoded-blocks.js';
 
 /** What a scan learned about an address; merged into the device with the same identity. */
@@ -36,6 +36,20 @@ function ipKey(ip: string): number {
 }
 
 const INDEX_SPAN = 2 ** 20;
+
+/** A device's connections (records written before there were any: `lan` while online). */
+function connectionsOf(device: Device | undefined): DeviceConnection[] {
+  if (!device) return [];
+  return device.connections ?? (device.online ? ['lan'] : []);
+}
+
+/** `connections` with `kind` set or cleared, in a fixed order. */
+function withConnection(current: readonly DeviceConnection[], kind: DeviceConnection, up: boolean): DeviceConnection[] {
+  const set = new Set(current);
+  if (up) set.add(kind);
+  else set.delete(kind);
+  return (['lan', 'cira'] as const).filter((k) => set.has(k));
+}
 
 /** Devices in address order. */
 function sortByAddress(devices: Device[], keyOf: (device: Device) => number): Device[] {
@@ -149,6 +163,8 @@ export async function openDeviceRegistry(store: KeyValueStore): Promise<ManagedD
         const current = byId.get(id);
         if (!current) return undefined;
         const next: Device = { ...current, ...patch, id };
+        if (patch.online !== undefined && patch.connections === undefined) next.connections = withConnection(connectionsOf(current), 'lan', patch.online);
+        if (next.connections) next.online = next.connections.length > 0;
         await store.put(id, next);
         unindex(current, true);
         index(next, current);
@@ -161,6 +177,39 @@ export async function openDeviceRegistry(store: KeyValueStore): Promise<ManagedD
         await store.del(id);
         unindex(current);
         return true;
+      }),
+    setConnection: ({ uuid, ipAddress }, kind, up) =>
+      serial(async () => {
+        const existing = byId.get(byUuid.get(uuid.toLowerCase()) ?? '');
+        if (!existing && !up) return { device: undefined, created: false, onlineChanged: false };
+        const now = new Date().toISOString();
+        const connections = withConnection(connectionsOf(existing), kind, up);
+        const device: Device = existing
+          ? { ...existing, connections, online: connections.length > 0, ...(up ? { lastSeen: now } : {}) }
+          : {
+              id: randomUUID(),
+              ipAddress,
+              hostname: null,
+              domain: null,
+              firmwareVersion: null,
+              provisioningState: null,
+              provisioningMode: null,
+              uuid: uuid.toLowerCase(),
+              tls: false,
+              tlsFingerprint: null,
+              openPorts: [],
+              authStatus: 'unreachable',
+              credentialId: null,
+              online: true,
+              connections,
+              firstSeen: now,
+              lastSeen: now,
+              lastScanId: null,
+            };
+        await store.put(device.id, device);
+        if (existing) unindex(existing, true);
+        index(device, existing);
+        return { device, created: !existing, onlineChanged: (existing?.online ?? false) !== device.online };
       }),
     record: (observation, scanId) =>
       serial(async () => {
@@ -189,10 +238,12 @@ export async function openDeviceRegistry(store: KeyValueStore): Promise<ManagedD
           tlsFingerprint: keep('tlsFingerprint') ?? null,
           credentialId: observation.authStatus === 'ok' ? (observation.credentialId ?? null) : (existing?.credentialId ?? null),
           online: observation.online ?? true,
+          connections: withConnection(connectionsOf(existing), 'lan', observation.online ?? true),
           firstSeen: existing?.firstSeen ?? now,
           lastSeen: now,
           lastScanId: scanId ?? existing?.lastScanId ?? null,
         };
+        device.online = device.connections!.length > 0;
         const ops: BatchOperation[] = [{ type: 'put', key: device.id, value: device }];
         if (evict) ops.push({ type: 'del', key: evict.id });
         await store.batch(ops);

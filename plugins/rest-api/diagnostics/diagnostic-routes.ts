@@ -2,11 +2,13 @@ import { isHttpError, type PluginContext } from '../../../core/plugin-api.js';
 import type { TaskCredential, WsmanCheckInput, WsmanCheckOutput } from '../../../workers/tasks/task-types.js';
 import type { RestApiConfig } from '../config.js';
 import type { ManagedCredentialVault } from '../credentials/credential-vault.js';
+import type { DeviceRoute, DeviceRouter } from '../api.js';
 import type { ManagedDeviceRegistry } from '../devices/device-registry.js';
 import { RestApiErrors } from '../errors.js';
 import { noteLegacyTls } from '../devices/legacy-tls-notice.js';
 import { checkSingleAddress } from '../scans/scan-range.js';
 import type { SignInMemory } from '../sign-in/sign-in-memory.js';
+import { routedSignInKey } from '../sign-in/sign-in-key.js';
 import { TEST_CREDENTIAL_RESULT_SCHEMA, TEST_WSMAN_RESULT_SCHEMA } from './diagnostic-schemas.js';
 
 type Status = 'ok' | 'unauthorized' | 'unreachable' | 'error' | 'locked-out-risk';
@@ -15,6 +17,13 @@ type Status = 'ok' | 'unauthorized' | 'unreachable' | 'error' | 'locked-out-risk
 interface HeldBack {
   status: Status;
   message: string;
+}
+
+/** Where a check goes: the address asked about, the route into its tunnel if any, the sign-in memory it counts against. */
+interface CheckTarget {
+  address: string;
+  route: DeviceRoute | null;
+  signInKey: string;
 }
 
 function statusOf(result: WsmanCheckOutput, heldBack: HeldBack | null): Status {
@@ -26,27 +35,45 @@ function statusOf(result: WsmanCheckOutput, heldBack: HeldBack | null): Status {
 }
 
 /** `GET /api/test/test-credential` and `GET /api/test/test-wsman/{ip_address}` (fixed paths). */
-export function registerDiagnosticRoutes(ctx: PluginContext<RestApiConfig>, vault: ManagedCredentialVault, devices: ManagedDeviceRegistry, signIn: SignInMemory): void {
+export function registerDiagnosticRoutes(
+  ctx: PluginContext<RestApiConfig>,
+  vault: ManagedCredentialVault,
+  devices: ManagedDeviceRegistry,
+  signIn: SignInMemory,
+  router: () => DeviceRouter | null,
+): void {
   ctx.openapi.addTag('diagnostics', 'Credential and WS-Management checks against one device');
   const { amt } = ctx.site;
+  /**
+   * Where a check of `text` goes: a known device that the router (its CIRA tunnel) reaches another
+   * way is checked through it, and then no socket goes to its address, so allowedNetworks (which
+   * bounds local-network I/O) does not apply; any other address must be inside them.
+   */
+  const targetOf = async (text: string): Promise<CheckTarget> => {
+    const device = devices.findByAddress(text);
+    const route = device ? ((await router()?.(device)) ?? null) : null;
+    if (route && device) return { address: text, route, signInKey: routedSignInKey(device) };
+    const address = checkSingleAddress(text, amt.allowedNetworks);
+    return { address, route: null, signInKey: address };
+  };
   /**
    * A check through the sign-in memory, like every other sign-in: a credential the device refused
    * earlier, or a device near its lockout, gets the unauthenticated check and the reason instead.
    */
-  const signedCheck = async (address: string, credential: TaskCredential | null): Promise<{ result: WsmanCheckOutput; heldBack: HeldBack | null }> => {
-    if (!credential) return { result: await check(address, null), heldBack: null };
-    const plan = await signIn.planWhenFree(address, [credential.id], { preferred: null, maxAttempts: 2 });
+  const signedCheck = async (target: CheckTarget, credential: TaskCredential | null): Promise<{ result: WsmanCheckOutput; heldBack: HeldBack | null }> => {
+    if (!credential) return { result: await check(target, null), heldBack: null };
+    const plan = await signIn.planWhenFree(target.signInKey, [credential.id], { preferred: null, maxAttempts: 2 });
     if (plan.credentialIds.length === 0) {
       await plan.settle({ refused: [], failedLogins: 0, succeeded: null, lockedOut: false });
       const heldBack: HeldBack = plan.pause
         ? { status: 'locked-out-risk', message: `not signed in: sign-ins to this device are paused to avoid locking its account: ${plan.pause.detail}` }
         : { status: 'unauthorized', message: 'not signed in: the device refused this credential earlier; change its password or reset the device\'s sign-in memory' };
-      const result = await check(address, null);
+      const result = await check(target, null);
       return { result: { ...result, error: { code: 'AMT_ERR_UNAUTHORIZED', message: heldBack.message } }, heldBack };
     }
     let result: WsmanCheckOutput | undefined;
     try {
-      result = await check(address, { ...credential, maxFailedLogins: plan.maxFailures });
+      result = await check(target, { ...credential, maxFailedLogins: plan.maxFailures });
       return { result, heldBack: null };
     } finally {
       const code = result?.error?.code;
@@ -58,19 +85,20 @@ export function registerDiagnosticRoutes(ctx: PluginContext<RestApiConfig>, vaul
       });
     }
   };
-  const check = (address: string, credential: TaskCredential | null) => {
+  const check = async ({ address, route }: CheckTarget, credential: TaskCredential | null) => {
     const input: WsmanCheckInput = {
-      address,
-      ports: amt.ports,
+      address: route ? route.address : address,
+      ports: route ? { ...amt.ports, http: route.tls ? 0 : route.port, https: route.tls ? route.port : 0 } : amt.ports,
       credential,
       timeouts: { connectMs: ctx.config.scan.defaultTimeoutMs, firstByteMs: ctx.config.scan.requestTimeoutMs, totalMs: ctx.config.scan.requestTimeoutMs },
       tlsTrust: ctx.site.deviceTls,
       pinnedFingerprint: devices.findByAddress(address)?.tlsFingerprint ?? null,
     };
-    return ctx.pool.run('wsman-check', input).then((result) => {
-      noteLegacyTls(ctx.logger, address, result.tlsProtocol);
-      return result;
-    });
+    const result = await ctx.pool.run('wsman-check', input);
+    noteLegacyTls(ctx.logger, address, result.tlsProtocol);
+    // Report the device's port, not the relay's.
+    if (route && result.port !== null) result.port = route.tls ? amt.ports.https : amt.ports.http;
+    return result;
   };
   const pick = (id: string | undefined) => {
     if (id !== undefined) {
@@ -103,7 +131,7 @@ export function registerDiagnosticRoutes(ctx: PluginContext<RestApiConfig>, vaul
     },
     async handler(req) {
       const { id, ip } = req.query;
-      const address = ip === undefined ? undefined : checkSingleAddress(ip, amt.allowedNetworks);
+      const target = ip === undefined ? undefined : await targetOf(ip);
       const credential = pick(id);
       const base = { credentialId: credential.id, username: credential.username };
       let unsealed: TaskCredential;
@@ -112,8 +140,9 @@ export function registerDiagnosticRoutes(ctx: PluginContext<RestApiConfig>, vaul
       } catch (err) {
         return { ...base, unsealed: false, error: isHttpError(err) && err.expose ? err.message : 'the stored password cannot be unsealed' };
       }
-      if (address === undefined) return { ...base, unsealed: true };
-      const { result, heldBack } = await signedCheck(address, unsealed);
+      if (target === undefined) return { ...base, unsealed: true };
+      const { address } = target;
+      const { result, heldBack } = await signedCheck(target, unsealed);
       const status = statusOf(result, heldBack);
       return { ...base, unsealed: true, device: { ipAddress: address, authenticated: result.authenticated, status, ...(result.error && status !== 'ok' ? { error: result.error.message } : {}) } };
     },
@@ -135,11 +164,12 @@ export function registerDiagnosticRoutes(ctx: PluginContext<RestApiConfig>, vaul
       422: { description: 'Address outside the allowed networks' },
     },
     async handler(req) {
-      const address = checkSingleAddress(req.params.ip_address, amt.allowedNetworks);
+      const target = await targetOf(req.params.ip_address);
+      const { address } = target;
       const { credentialId } = req.query;
       const chosen = credentialId !== undefined ? pick(credentialId) : vault.list().find((x) => x.isDefault);
       const credential = chosen ? await vault.unseal(chosen.id) : null;
-      const { result } = await signedCheck(address, credential);
+      const { result } = await signedCheck(target, credential);
       return {
         ipAddress: address,
         reachable: result.reachable,

@@ -3,6 +3,7 @@ import type { PluginContext } from '../../../core/plugin-api.js';
 import type { CredentialVault, DeviceRegistry } from '../api.js';
 import { RestApiErrors } from '../errors.js';
 import type { SignInMemory } from './sign-in-memory.js';
+import { currentSignInKey, routedSignInKey } from './sign-in-key.js';
 import { SIGN_IN_SCHEMA } from './sign-in-schemas.js';
 
 const params = { id: { description: 'Device id' } };
@@ -17,7 +18,7 @@ export function registerSignInRoutes(ctx: PluginContext, devices: DeviceRegistry
   };
   const describe = (deviceId: string) => {
     const device = known(deviceId);
-    const view = memory.view(device.ipAddress);
+    const view = memory.view(currentSignInKey(device));
     const names = new Map(vault.list().map((c) => [c.id, c.name]));
     return {
       deviceId: device.id,
@@ -61,7 +62,11 @@ export function registerSignInRoutes(ctx: PluginContext, devices: DeviceRegistry
     responses: { 200: { description: 'The sign-in memory after the reset', schema: ref }, 404: { description: 'Unknown device' } },
     async handler(req) {
       const device = known(req.params.id);
-      await memory.reset(device.ipAddress);
+      // Both ways in: the tunnel's memory (by device), and the local network's (by address) unless the
+      // device is reached only through its tunnel, whose address is a NAT's that others may share.
+      const tunnelOnly = device.connections?.length === 1 && device.connections[0] === 'cira';
+      if (!tunnelOnly) await memory.reset(device.ipAddress);
+      if (device.uuid || device.connections?.includes('cira')) await memory.reset(routedSignInKey(device));
       if (device.authStatus === 'locked-out-risk') await devices.update(device.id, { authStatus: 'unauthorized' });
       ctx.logger.info('sign-in memory reset', { deviceId: device.id, ipAddress: device.ipAddress, user: req.user?.username });
       return describe(device.id);

@@ -1,0 +1,75 @@
+/**
+ * Public types of the `cira` plugin: the `cira` service other plugins (and the integration) use to
+ * reach devices through their tunnels, and the tunnel events it publishes. See INTERFACE.md.
+ */
+import type { Duplex } from 'node:stream';
+
+/** A live tunnel, as `GET /api/cira/connections` lists it. */
+export interface CiraConnection {
+  deviceId: string;
+  /** The PROTOCOLVERSION UUID, lower-case canonical text. */
+  uuid: string;
+  remoteAddress: string;
+  remotePort: number;
+  /** The MPS account the device signed in with. */
+  username: string;
+  connectedAt: string;
+  lastKeepAliveAt: string | null;
+  forwardedPorts: number[];
+  openChannels: number;
+}
+
+/** What the device resolver learns of a tunnel that authenticated. */
+export interface CiraIdentity {
+  uuid: string;
+  remoteAddress: string;
+  remotePort: number;
+  username: string;
+}
+
+export type CiraDownReason = 'closed' | 'keepalive-timeout' | 'dropped' | 'replaced' | 'protocol-error' | 'shutdown';
+
+export type CiraTunnelEvent = { type: 'up'; connection: CiraConnection } | { type: 'down'; connection: CiraConnection; reason: CiraDownReason };
+
+export interface OpenChannelOptions {
+  /** Default: the plugin's `channelOpenTimeoutMs`. */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+/** The `cira` service. */
+export interface CiraService {
+  /** Opens a `forwarded-tcpip` channel to `port` of the device's live tunnel; rejects with a coded error. */
+  openChannel(deviceId: string, port: number, options?: OpenChannelOptions): Promise<Duplex>;
+  connections(): ReadonlyArray<Readonly<CiraConnection>>;
+  connection(deviceId: string): Readonly<CiraConnection> | undefined;
+  /** Closes the device's tunnel; false when it has none. */
+  drop(deviceId: string): boolean;
+  /** Subscribes to tunnel up/down; returns the unsubscribe function. */
+  onTunnel(listener: (event: CiraTunnelEvent) => void): () => void;
+  /** Decides the device id of an authenticated tunnel before it is announced; default: its UUID. */
+  setDeviceResolver(resolve: (identity: CiraIdentity) => Promise<string>): void;
+  /** The CIRA listener's address once listening. */
+  address(): { host: string; port: number } | null;
+  certificate(): { pem: string; sha256: string };
+}
+
+/** Codes of `openChannel` failures (`err.code`). */
+export type CiraChannelErrorCode =
+  | 'GW_ERR_CIRA_NOT_CONNECTED'
+  | 'GW_ERR_CIRA_PORT_NOT_FORWARDED'
+  | 'GW_ERR_CIRA_CHANNEL_LIMIT'
+  | 'GW_ERR_CIRA_OPEN_FAILED'
+  | 'GW_ERR_CIRA_OPEN_TIMEOUT'
+  | 'GW_ERR_CIRA_TUNNEL_CLOSED'
+  | 'GW_ERR_CIRA_ABORTED';
+
+declare module '../../core/plugin-api.js' {
+  interface GatewayServices {
+    cira: CiraService;
+  }
+  interface GatewayEvents {
+    CiraTunnelUp: CiraConnection;
+    CiraTunnelDown: CiraConnection & { reason: CiraDownReason };
+  }
+}

@@ -1,0 +1,72 @@
+/** Options of the cira plugin (`plugins.cira.options`, CONTRACT section 12). */
+export interface CiraConfig {
+  /** TLS port devices dial (AMTGW_CIRA_PORT). */
+  port: number;
+  /** Address to bind; null: the main listener's host. */
+  host: string | null;
+  tls: {
+    /** PEM paths; both or neither. Neither: a self-signed pair in `<dataDir>/cira/`. */
+    cert: string | null;
+    key: string | null;
+    minVersion: 'TLSv1' | 'TLSv1.1' | 'TLSv1.2' | 'TLSv1.3';
+  };
+  /** Sent to devices in KEEPALIVE_OPTIONS_REQUEST. */
+  keepAliveIntervalSeconds: number;
+  /** A tunnel silent for longer is closed (also sent to devices). */
+  keepAliveTimeoutSeconds: number;
+  /** A device that has not authenticated this long after connecting is dropped. */
+  authTimeoutSeconds: number;
+  /** Largest APF message accepted; a larger one ends the tunnel. */
+  maxMessageBytes: number;
+  maxChannelsPerTunnel: number;
+  /** The receive window the server gives each channel. */
+  channelWindowBytes: number;
+  /** How long `openChannel` waits for the device's confirmation. */
+  channelOpenTimeoutMs: number;
+  /** Forwards are settled (and the tunnel up) once none arrived for this long, or port 5900 came. */
+  forwardSettleMs: number;
+  /** Simultaneous TLS connections at most. */
+  maxConnections: number;
+  /** Failed device sign-ins from one address: free ones, then each waits `delayStepMs` more, at most `maxDelayMs`. */
+  authThrottle: { freeFailures: number; delayStepMs: number; maxDelayMs: number; windowSeconds: number };
+}
+
+export const CIRA_CONFIG_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  default: {},
+  properties: {
+    port: { type: 'integer', minimum: 0, maximum: 65535, default: 4433 },
+    host: { type: ['string', 'null'], default: null },
+    tls: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: {
+        cert: { type: ['string', 'null'], default: null },
+        key: { type: ['string', 'null'], default: null },
+        minVersion: { enum: ['TLSv1', 'TLSv1.1', 'TLSv1.2', 'TLSv1.3'], default: 'TLSv1.2' },
+      },
+    },
+    keepAliveIntervalSeconds: { type: 'integer', minimum: 1, maximum: 3600, default: 30 },
+    keepAliveTimeoutSeconds: { type: 'integer', minimum: 1, maximum: 7200, default: 90 },
+    authTimeoutSeconds: { type: 'integer', minimum: 1, maximum: 600, default: 30 },
+    maxMessageBytes: { type: 'integer', minimum: 1024, maximum: 16777216, default: 1048576 },
+    maxChannelsPerTunnel: { type: 'integer', minimum: 1, maximum: 1024, default: 32 },
+    channelWindowBytes: { type: 'integer', minimum: 1024, maximum: 16777216, default: 32768 },
+    channelOpenTimeoutMs: { type: 'integer', minimum: 100, maximum: 120000, default: 10000 },
+    forwardSettleMs: { type: 'integer', minimum: 0, maximum: 10000, default: 250 },
+    maxConnections: { type: 'integer', minimum: 1, maximum: 1000000, default: 20000 },
+    authThrottle: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: {
+        freeFailures: { type: 'integer', minimum: 0, maximum: 1000, default: 3 },
+        delayStepMs: { type: 'integer', minimum: 0, maximum: 60000, default: 500 },
+        maxDelayMs: { type: 'integer', minimum: 0, maximum: 300000, default: 10000 },
+        windowSeconds: { type: 'integer', minimum: 1, maximum: 86400, default: 900 },
+      },
+    },
+  },
+};

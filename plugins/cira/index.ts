@@ -1,0 +1,52 @@
+/**
+ * cira: the CIRA server devices dial into (APF over TLS), the MPS accounts they sign in with, and
+ * the `cira` service that reaches a device through its tunnel. See README.md and INTERFACE.md.
+ */
+import { definePlugin } from '../../core/plugin-api.js';
+import { openAccountStore } from './accounts/account-store.js';
+import './api.js';
+import { CIRA_CONFIG_SCHEMA, type CiraConfig } from './config.js';
+import { registerCiraIntegration } from './integration.js'; // integration
+import { registerAccountRoutes } from './routes/account-routes.js';
+import { registerConnectionRoutes } from './routes/connection-routes.js';
+import { createCiraServer } from './server/cira-server.js';
+import { loadServerCertificate } from './server/server-certificate.js';
+
+export default definePlugin<CiraConfig>({
+  name: 'cira',
+  version: '1.0.0',
+  kernel: '1',
+  dependencies: ['rest-api'],
+  prefix: '/api/cira',
+  permissions: [
+    { name: 'cira:read', description: 'Read CIRA tunnels, MPS accounts (never their passwords) and the CIRA server certificate' },
+    { name: 'cira:manage', description: 'Manage MPS accounts and drop CIRA tunnels' },
+  ],
+  routes: [{ path: '/cira', name: 'cira', meta: { title: 'CIRA', icon: 'cloud', permission: 'cira:read', order: 80 } }],
+  configSchema: CIRA_CONFIG_SCHEMA,
+  async register(ctx) {
+    const config = ctx.config;
+    if (config.keepAliveTimeoutSeconds <= config.keepAliveIntervalSeconds) {
+      ctx.logger.warn('cira keepAliveTimeoutSeconds is not above keepAliveIntervalSeconds: healthy devices will be dropped between keep-alives', {
+        keepAliveIntervalSeconds: config.keepAliveIntervalSeconds,
+        keepAliveTimeoutSeconds: config.keepAliveTimeoutSeconds,
+      });
+    }
+    const certificate = await loadServerCertificate(config.tls, ctx.site.dataDir);
+    const accounts = await openAccountStore(ctx.store.namespace('accounts'), ctx.secrets);
+    const server = createCiraServer({ config, host: config.host ?? ctx.site.host, certificate, accounts, logger: ctx.logger });
+    server.service.onTunnel((event) => {
+      if (event.type === 'up') ctx.events.publish('CiraTunnelUp', event.connection);
+      else ctx.events.publish('CiraTunnelDown', { ...event.connection, reason: event.reason });
+    });
+    registerCiraIntegration(ctx, server.service); // integration
+    await server.listen();
+    const address = server.service.address();
+    ctx.logger.info('cira server listening', { host: address?.host, port: address?.port, certificateSha256: certificate.sha256 });
+    ctx.provide('cira', server.service);
+    ctx.openapi.addTag('cira', 'CIRA: devices that dial in over APF/TLS, the MPS accounts they use, their tunnels');
+    registerAccountRoutes(ctx, accounts);
+    registerConnectionRoutes(ctx, server.service);
+    ctx.onStopping(() => server.close());
+  },
+});

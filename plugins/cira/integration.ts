@@ -1,0 +1,114 @@
+/**
+ * What a CIRA tunnel means to the rest of the gateway: the device it belongs to (by UUID, the same
+ * device a LAN scan finds) carries `cira` in its connections while the tunnel is up; its device
+ * operations and diagnostics go through the tunnel (a loopback relay per device the worker threads
+ * connect to); it is read like a scanned device through the tunnel; and connect and disconnect
+ * publish DeviceStatusChanged, which the SOAP service and the hub carry on.
+ */
+import type { DeviceRegistry, DeviceRoute, PluginContext } from '../../core/plugin-api.js';
+import type { CiraConnection, CiraService, CiraTunnelEvent } from './api.js';
+import { createTunnelInterrogator } from './integration-interrogate.js';
+import { createTunnelRelay } from './integration-relay.js';
+
+const HTTP_PORT = 16992;
+const TLS_PORT = 16993;
+/** A tunnel resolved to a device but never announced up within this is taken back. */
+const UP_GRACE_MS = 30_000;
+/** Bound of each request of a read through a tunnel. */
+const READ_TIMEOUT_MS = 15_000;
+
+/** The device port WS-Management goes to through a tunnel: 16992, else 16993 (devices that forward only TLS). */
+export function managementPort(connection: Pick<CiraConnection, 'forwardedPorts'>): number | null {
+  if (connection.forwardedPorts.includes(HTTP_PORT)) return HTTP_PORT;
+  if (connection.forwardedPorts.includes(TLS_PORT)) return TLS_PORT;
+  return null;
+}
+
+/** Wires the `cira` service into devices, device access, presence and the hub. Call from the plugin's register. */
+export function registerCiraIntegration(ctx: PluginContext<unknown>, cira: CiraService): void {
+  const devices = ctx.use('devices');
+  const relay = createTunnelRelay(cira, { logger: ctx.logger });
+
+  const route = async (deviceId: string): Promise<DeviceRoute | null> => {
+    const connection = cira.connection(deviceId);
+    const port = connection ? managementPort(connection) : null;
+    if (port === null) return null;
+    return { address: '127.0.0.1', port: await relay.port(deviceId, port), tls: port === TLS_PORT };
+  };
+  const deviceAccess = ctx.use('deviceAccess');
+  deviceAccess.setRouter((device) => route(device.id));
+
+  const interrogator = createTunnelInterrogator({
+    devices,
+    // At most 3 credentials per read (AMT locks out repeated failures); the sign-in memory may allow fewer.
+    access: deviceAccess.create({ connectTimeoutMs: READ_TIMEOUT_MS, requestTimeoutMs: READ_TIMEOUT_MS, credentialAttempts: 3 }),
+    pool: ctx.pool,
+    site: ctx.site,
+    logger: ctx.logger,
+    route: (device) => route(device.id),
+    timeoutMs: READ_TIMEOUT_MS,
+  });
+
+  /** Device ids whose `online` the resolver flipped, to announce once the tunnel is up. */
+  const flipped = new Set<string>();
+  const publish = (deviceId: string, online: boolean, lastSeen: string | null): void => ctx.events.publish('DeviceStatusChanged', { deviceId, online, lastSeen });
+
+  const clear = async (uuid: string, ipAddress: string): Promise<void> => {
+    const { device, onlineChanged } = await devices.setConnection({ uuid, ipAddress }, 'cira', false);
+    if (device && onlineChanged) publish(device.id, false, device.lastSeen);
+  };
+
+  cira.setDeviceResolver(async (identity) => {
+    const { device, created, onlineChanged } = await devices.setConnection({ uuid: identity.uuid, ipAddress: identity.remoteAddress }, 'cira', true);
+    if (!device) throw new Error('device registry refused the tunnel');
+    if (created) ctx.logger.info('device first seen through a CIRA tunnel', { deviceId: device.id, uuid: identity.uuid });
+    if (onlineChanged) flipped.add(device.id);
+    setTimeout(() => {
+      if (cira.connection(device.id)) return;
+      flipped.delete(device.id);
+      const current = devices.get(device.id);
+      if (current?.connections?.includes('cira')) void clear(identity.uuid, identity.remoteAddress).catch(() => undefined);
+    }, UP_GRACE_MS).unref();
+    return device.id;
+  });
+
+  const onTunnel = async (event: CiraTunnelEvent): Promise<void> => {
+    const { deviceId, uuid, remoteAddress } = event.connection;
+    if (event.type === 'up') {
+      let changed = flipped.delete(deviceId);
+      // A down of an older tunnel may have cleared the connection between this one's resolving and its announcement.
+      if (!devices.get(deviceId)?.connections?.includes('cira')) changed = (await devices.setConnection({ uuid, ipAddress: remoteAddress }, 'cira', true)).onlineChanged || changed;
+      if (changed) publish(deviceId, true, devices.get(deviceId)?.lastSeen ?? null);
+      const device = devices.get(deviceId);
+      if (device && (device.authStatus !== 'ok' || !device.firmwareVersion || !device.hostname)) interrogator.request(deviceId);
+      return;
+    }
+    // A replacing tunnel of the same UUID follows at once: no flap of presence. At shutdown the store
+    // is closing; the next start clears what the tunnels left (clearStale).
+    if (event.reason === 'replaced' || event.reason === 'shutdown') return;
+    // A newer tunnel of the device is already up (its relays and connection stay).
+    if (cira.connection(deviceId)) return;
+    relay.drop(deviceId);
+    await clear(uuid, remoteAddress);
+  };
+  const unsubscribe = cira.onTunnel((event) => {
+    onTunnel(event).catch((err: Error) => ctx.logger.warn('could not apply a CIRA tunnel change to the device list', { deviceId: event.connection.deviceId, error: err.message }));
+  });
+
+  ctx.onReady(async () => {
+    // Tunnels recorded by an earlier run that ended without saying so are gone.
+    await clearStale(devices, cira);
+  });
+  ctx.onClose(async () => {
+    unsubscribe();
+    interrogator.stop();
+    await relay.close();
+  });
+}
+
+async function clearStale(devices: DeviceRegistry, cira: CiraService): Promise<void> {
+  for (const device of devices.list()) {
+    if (!device.connections?.includes('cira') || cira.connection(device.id) || !device.uuid) continue;
+    await devices.setConnection({ uuid: device.uuid, ipAddress: device.ipAddress }, 'cira', false);
+  }
+}

@@ -1,0 +1,48 @@
+/** `GET/POST /api/cira/accounts`, `DELETE /api/cira/accounts/{id}`: the MPS accounts devices sign in with. */
+import type { PluginContext } from '../../../core/plugin-api.js';
+import type { AccountStore } from '../accounts/account-store.js';
+import { CREATE_MPS_ACCOUNT_SCHEMA, MPS_ACCOUNT_SCHEMA } from './cira-schemas.js';
+
+const REF = { $ref: '#/components/schemas/MpsAccount' };
+
+export function registerAccountRoutes(ctx: PluginContext, accounts: AccountStore): void {
+  ctx.openapi.addSchema('MpsAccount', MPS_ACCOUNT_SCHEMA);
+  const tags = ['cira'];
+  ctx.http.route({
+    method: 'get',
+    path: '/accounts',
+    summary: 'List MPS accounts',
+    tags,
+    permission: 'cira:read',
+    responses: { 200: { description: 'Accounts (never their passwords)', schema: { type: 'array', items: REF } } },
+    handler: () => accounts.list(),
+  });
+  ctx.http.route<{ Body: { username: string; password: string } }>({
+    method: 'post',
+    path: '/accounts',
+    summary: 'Store an MPS account',
+    description: 'Devices provisioned with these credentials may open CIRA tunnels. The password is write-only and sealed at rest.',
+    tags,
+    permission: 'cira:manage',
+    body: CREATE_MPS_ACCOUNT_SCHEMA,
+    responses: { 201: { description: 'Stored', schema: REF }, 409: { description: 'An account with this user name exists' } },
+    async handler(req, reply) {
+      const created = await accounts.create(req.body);
+      reply.status(201).header('Location', `${ctx.http.prefix}/accounts/${created.id}`);
+      return created;
+    },
+  });
+  ctx.http.route<{ Params: { id: string } }>({
+    method: 'delete',
+    path: '/accounts/:id',
+    summary: 'Delete an MPS account',
+    description: 'Tunnels already open stay up; the account can no longer sign in.',
+    tags,
+    permission: 'cira:manage',
+    params: { id: { description: 'Account id' } },
+    responses: { 204: { description: 'Deleted' }, 404: { description: 'Unknown account' } },
+    async handler(req) {
+      await accounts.delete(req.params.id);
+    },
+  });
+}

@@ -1,0 +1,177 @@
+/**
+ * The CIRA server: a TLS listener whose every connection becomes an APF tunnel, the tunnel
+ * registry, device authentication against the MPS accounts, and the `cira` service over them.
+ */
+import { EventEmitter } from 'node:events';
+import type { AddressInfo, Socket } from 'node:net';
+import { createServer, type Server, type TLSSocket } from 'node:tls';
+import type { Logger } from '../../../core/plugin-api.js';
+import type { AccountStore } from '../accounts/account-store.js';
+import type { CiraService, CiraTunnelEvent } from '../api.js';
+import type { CiraConfig } from '../config.js';
+import { CiraChannelError } from '../errors.js';
+import { ApfTunnel, type TunnelHost, type TunnelLimits } from '../tunnel/apf-tunnel.js';
+import { TunnelRegistry } from '../tunnel/tunnel-registry.js';
+import { createAuthThrottle } from './auth-throttle.js';
+import type { ServerCertificate } from './server-certificate.js';
+
+const LEGACY_TLS = new Set(['TLSv1', 'TLSv1.1']);
+const CLOSE_GRACE_MS = 500;
+
+export interface CiraServerOptions {
+  config: CiraConfig;
+  host: string;
+  certificate: ServerCertificate;
+  accounts: AccountStore;
+  logger: Logger;
+  /** How often deadlines are checked; default 1000 ms. */
+  sweepIntervalMs?: number;
+}
+
+/** Counts of what went wrong, for logs and benchmarks. */
+export interface CiraServerStats {
+  tunnels: number;
+  live: number;
+  authFailures: number;
+  protocolErrors: number;
+  ignoredMessages: number;
+  tlsErrors: number;
+}
+
+export interface CiraServer {
+  readonly service: CiraService;
+  listen(): Promise<void>;
+  stats(): CiraServerStats;
+  close(): Promise<void>;
+}
+
+export function createCiraServer(options: CiraServerOptions): CiraServer {
+  const { config, accounts, logger, certificate } = options;
+  const stats = { authFailures: 0, protocolErrors: 0, ignoredMessages: 0, tlsErrors: 0 };
+  const emitter = new EventEmitter();
+  emitter.setMaxListeners(0);
+  const throttle = createAuthThrottle(config.authThrottle);
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  const registry = new TunnelRegistry(
+    { authTimeoutSeconds: config.authTimeoutSeconds, keepAliveTimeoutSeconds: config.keepAliveTimeoutSeconds, sweepIntervalMs: options.sweepIntervalMs ?? 1000 },
+    {
+      announce(event: CiraTunnelEvent) {
+        const { deviceId, uuid, remoteAddress } = event.connection;
+        if (event.type === 'up') logger.info('cira tunnel up', { deviceId, uuid, remoteAddress });
+        else logger.info('cira tunnel down', { deviceId, uuid, remoteAddress, reason: event.reason });
+        emitter.emit('tunnel', event);
+      },
+      resolverFailed(tunnel, err) {
+        logger.error('cira device resolver failed; tunnel closed', { uuid: tunnel.uuid, remoteAddress: tunnel.remoteAddress, error: err instanceof Error ? err.message : String(err) });
+      },
+    },
+  );
+
+  const limits: TunnelLimits = config;
+  const host: TunnelHost = {
+    limits,
+    async authenticate(username, password, remoteAddress) {
+      const delay = throttle.delayMs(remoteAddress);
+      if (delay > 0) await sleep(delay);
+      const ok = accounts.verify(username, password);
+      if (ok) throttle.succeeded(remoteAddress);
+      else {
+        throttle.failed(remoteAddress);
+        stats.authFailures++;
+        logger.warn('cira device sign-in refused', { username, remoteAddress, delayedMs: delay });
+      }
+      return ok;
+    },
+    settled: (tunnel) => registry.settled(tunnel),
+    ended: (tunnel, reason) => registry.ended(tunnel, reason),
+    noted(tunnel, event, detail) {
+      const fields = { event, detail, uuid: tunnel.uuid || null, remoteAddress: tunnel.remoteAddress };
+      if (event === 'unknown-channel') {
+        stats.ignoredMessages++;
+        logger.debug('cira message ignored', fields);
+      } else {
+        stats.protocolErrors++;
+        logger.warn('cira protocol error; tunnel closed', fields);
+      }
+    },
+  };
+
+  let closing = false;
+  const server: Server = createServer(
+    {
+      cert: certificate.cert,
+      key: certificate.key,
+      minVersion: config.tls.minVersion,
+      // OpenSSL 3 refuses TLS 1.0/1.1 at its default security level: old firmware needs level 0.
+      ...(LEGACY_TLS.has(config.tls.minVersion) ? { ciphers: 'DEFAULT:@SECLEVEL=0' } : {}),
+      handshakeTimeout: config.authTimeoutSeconds * 1000,
+    },
+    (socket: TLSSocket) => {
+      if (closing) return socket.destroy();
+      socket.setNoDelay(true);
+      registry.added(new ApfTunnel(socket, host));
+    },
+  );
+  server.maxConnections = config.maxConnections;
+  // Every TCP connection, handshaking ones included, so that close() does not wait out their TLS handshake.
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  server.on('tlsClientError', (err, socket) => {
+    stats.tlsErrors++;
+    logger.debug('cira TLS handshake failed', { remoteAddress: socket.remoteAddress ?? null, error: err.message });
+  });
+
+  const service: CiraService = {
+    async openChannel(deviceId, port, openOptions) {
+      const tunnel = registry.get(deviceId);
+      if (!tunnel) throw new CiraChannelError('GW_ERR_CIRA_NOT_CONNECTED', `device '${deviceId}' has no live CIRA tunnel`);
+      return tunnel.openChannel(port, openOptions);
+    },
+    connections: () => [...registry.liveTunnels()].map((t) => t.view()),
+    connection: (deviceId) => registry.get(deviceId)?.view(),
+    drop(deviceId) {
+      const tunnel = registry.get(deviceId);
+      if (!tunnel) return false;
+      tunnel.end('dropped');
+      return true;
+    },
+    onTunnel(listener) {
+      emitter.on('tunnel', listener);
+      return () => emitter.off('tunnel', listener);
+    },
+    setDeviceResolver: (resolve) => registry.setResolver(resolve),
+    address() {
+      const address = server.address() as AddressInfo | null;
+      return address ? { host: address.address, port: address.port } : null;
+    },
+    certificate: () => ({ pem: certificate.cert, sha256: certificate.sha256 }),
+  };
+
+  return {
+    service,
+    listen: () =>
+      new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(config.port, options.host, () => {
+          server.off('error', reject);
+          resolve();
+        });
+      }),
+    stats: () => ({ tunnels: registry.all.size, live: [...registry.liveTunnels()].length, ...stats }),
+    async close() {
+      closing = true;
+      const closed = new Promise<void>((resolve) => (server.listening ? server.close(() => resolve()) : resolve()));
+      registry.close();
+      // Tunnels got a DISCONNECT; whatever is still open a moment later (handshakes, deaf peers) is cut.
+      const cut = setTimeout(() => {
+        for (const socket of sockets) socket.destroy();
+      }, CLOSE_GRACE_MS);
+      await closed;
+      clearTimeout(cut);
+    },
+  };
+}

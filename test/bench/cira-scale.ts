@@ -1,0 +1,135 @@
+/**
+ * CIRA at scale: N simulated devices (a child process, each dialing from its own 127.202.x.y) dial
+ * into one gateway process (rest-api + cira, keep-alive every 10 s). Measures how long until every
+ * tunnel is authenticated and up, how long until every device was read through its tunnel, the
+ * gateway's RSS with the idle tunnels, and /api/health latency under their keep-alives beside the
+ * same latency with no tunnel.
+ */
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { freePort } from './free-port.js';
+import { GatewayClient } from './gateway-client.js';
+import { startGatewayProcess } from './gateway-process.js';
+import { percentile } from './latency.js';
+import { readRss } from './process-rss.js';
+
+const CLI = fileURLToPath(new URL('../sim/cli.ts', import.meta.url));
+export const CIRA_BENCH_BASE = '127.202.0.1';
+export const CIRA_MPS = { username: 'bench-mps', password: 'Bench-MPS-P@ss1' };
+const DEVICE_PASSWORD = 'P@ssw0rd1';
+/** The devices' first dials are spread over this (a fleet powering on), so the figure is measured from the first dial. */
+export const RAMP_MS = 30_000;
+const KEEPALIVE_S = 10;
+
+export interface ScaleFigures {
+  devices: number;
+  authenticatedS: number | null;
+  readS: number | null;
+  idleRssMiB: number | null;
+  /** The same gateway before any tunnel. */
+  bareRssMiB: number | null;
+  fleetRssMiB: number | null;
+  healthIdle: { p50: number | null; p99: number | null };
+  healthLoaded: { p50: number | null; p99: number | null };
+}
+
+/** Sequential /api/health requests, one every `gapMs`, for `durationMs`: latency percentiles in ms. */
+export async function healthLatency(url: string, durationMs: number, gapMs = 5): Promise<{ p50: number | null; p99: number | null }> {
+  const samples: number[] = [];
+  const end = Date.now() + durationMs;
+  while (Date.now() < end) {
+    const t = performance.now();
+    const res = await fetch(`${url}/api/health`);
+    await res.arrayBuffer();
+    samples.push(performance.now() - t);
+    await sleep(gapMs);
+  }
+  samples.sort((a, b) => a - b);
+  return { p50: percentile(samples, 50), p99: percentile(samples, 99) };
+}
+
+/** Polls until `check` is true; the elapsed ms, or null after `timeoutMs`. */
+async function elapsedUntil(check: () => Promise<boolean>, t0: number, timeoutMs: number, intervalMs = 250): Promise<number | null> {
+  for (;;) {
+    if (await check()) return performance.now() - t0;
+    if (performance.now() - t0 > timeoutMs) return null;
+    await sleep(intervalMs);
+  }
+}
+
+const mib = (r: { rssKiB: number } | undefined) => (r ? `${Math.round(r.rssKiB / 1024)} MiB` : '?');
+
+export async function ciraScale(workDir: string, count: number, log: (line: string) => void): Promise<ScaleFigures> {
+  const ciraPort = await freePort();
+  const gateway = await startGatewayProcess({
+    dataDir: workDir,
+    plugins: { 'rest-api': {}, cira: { options: { port: ciraPort, host: '127.0.0.1', keepAliveIntervalSeconds: KEEPALIVE_S, keepAliveTimeoutSeconds: 3 * KEEPALIVE_S } } },
+  });
+  let fleet: ReturnType<typeof spawn> | undefined;
+  try {
+    const client = new GatewayClient(gateway.url);
+    await client.login();
+    await client.addCredential('admin', DEVICE_PASSWORD);
+    await client.json('POST', '/api/cira/accounts', CIRA_MPS);
+    const caFile = join(workDir, 'cira-ca.pem');
+    writeFileSync(caFile, (await client.json<{ pem: string }>('GET', '/api/cira/certificate')).pem);
+
+    log('/api/health with no tunnel: 5 s');
+    const healthIdle = await healthLatency(gateway.url, 5_000);
+    const bareRss = gateway.rss();
+
+    log(`${count.toLocaleString('en-US')} CIRA devices dial in from ${CIRA_BENCH_BASE} upward, first dials spread over ${RAMP_MS / 1000} s`);
+    const t0 = performance.now();
+    fleet = spawn(
+      process.execPath,
+      ['--import', 'tsx', CLI, '--count', String(count), '--base', CIRA_BENCH_BASE, '--rmcp-port', 'none', '--seed', 'cira-bench', '--password', DEVICE_PASSWORD,
+        '--cira-host', '127.0.0.1', '--cira-port', String(ciraPort), '--cira-username', CIRA_MPS.username, '--cira-password', CIRA_MPS.password,
+        '--cira-ca', caFile, '--cira-ramp-ms', String(RAMP_MS), '--summary'],
+      { stdio: ['ignore', 'ignore', 'inherit'] },
+    );
+    const atLeast = async (path: string, n: number) => (await client.json<unknown[]>('GET', `${path}${path.includes('?') ? '&' : '?'}offset=${n - 1}&limit=1`)).length === 1;
+    let lastLog = 0;
+    const authenticated = await elapsedUntil(async () => {
+      const res = await client.request('GET', '/api/cira/connections?limit=1');
+      await res.arrayBuffer();
+      const live = Number(res.headers.get('x-total-count'));
+      if (performance.now() - lastLog > 5_000) {
+        lastLog = performance.now();
+        log(`  ${live.toLocaleString('en-US')} tunnels up after ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+      }
+      return live >= count;
+    }, t0, 180_000);
+    const upRss = gateway.rss();
+    log(`all tunnels up: ${authenticated === null ? 'not within 180 s' : `${(authenticated / 1000).toFixed(1)} s`}, gateway RSS ${mib(upRss)} (peak ${upRss ? Math.round(upRss.peakKiB / 1024) : '?'} MiB)`);
+    const read = await elapsedUntil(() => atLeast('/api/devices?provisioningState=POST', count), t0, 600_000, 1_000);
+    log(`all devices read through their tunnels: ${read === null ? 'not within 600 s' : `${(read / 1000).toFixed(1)} s`}`);
+
+    log('idle tunnels: settling 40 s (relays of the reads close after 30 s idle), then RSS and /api/health for 10 s under the keep-alives');
+    await sleep(40_000);
+    const rss = gateway.rss();
+    const fleetRss = fleet.pid ? readRss(fleet.pid) : undefined;
+    const healthLoaded = await healthLatency(gateway.url, 10_000);
+    return {
+      devices: count,
+      authenticatedS: authenticated === null ? null : authenticated / 1000,
+      readS: read === null ? null : read / 1000,
+      idleRssMiB: rss ? rss.rssKiB / 1024 : null,
+      bareRssMiB: bareRss ? bareRss.rssKiB / 1024 : null,
+      fleetRssMiB: fleetRss ? fleetRss.rssKiB / 1024 : null,
+      healthIdle,
+      healthLoaded,
+    };
+  } finally {
+    if (fleet && fleet.exitCode === null) {
+      const exited = new Promise((resolve) => fleet!.once('exit', resolve));
+      fleet.kill('SIGTERM');
+      const timer = setTimeout(() => fleet!.kill('SIGKILL'), 20_000);
+      await exited;
+      clearTimeout(timer);
+    }
+    await gateway.stop();
+  }
+}

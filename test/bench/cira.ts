@@ -1,0 +1,55 @@
+/**
+ * 7. CIRA (`npm run bench -- cira`, `--cira-devices N`): see cira-scale.ts (N devices dialing in:
+ * time to all authenticated, RSS with idle tunnels, /api/health under their keep-alives) and
+ * cira-latency.ts (a WS-Management read through a tunnel beside the same read over direct TCP, and
+ * dead-tunnel detection). Targets from issue 14 are in the notes beside the figures.
+ */
+import { mkdirSync } from 'node:fs';
+import type { Benchmark } from './bench-context.js';
+import type { Figure } from './bench-result.js';
+import { ciraLatency, KEEPALIVE } from './cira-latency.js';
+import { ciraScale, RAMP_MS } from './cira-scale.js';
+import { missingPlugins } from './plugin-availability.js';
+
+export const cira: Benchmark = {
+  name: 'cira',
+  title: 'CIRA tunnels',
+  unavailable: () => missingPlugins(['rest-api', 'cira', 'power-mgmt']),
+  async run({ options, workDir, log }) {
+    const n = options.ciraDevices;
+    mkdirSync(`${workDir}/scale`);
+    mkdirSync(`${workDir}/latency`);
+    const scale = await ciraScale(`${workDir}/scale`, n, log);
+    const latency = await ciraLatency(`${workDir}/latency`, log);
+    const detectBound = (KEEPALIVE.intervalS + KEEPALIVE.timeoutS + 1) * 1000;
+    const count = n.toLocaleString('en-US');
+    const figures: Figure[] = [
+      { label: `${count} devices: all tunnels authenticated and up, s from the first dial`, unit: 's', gateway: scale.authenticatedS, better: 'lower', note: `target <= 60 s; first dials spread over ${RAMP_MS / 1000} s` },
+      { label: `${count} devices: all read through their tunnels (firmware, state, hostname), s`, unit: 's', gateway: scale.readS, better: 'lower' },
+      { label: `gateway RSS with ${count} idle tunnels, MiB`, unit: 'MiB', gateway: scale.idleRssMiB, reference: scale.bareRssMiB, better: 'lower', note: 'target <= 400 MiB; reference: the same gateway before any tunnel' },
+      { label: `the ${count} simulated devices' process RSS (TLS clients), MiB`, unit: 'MiB', gateway: scale.fleetRssMiB, better: 'lower' },
+      { label: '/api/health p50 under keep-alives, ms', unit: 'ms', gateway: scale.healthLoaded.p50, reference: scale.healthIdle.p50, better: 'lower' },
+      { label: '/api/health p99 under keep-alives, ms', unit: 'ms', gateway: scale.healthLoaded.p99, reference: scale.healthIdle.p99, better: 'lower', note: 'target <= 20 ms' },
+      { label: 'power-state read (WS-Man over Digest) p50, ms: tunnel vs direct TCP', unit: 'ms', gateway: latency.tunnelP50, reference: latency.directP50, better: 'lower', note: 'target ratio <= 1.3' },
+      { label: 'power-state read p99, ms: tunnel vs direct TCP', unit: 'ms', gateway: latency.tunnelP99, reference: latency.directP99, better: 'lower' },
+      {
+        label: `dead tunnel (silent) noticed, slowest of ${latency.detectionMs.length}, ms`,
+        unit: 'ms',
+        gateway: latency.detectionMs.length ? Math.max(...latency.detectionMs) : null,
+        reference: detectBound,
+        better: 'lower',
+        note: `keep-alive ${KEEPALIVE.intervalS} s + timeout ${KEEPALIVE.timeoutS} s + 1 s; each: ${latency.detectionMs.map((ms) => Math.round(ms)).join(', ')}`,
+      },
+    ];
+    return {
+      name: 'cira',
+      title: 'CIRA tunnels',
+      reference: '/api/health with no tunnel; the same read over direct TCP; interval + timeout + 1 s',
+      figures,
+      notes: [
+        `Scale: gateway with rest-api + cira (keep-alive every 10 s, so ${count} tunnels send ~${Math.round(n / 10).toLocaleString('en-US')} keep-alives/s); devices in their own process, each dialing TLS 1.2 from its own 127.202.x.y; one device credential stored, so each device is also read through its tunnel after it connects.`,
+        'Latency: the same simulated device serves both paths (it listens on the LAN and dials in); each read is one API call, so both columns include the gateway and the worker pool; the tunnel path adds the loopback relay and APF channel open per connection.',
+      ],
+    };
+  },
+};
