@@ -28,7 +28,8 @@ export function registerMonitorRoutes(ctx: PluginContext, devices: DeviceRegistr
         online: isOnline(device, state),
         since: state?.since ?? null,
         lastSeen: state?.lastSeen ?? device.lastSeen,
-        ...(allows(device.ipAddress) ? {} : { notMonitored: 'outside-allowed-networks' as const }),
+        // A tunnelled device's presence comes from its tunnel, not from probes of its address.
+        ...(allows(device.ipAddress) || device.connections?.includes('cira') ? {} : { notMonitored: 'outside-allowed-networks' as const }),
       };
     });
 

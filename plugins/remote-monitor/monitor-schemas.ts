@@ -19,7 +19,7 @@ export const ONLINE_ENTRY_SCHEMA = {
     lastSeen: { ...NULLABLE_TIME, description: 'When the device last answered' },
     notMonitored: {
       enum: ['outside-allowed-networks'],
-      description: 'Present when the monitor does not probe the device: its address is outside `amt.allowedNetworks`, so no device I/O reaches it; `online` is what was last known',
+      description: 'Present when the monitor does not probe the device: its address is outside `amt.allowedNetworks`, so no device I/O reaches it; `online` is what was last known. Absent while the device holds a CIRA tunnel (its presence comes from the tunnel)',
     },
   },
 };

@@ -2,7 +2,8 @@
  * CIRA devices and the rules every device path shares: two devices behind one NAT address (their
  * tunnels come from the same address) keep separate sign-in memories, reads after tunnel-up count
  * against that memory, and allowedNetworks bounds local-network I/O only, so a tunnelled device whose
- * address is outside them is managed through its tunnel while a LAN device outside gets 422.
+ * address is outside them is managed (and shown online by the monitor) through its tunnel while a LAN
+ * device outside gets 422.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -63,7 +64,7 @@ before(async () => {
   assert.equal(scan.found, 1);
   await first.stop();
   gw = await startTestGateway({
-    plugins: ['rest-api', 'power-mgmt', 'cira'],
+    plugins: ['rest-api', 'power-mgmt', 'remote-monitor', 'cira'],
     dataDir: first.dataDir,
     masterKey: first.masterKey,
     logs,
@@ -139,6 +140,12 @@ test('allowedNetworks bounds local-network I/O only: a tunnelled device outside 
 
   const lanDevice = all.find((d) => d.ipAddress === LAN)!;
   assert.ok(!lanDevice.connections?.includes('cira'));
+  // The monitor: the tunnelled device is online by its tunnel, only the LAN device is left unprobed.
+  const online = (await (await gw.request('GET', '/api/monitor/online', { token })).json()) as Array<{ deviceId: string; online: boolean; notMonitored?: string }>;
+  const entry = online.find((e) => e.deviceId === tunnelled.id)!;
+  assert.equal(entry.online, true);
+  assert.equal(entry.notMonitored, undefined);
+  assert.equal(online.find((e) => e.deviceId === lanDevice.id)!.notMonitored, 'outside-allowed-networks');
   const refused = await gw.request('GET', `/api/power/${lanDevice.id}`, { token });
   assert.equal(refused.status, 422);
   assert.equal(await problem(refused), 'GW_ERR_ADDRESS_NOT_ALLOWED');
