@@ -1,0 +1,229 @@
+/**
+ * The operator console in a real Chromium against a real gateway and a simulated fleet: sign-in and
+ * its errors, the menu for an admin and for a reader, a scan watched to 100 % with its discoveries,
+ * a power change that reaches the device, a credential whose password never comes back, the other
+ * pages, sign-out revoking the token, and 429 after repeated failures. Run: npm run test:browser.
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { ADMIN_PASSWORD } from '../helpers/gateway-harness.js';
+import { launchChromium, recordingContext, screenshot, startConsoleGateway, type ConsoleFleet, type Recorded } from './console-kit.js';
+
+const FLEET_SECRET = 'Console-Secret-7f3a!x';
+const FLEET_SIZE = 12;
+const RANGE = `127.115.0.1-${FLEET_SIZE}`;
+
+let kit: ConsoleFleet;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+const recorded: Recorded[] = [];
+
+before(async () => {
+  kit = await startConsoleGateway(
+    { count: FLEET_SIZE, base: '127.115.0.1', password: FLEET_SECRET, tlsEvery: 4, provisioningStates: [2, 2, 1], seed: 'console' },
+    { auth: { login: { freeFailures: 2, maxFailures: 5, delayStepMs: 10, windowSeconds: 900 } } },
+  );
+  browser = await launchChromium();
+  context = await recordingContext(browser, recorded);
+  page = await context.newPage();
+});
+
+after(async () => {
+  await browser?.close();
+  await kit?.stop();
+});
+
+const nav = (p: Page) => p.getByRole('navigation', { name: 'Main' }).getByRole('link');
+const token = (p: Page) => p.evaluate(() => (JSON.parse(sessionStorage.getItem('amtgw.session') ?? 'null') as { token: string } | null)?.token ?? null);
+
+async function signIn(p: Page, username: string, password: string): Promise<void> {
+  await p.getByLabel('Username', { exact: true }).fill(username);
+  await p.getByLabel('Password', { exact: true }).fill(password);
+  await p.getByRole('button', { name: 'Sign in' }).click();
+}
+
+test('the shell loads without a token; a wrong password says so and signs nobody in', async () => {
+  await page.goto(kit.gw.url + '/');
+  await page.getByRole('button', { name: 'Sign in' }).waitFor();
+  await screenshot(page, 'sign-in');
+  await signIn(page, 'admin', 'not-the-password');
+  await page.getByText('Wrong username or password.').waitFor();
+  assert.equal(await token(page), null);
+  assert.equal(await page.getByLabel('Password', { exact: true }).inputValue(), '', 'the typed password is cleared');
+});
+
+test("an admin's menu is the route list's titles in order, home first", async () => {
+  await signIn(page, 'admin', ADMIN_PASSWORD);
+  await page.getByRole('heading', { name: 'Home' }).waitFor();
+  const adminToken = (await token(page))!;
+  const routes = (await (await kit.gw.request('GET', '/api/routes', { token: adminToken })).json()) as Array<{ meta: { title: string } }>;
+  assert.deepEqual(await nav(page).allTextContents(), routes.map((r) => r.meta.title));
+  assert.deepEqual(await nav(page).allTextContents(), ['Home', 'Devices', 'Network scan', 'Credentials', 'Diagnostics', 'Monitoring', 'Power', 'Users']);
+  await screenshot(page, 'home');
+});
+
+test('a created credential is listed without its password, and the password never comes back', async () => {
+  await nav(page).getByText('Credentials').click();
+  await page.getByRole('button', { name: 'Add credential' }).click();
+  await page.getByLabel('Name', { exact: true }).fill('fleet');
+  await page.getByLabel('Username', { exact: true }).fill('admin');
+  await page.getByLabel('Password', { exact: true }).fill(FLEET_SECRET);
+  await page.getByLabel('Default credential (tried first)', { exact: true }).check();
+  await page.getByRole('button', { name: 'Create credential' }).click();
+  await page.getByText('fleet created.').waitFor();
+  const row = page.getByRole('row', { name: /fleet/ });
+  assert.match((await row.textContent()) ?? '', /admin.*default/);
+  await page.getByRole('button', { name: 'Edit fleet' }).click();
+  assert.equal(await page.getByLabel('Password', { exact: true }).inputValue(), '', 'the edit form never prefills the password');
+  await screenshot(page, 'credentials');
+  await page.getByRole('button', { name: 'Cancel' }).click();
+  const html = await page.content();
+  assert.ok(!html.includes(FLEET_SECRET), 'the page does not show the password');
+});
+
+test('a malformed range is reported next to the Range field', async () => {
+  await nav(page).getByText('Network scan').click();
+  await page.getByLabel('Range', { exact: true }).fill('127.115.0.999');
+  await page.getByRole('button', { name: 'Start scan' }).click();
+  const described = await page.getByLabel('Range', { exact: true }).getAttribute('aria-describedby');
+  await page.locator('.field-error').first().waitFor();
+  assert.ok(described && described.includes('error'), 'the input points at its error');
+  assert.match((await page.locator(`[id="${described!.split(' ')[0]}"]`).textContent()) ?? '', /127\.115\.0\.999/);
+  assert.equal(await page.getByLabel('Range', { exact: true }).getAttribute('aria-invalid'), 'true');
+});
+
+test('a scan shows live progress up to 100 % and every device it discovers', async () => {
+  await page.getByLabel('Range', { exact: true }).fill(RANGE);
+  await page.getByLabel('Timeout (ms)', { exact: true }).fill('2000');
+  await page.getByRole('button', { name: 'Start scan' }).click();
+  const bar = page.getByRole('progressbar', { name: 'Scan progress' });
+  await bar.waitFor();
+  const seen = new Set<string>();
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const now = (await bar.getAttribute('aria-valuenow')) ?? '';
+    seen.add(now);
+    if (now === '100' && (await page.getByText('completed', { exact: true }).count()) > 0) break;
+    assert.ok(Date.now() < deadline, `progress stuck at ${now}`);
+    await page.waitForTimeout(20);
+  }
+  const discovered = page.getByRole('table', { name: /Discovered devices/ }).locator('tbody tr');
+  await page.waitForFunction((n) => document.querySelectorAll('.current-scan tbody tr').length === n, FLEET_SIZE, { timeout: 10_000 });
+  assert.equal(await discovered.count(), FLEET_SIZE);
+  const addresses = (await discovered.locator('td:first-child').allTextContents()).sort();
+  assert.deepEqual(addresses, kit.fleet.devices.map((d) => d.address).sort());
+  await page.getByRole('table').filter({ hasText: 'Recent scans' }).or(page.getByRole('heading', { name: 'Recent scans' })).first().waitFor();
+  await screenshot(page, 'scan');
+  assert.ok(seen.has('100'));
+});
+
+test('the device table lists the fleet with header cells, filters by search, and a device deep link survives reload', async () => {
+  await nav(page).getByText('Devices').click();
+  const table = page.getByRole('table');
+  await page.waitForFunction((n) => document.querySelectorAll('.devices tbody tr:not(.spacer) a').length === n, FLEET_SIZE, { timeout: 10_000 });
+  assert.deepEqual(await table.getByRole('columnheader').allTextContents(), ['Address ▲', 'Hostname', 'Firmware', 'Provisioning', 'TLS', 'Sign-in', 'Online', 'Last seen']);
+  await screenshot(page, 'devices');
+  await page.getByRole('columnheader', { name: /Address/ }).getByRole('button').click();
+  await page.waitForFunction(() => document.querySelector('.devices tbody tr:not(.spacer) a')?.textContent === '127.115.0.12');
+  await page.getByLabel('Search', { exact: true }).fill('127.115.0.1');
+  await page.waitForFunction(() => document.querySelector('.devices output')?.textContent === '4 devices');
+  await page.getByLabel('Search', { exact: true }).fill('');
+  const target = kit.fleet.devices[1]!;
+  await page.waitForFunction((a) => [...document.querySelectorAll('.devices tbody a')].some((e) => e.textContent === a), target.address);
+  await page.getByRole('link', { name: target.address, exact: true }).click();
+  await page.getByRole('heading', { name: 'Power' }).waitFor();
+  await page.reload();
+  await page.getByText('Power state:').waitFor();
+  assert.match(page.url(), /\/devices\/[^/]+$/);
+});
+
+test('powering a device off asks first, reaches the simulated device and shows its new state', async () => {
+  const target = kit.fleet.devices[1]!;
+  assert.equal(await page.getByTestId('power-state').textContent(), 'on');
+  await page.getByRole('button', { name: 'Power off' }).click();
+  await page.waitForFunction(() => document.querySelector('[data-testid="power-state"]')?.textContent === 'off', undefined, { timeout: 20_000 });
+  assert.equal(target.state.powerState, 8);
+  await page.getByRole('table', { name: 'Memory' }).waitFor({ timeout: 20_000 });
+  await page.getByRole('heading', { name: 'Event log' }).waitFor();
+  await screenshot(page, 'device');
+  await page.getByRole('button', { name: 'Power on' }).click();
+  await page.waitForFunction(() => document.querySelector('[data-testid="power-state"]')?.textContent === 'on', undefined, { timeout: 20_000 });
+  assert.equal(target.state.powerState, 2);
+});
+
+test('bulk power asks first and gives one result per selected device', async () => {
+  await nav(page).getByText('Power').click();
+  await page.getByLabel(`Select ${kit.fleet.devices[0]!.address}`).or(page.getByRole('checkbox').nth(1)).first().waitFor();
+  await page.getByRole('checkbox').nth(1).check();
+  await page.getByRole('checkbox').nth(2).check();
+  await page.getByLabel('Action', { exact: true }).selectOption('reset');
+  await page.getByRole('button', { name: 'Run on 2 selected' }).click();
+  const results = page.getByRole('table', { name: /Reset: 2 succeeded, 0 failed/ });
+  await results.waitFor({ timeout: 30_000 });
+  assert.equal(await results.locator('tbody tr').count(), 2);
+  await screenshot(page, 'power');
+});
+
+test('monitoring shows the online summary as a picture, diagnostics test a device, users can be created', async () => {
+  await nav(page).getByText('Monitoring').click();
+  const picture = page.getByRole('img', { name: new RegExp(`^${FLEET_SIZE} devices: \\d+ online`) });
+  await picture.waitFor();
+  await page.getByRole('heading', { name: 'Monitor schedule' }).waitFor();
+  await screenshot(page, 'monitoring');
+
+  await nav(page).getByText('Diagnostics').click();
+  const wsman = page.getByRole('form', { name: 'Test WS-Management' });
+  await wsman.getByLabel('Device address', { exact: true }).fill(kit.fleet.devices[0]!.address);
+  await wsman.getByRole('button', { name: 'Test WS-Management' }).click();
+  await wsman.getByText('authenticated').waitFor({ timeout: 20_000 });
+  assert.match((await wsman.locator('dl').textContent()) ?? '', /authenticatedtrue/);
+  await screenshot(page, 'diagnostics');
+
+  await nav(page).getByText('Users').click();
+  await page.getByRole('button', { name: 'Add user' }).click();
+  await page.getByLabel('Username', { exact: true }).fill('reader');
+  await page.getByLabel('Password', { exact: true }).fill('reader-password-1');
+  await page.getByLabel('devices:read', { exact: true }).check();
+  await page.getByRole('button', { name: 'Create user' }).click();
+  await page.getByRole('cell', { name: 'reader', exact: true }).waitFor();
+  await screenshot(page, 'users');
+});
+
+test('no response or hub frame the console received contains the credential password', async () => {
+  assert.ok(recorded.length > 20, `recorded ${recorded.length} responses`);
+  const leaks = recorded.filter((r) => r.text.includes(FLEET_SECRET)).map((r) => r.url);
+  assert.deepEqual(leaks, []);
+});
+
+test('a user with only devices:read sees Home and Devices, and other pages are not there for them', async () => {
+  const other = await context.newPage();
+  await other.goto(kit.gw.url + '/scan');
+  await signIn(other, 'reader', 'reader-password-1');
+  await other.getByRole('heading', { name: 'Not found' }).waitFor();
+  assert.deepEqual(await nav(other).allTextContents(), ['Home', 'Devices']);
+  await nav(other).getByText('Devices').click();
+  await other.waitForFunction(() => document.querySelectorAll('.devices tbody tr:not(.spacer) a').length > 0);
+  await other.close();
+});
+
+test('signing out revokes the token and returns to the sign-in form', async () => {
+  const before = (await token(page))!;
+  assert.equal((await kit.gw.request('GET', '/api/auth/me', { token: before })).status, 200);
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.getByText('You are signed out.').waitFor();
+  assert.equal(await token(page), null);
+  assert.equal((await kit.gw.request('GET', '/api/auth/me', { token: before })).status, 401);
+});
+
+test('repeated failures end in a clear 429 message', async () => {
+  for (let i = 0; i < 8; i++) {
+    await signIn(page, 'admin', `wrong-${i}`);
+    const message = page.locator('.message.error');
+    await message.waitFor();
+    if (/Too many failed sign-ins/.test((await message.textContent()) ?? '')) return;
+    await page.waitForTimeout(50);
+  }
+  assert.fail('no 429 message after 8 failures');
+});
