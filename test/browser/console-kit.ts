@@ -3,6 +3,7 @@
  * with every plugin the console shows, a simulated fleet on its own loopback block, and a recorder
  * of every response body and WebSocket frame the page saw (to prove a secret never comes back).
  */
+import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
@@ -72,7 +73,8 @@ export async function startConsoleGateway(fleetOptions: FleetOptions, overrides:
   try {
     const gw = await startTestGateway({
       plugins: CONSOLE_PLUGINS,
-      overrides: mergeConfig(SIM_AMT_SETTINGS, overrides),
+      // A bundle folder that does not exist: the console is built from the sources being tested, never a stale dist/.
+      overrides: mergeConfig(mergeConfig(SIM_AMT_SETTINGS, { plugins: { 'web-console': { options: { bundleDir: join(tmpdir(), `amtgw-no-bundle-${randomUUID()}`) } } } }), overrides),
     });
     return {
       fleet,

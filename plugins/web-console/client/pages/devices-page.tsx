@@ -100,23 +100,19 @@ export function DevicesPage(_: { session: Session }) {
         <label>
           Search <input type="search" value={typed} placeholder="hostname or address" maxLength={255} onInput={(e) => setTyped(e.currentTarget.value)} />
         </label>
-        <label>
-          Provisioning state{' '}
-          <select value={filters.provisioningState} onChange={(e) => setFilters({ ...filters, provisioningState: e.currentTarget.value })}>
+        <label for="filter-provisioning">Provisioning state</label>
+        <select id="filter-provisioning" value={filters.provisioningState} onChange={(e) => setFilters({ ...filters, provisioningState: e.currentTarget.value })}>
             <option value="">any</option>
             <option value="PRE">PRE</option>
             <option value="IN">IN</option>
             <option value="POST">POST</option>
-          </select>
-        </label>
-        <label>
-          Online{' '}
-          <select value={filters.online} onChange={(e) => setFilters({ ...filters, online: e.currentTarget.value })}>
+        </select>
+        <label for="filter-online">Online</label>
+        <select id="filter-online" value={filters.online} onChange={(e) => setFilters({ ...filters, online: e.currentTarget.value })}>
             <option value="">any</option>
             <option value="true">online</option>
             <option value="false">offline</option>
-          </select>
-        </label>
+        </select>
         <output aria-live="polite">{total === null ? 'Loading…' : `${total.toLocaleString()} devices`}</output>
       </form>
       {error && <Message kind="error">{error}</Message>}

@@ -129,16 +129,14 @@ export function PowerPage({ session }: { session: Session }) {
       </div>
       {control && (
         <form class="bulk" onSubmit={run}>
-          <label>
-            Action{' '}
-            <select value={action} onChange={(e) => setAction(e.currentTarget.value)}>
+          <label for="bulk-action">Action</label>
+          <select id="bulk-action" value={action} onChange={(e) => setAction(e.currentTarget.value)}>
               {ACTIONS.map((a) => (
                 <option key={a} value={a}>
                   {ACTION_LABELS[a]}
                 </option>
               ))}
-            </select>
-          </label>
+          </select>
           <button type="submit" disabled={busy || selected.size === 0}>
             Run on {selected.size} selected
           </button>
