@@ -19,9 +19,10 @@ import { api } from './api.js';
 import { soap } from './soap.js';
 import { hub } from './hub.js';
 import { startup } from './startup.js';
+import { consoleDevices } from './console-devices.js';
 
 const HERE = fileURLToPath(new URL('.', import.meta.url));
-const BENCHMARKS: Benchmark[] = [sweep, interrogation, api, soap, hub, startup];
+const BENCHMARKS: Benchmark[] = [sweep, interrogation, api, soap, hub, startup, consoleDevices];
 
 /**
  * Benchmark scripts other engineers keep beside these (hub-*.ts, monitor-sweep.ts), run when named:

@@ -8,6 +8,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { ADMIN_PASSWORD } from '../helpers/gateway-harness.js';
+import type { PageGlobals } from './page-globals.js';
 import { launchChromium, recordingContext, screenshot, startConsoleGateway, type ConsoleFleet, type Recorded } from './console-kit.js';
 
 const FLEET_SECRET = 'Console-Secret-7f3a!x';
@@ -22,7 +23,7 @@ const recorded: Recorded[] = [];
 
 before(async () => {
   kit = await startConsoleGateway(
-    { count: FLEET_SIZE, base: '127.115.0.1', password: FLEET_SECRET, tlsEvery: 4, provisioningStates: [2, 2, 1], seed: 'console' },
+    { count: FLEET_SIZE, base: '127.115.0.1', password: FLEET_SECRET, altPasswordEvery: 6, tlsEvery: 4, provisioningStates: [2, 2, 1], seed: 'console' },
     { auth: { login: { freeFailures: 2, maxFailures: 5, delayStepMs: 10, windowSeconds: 900 } } },
   );
   browser = await launchChromium();
@@ -36,7 +37,7 @@ after(async () => {
 });
 
 const nav = (p: Page) => p.getByRole('navigation', { name: 'Main' }).getByRole('link');
-const token = (p: Page) => p.evaluate(() => (JSON.parse(sessionStorage.getItem('amtgw.session') ?? 'null') as { token: string } | null)?.token ?? null);
+const token = (p: Page) => p.evaluate(() => (JSON.parse((globalThis as unknown as PageGlobals).sessionStorage.getItem('amtgw.session') ?? 'null') as { token: string } | null)?.token ?? null);
 
 async function signIn(p: Page, username: string, password: string): Promise<void> {
   await p.getByLabel('Username', { exact: true }).fill(username);
@@ -87,8 +88,8 @@ test('a malformed range is reported next to the Range field', async () => {
   await nav(page).getByText('Network scan').click();
   await page.getByLabel('Range', { exact: true }).fill('127.115.0.999');
   await page.getByRole('button', { name: 'Start scan' }).click();
-  const described = await page.getByLabel('Range', { exact: true }).getAttribute('aria-describedby');
   await page.locator('.field-error').first().waitFor();
+  const described = await page.getByLabel('Range', { exact: true }).getAttribute('aria-describedby');
   assert.ok(described && described.includes('error'), 'the input points at its error');
   assert.match((await page.locator(`[id="${described!.split(' ')[0]}"]`).textContent()) ?? '', /127\.115\.0\.999/);
   assert.equal(await page.getByLabel('Range', { exact: true }).getAttribute('aria-invalid'), 'true');
@@ -110,7 +111,7 @@ test('a scan shows live progress up to 100 % and every device it discovers', asy
     await page.waitForTimeout(20);
   }
   const discovered = page.getByRole('table', { name: /Discovered devices/ }).locator('tbody tr');
-  await page.waitForFunction((n) => document.querySelectorAll('.current-scan tbody tr').length === n, FLEET_SIZE, { timeout: 10_000 });
+  await page.waitForFunction((n) => (globalThis as unknown as PageGlobals).document.querySelectorAll('.current-scan tbody tr').length === n, FLEET_SIZE, { timeout: 10_000 });
   assert.equal(await discovered.count(), FLEET_SIZE);
   const addresses = (await discovered.locator('td:first-child').allTextContents()).sort();
   assert.deepEqual(addresses, kit.fleet.devices.map((d) => d.address).sort());
@@ -122,20 +123,20 @@ test('a scan shows live progress up to 100 % and every device it discovers', asy
 test('the device table lists the fleet with header cells, filters by search, and a device deep link survives reload', async () => {
   await nav(page).getByText('Devices').click();
   const table = page.getByRole('table');
-  await page.waitForFunction((n) => document.querySelectorAll('.devices tbody tr:not(.spacer) a').length === n, FLEET_SIZE, { timeout: 10_000 });
+  await page.waitForFunction((n) => (globalThis as unknown as PageGlobals).document.querySelectorAll('.devices tbody tr:not(.spacer) a').length === n, FLEET_SIZE, { timeout: 10_000 });
   assert.deepEqual(await table.getByRole('columnheader').allTextContents(), ['Address ▲', 'Hostname', 'Firmware', 'Provisioning', 'TLS', 'Sign-in', 'Online', 'Last seen']);
   await screenshot(page, 'devices');
   await page.getByRole('columnheader', { name: /Address/ }).getByRole('button').click();
-  await page.waitForFunction(() => document.querySelector('.devices tbody tr:not(.spacer) a')?.textContent === '127.115.0.12');
+  await page.waitForFunction(() => (globalThis as unknown as PageGlobals).document.querySelector('.devices tbody tr:not(.spacer) a')?.textContent === '127.115.0.12');
   await page.getByLabel('Search', { exact: true }).fill('127.115.0.1');
-  await page.waitForFunction(() => document.querySelector('.devices output')?.textContent === '4 devices');
+  await page.waitForFunction(() => (globalThis as unknown as PageGlobals).document.querySelector('.devices output')?.textContent === '4 devices');
   await page.getByLabel('Search', { exact: true }).fill('');
   const target = kit.fleet.devices[1]!;
-  await page.waitForFunction((a) => [...document.querySelectorAll('.devices tbody a')].some((e) => e.textContent === a), target.address);
+  await page.waitForFunction((a) => [...(globalThis as unknown as PageGlobals).document.querySelectorAll('.devices tbody a')].some((e) => e.textContent === a), target.address);
   await page.getByRole('link', { name: target.address, exact: true }).click();
   await page.getByRole('heading', { name: 'Power' }).waitFor();
   await page.reload();
-  await page.getByText('Power state:').waitFor();
+  await page.getByTestId('power-state').waitFor();
   assert.match(page.url(), /\/devices\/[^/]+$/);
 });
 
@@ -143,13 +144,13 @@ test('powering a device off asks first, reaches the simulated device and shows i
   const target = kit.fleet.devices[1]!;
   assert.equal(await page.getByTestId('power-state').textContent(), 'on');
   await page.getByRole('button', { name: 'Power off' }).click();
-  await page.waitForFunction(() => document.querySelector('[data-testid="power-state"]')?.textContent === 'off', undefined, { timeout: 20_000 });
+  await page.waitForFunction(() => (globalThis as unknown as PageGlobals).document.querySelector('[data-testid="power-state"]')?.textContent === 'off', undefined, { timeout: 20_000 });
   assert.equal(target.state.powerState, 8);
   await page.getByRole('table', { name: 'Memory' }).waitFor({ timeout: 20_000 });
   await page.getByRole('heading', { name: 'Event log' }).waitFor();
   await screenshot(page, 'device');
   await page.getByRole('button', { name: 'Power on' }).click();
-  await page.waitForFunction(() => document.querySelector('[data-testid="power-state"]')?.textContent === 'on', undefined, { timeout: 20_000 });
+  await page.waitForFunction(() => (globalThis as unknown as PageGlobals).document.querySelector('[data-testid="power-state"]')?.textContent === 'on', undefined, { timeout: 20_000 });
   assert.equal(target.state.powerState, 2);
 });
 
@@ -204,7 +205,7 @@ test('a user with only devices:read sees Home and Devices, and other pages are n
   await other.getByRole('heading', { name: 'Not found' }).waitFor();
   assert.deepEqual(await nav(other).allTextContents(), ['Home', 'Devices']);
   await nav(other).getByText('Devices').click();
-  await other.waitForFunction(() => document.querySelectorAll('.devices tbody tr:not(.spacer) a').length > 0);
+  await other.waitForFunction(() => (globalThis as unknown as PageGlobals).document.querySelectorAll('.devices tbody tr:not(.spacer) a').length > 0);
   await other.close();
 });
 

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { apiFull, errorText } from '../api.js';
 import { formatTime, Message } from '../components/field.js';
+import type { SerialQueue } from '../components/serial-queue.js';
 
 interface MonitorEvent {
   time: string;
@@ -11,13 +12,13 @@ interface MonitorEvent {
 
 const PAGE = 50;
 
-export function DeviceEvents({ deviceId }: { deviceId: string }) {
+export function DeviceEvents({ deviceId, queue }: { deviceId: string; queue: SerialQueue }) {
   const [events, setEvents] = useState<MonitorEvent[] | null>(null);
   const [total, setTotal] = useState(0);
   const [offset, setOffset] = useState(0);
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
-    apiFull<MonitorEvent[]>('GET', `/monitor/${encodeURIComponent(deviceId)}/events?offset=${offset}&limit=${PAGE}`).then(
+    queue(() => apiFull<MonitorEvent[]>('GET', `/monitor/${encodeURIComponent(deviceId)}/events?offset=${offset}&limit=${PAGE}`)).then(
       (r) => {
         setEvents(r.body);
         setTotal(r.total ?? r.body.length);

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, errorText } from '../api.js';
 import { Message } from '../components/field.js';
+import type { SerialQueue } from '../components/serial-queue.js';
 
 type Part = { manufacturer?: string | null; model?: string | null; serialNumber?: string | null; version?: string | null } | null;
 
@@ -17,11 +18,11 @@ interface HardwareReport {
 const part = (p: Part) => (p ? [p.manufacturer, p.model, p.version, p.serialNumber && `serial ${p.serialNumber}`].filter(Boolean).join(', ') || '—' : '—');
 const gib = (bytes: number | null) => (bytes === null ? '—' : `${(bytes / 2 ** 30).toFixed(1)} GiB`);
 
-export function DeviceHardware({ deviceId }: { deviceId: string }) {
+export function DeviceHardware({ deviceId, queue }: { deviceId: string; queue: SerialQueue }) {
   const [report, setReport] = useState<HardwareReport | null>(null);
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
-    api<HardwareReport>('GET', `/monitor/${encodeURIComponent(deviceId)}/hardware`).then(setReport, (err) => setError(errorText(err)));
+    queue(() => api<HardwareReport>('GET', `/monitor/${encodeURIComponent(deviceId)}/hardware`)).then(setReport, (err) => setError(errorText(err)));
   }, [deviceId]);
   return (
     <section aria-labelledby="hardware-title">

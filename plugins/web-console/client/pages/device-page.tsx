@@ -1,8 +1,9 @@
 /** One device: details, power state and actions, hardware inventory, event log, delete. */
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useMemo, useState } from 'preact/hooks';
 import { api, errorText } from '../api.js';
 import { formatTime, Message, yesNo } from '../components/field.js';
 import { provisioning } from '../components/device-cells.js';
+import { serialQueue } from '../components/serial-queue.js';
 import { useHubEvent, type Device } from '../hub.js';
 import { navigate } from '../router.js';
 import { can, type Session } from '../session.js';
@@ -13,6 +14,7 @@ import { DevicePower } from './device-power.js';
 export function DevicePage({ id, session }: { id: string; session: Session }) {
   const [device, setDevice] = useState<Device | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const queue = useMemo(serialQueue, [id]);
   useEffect(() => {
     setDevice(null);
     api<Device>('GET', `/devices/${encodeURIComponent(id)}`).then(setDevice, (err) => setError(errorText(err)));
@@ -69,9 +71,9 @@ export function DevicePage({ id, session }: { id: string; session: Session }) {
           Delete device
         </button>
       )}
-      {can(session, 'power:read') && <DevicePower deviceId={device.id} control={can(session, 'power:control')} />}
-      {can(session, 'monitor:read') && <DeviceHardware deviceId={device.id} />}
-      {can(session, 'monitor:read') && <DeviceEvents deviceId={device.id} />}
+      {can(session, 'power:read') && <DevicePower deviceId={device.id} control={can(session, 'power:control')} queue={queue} />}
+      {can(session, 'monitor:read') && <DeviceHardware deviceId={device.id} queue={queue} />}
+      {can(session, 'monitor:read') && <DeviceEvents deviceId={device.id} queue={queue} />}
     </section>
   );
 }

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, errorText } from '../api.js';
 import { Message } from '../components/field.js';
 import { useHubEvent } from '../hub.js';
+import type { SerialQueue } from '../components/serial-queue.js';
 
 interface PowerStatus {
   deviceId: string;
@@ -31,12 +32,12 @@ export const ACTION_LABELS: Record<string, string> = {
   'soft-reset': 'Soft reset',
 };
 
-export function DevicePower({ deviceId, control }: { deviceId: string; control: boolean }) {
+export function DevicePower({ deviceId, control, queue }: { deviceId: string; control: boolean; queue: SerialQueue }) {
   const [status, setStatus] = useState<PowerStatus | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [result, setResult] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  const read = () => api<PowerStatus>('GET', `/power/${encodeURIComponent(deviceId)}`).then(setStatus, (err) => setError(errorText(err)));
+  const read = () => queue(() => api<PowerStatus>('GET', `/power/${encodeURIComponent(deviceId)}`)).then(setStatus, (err) => setError(errorText(err)));
   useEffect(() => void read(), [deviceId]);
   useHubEvent('PowerStateChanged', (e) => {
     if (e.deviceId === deviceId) void read();
@@ -49,7 +50,7 @@ export function DevicePower({ deviceId, control }: { deviceId: string; control: 
     setError(null);
     setResult(null);
     try {
-      const res = await api<PowerResult>('POST', `/power/${encodeURIComponent(deviceId)}`, { action });
+      const res = await queue(() => api<PowerResult>('POST', `/power/${encodeURIComponent(deviceId)}`, { action }));
       setResult(res.ok ? `${label}: done${res.state ? `, now ${res.state}` : ''}.` : `${label}: the device answered ${res.returnValue}.`);
       await read();
     } catch (err) {
