@@ -25,6 +25,8 @@ const REFERENCE_STORED = 20_000;
 interface PageFigures {
   firstRowsMs: number[];
   frameMs: number[];
+  longTasks: number[];
+  scrollCpuMs: number;
   jumpMs: number;
   rowsInDom: number;
 }
@@ -49,19 +51,28 @@ async function firstRows(page: Page, url: string): Promise<number> {
 }
 
 /** Scrolls by ROWS_PER_FRAME rows each animation frame and records the time between frames. */
-function scrollFrames(page: Page): Promise<number[]> {
+function scrollFrames(page: Page): Promise<{ frames: number[]; longTasks: number[] }> {
   return page.evaluate(
     ({ frames, step }) =>
-      new Promise<number[]>((resolve) => {
+      new Promise<{ frames: number[]; longTasks: number[] }>((resolve) => {
         const el = (globalThis as unknown as PageGlobals).document.querySelector('.devices .scroller')!;
         const out: number[] = [];
+        // Long tasks: main-thread work over 50 ms, i.e. frames the page itself delayed (not the machine).
+        const longTasks: number[] = [];
+        const observer = new (globalThis as unknown as PageGlobals).PerformanceObserver((list) => {
+          for (const e of list.getEntries()) longTasks.push(e.duration);
+        });
+        observer.observe({ type: 'longtask' });
         let last = 0;
         const tick = (t: number) => {
           if (last) out.push(t - last);
           last = t;
           el.scrollTop += step;
           if (out.length < frames) (globalThis as unknown as PageGlobals).requestAnimationFrame(tick);
-          else resolve(out);
+          else {
+            observer.disconnect();
+            resolve({ frames: out, longTasks });
+          }
         };
         (globalThis as unknown as PageGlobals).requestAnimationFrame(tick);
       }),
@@ -99,11 +110,17 @@ async function measure(browser: Browser, dataDir: string, log: (line: string) =>
       if (i < LOADS - 1) await page.context().close();
       else {
         log(`first rows: ${firstRowsMs.map((m) => m.toFixed(0)).join(', ')} ms`);
-        const frameMs = await scrollFrames(page);
+        // Renderer main-thread CPU time (CDP ThreadTime) over the scroll: what the page costs, whatever else runs on the machine.
+        const cdp = await page.context().newCDPSession(page);
+        await cdp.send('Performance.enable');
+        const threadTime = async () => (await cdp.send('Performance.getMetrics')).metrics.find((m) => m.name === 'ThreadTime')?.value ?? 0;
+        const cpuBefore = await threadTime();
+        const { frames: frameMs, longTasks } = await scrollFrames(page);
+        const scrollCpuMs = ((await threadTime()) - cpuBefore) * 1000;
         const jumpMs = await jumpToMiddle(page);
         const rowsInDom = await page.evaluate(() => (globalThis as unknown as PageGlobals).document.querySelectorAll('.devices tbody tr:not(.spacer)').length);
         await page.context().close();
-        return { firstRowsMs, frameMs, jumpMs, rowsInDom };
+        return { firstRowsMs, frameMs, longTasks, scrollCpuMs, jumpMs, rowsInDom };
       }
     }
     throw new Error('unreachable');
@@ -138,6 +155,8 @@ export const consoleDevices: Benchmark = {
         { label: 'scroll frame time, p95', unit: 'ms', gateway: percentile(sorted(big.frameMs), 95), reference: percentile(sorted(ref.frameMs), 95), better: 'lower' },
         { label: 'scroll frame time, max', unit: 'ms', gateway: Math.max(...big.frameMs), reference: Math.max(...ref.frameMs), better: 'lower' },
         { label: `frames over 50 ms (of ${SCROLL_FRAMES})`, unit: 'frames', gateway: long(big.frameMs), reference: long(ref.frameMs), better: 'lower' },
+        { label: 'page main-thread CPU per scrolled frame', unit: 'ms', gateway: big.scrollCpuMs / SCROLL_FRAMES, reference: ref.scrollCpuMs / SCROLL_FRAMES, better: 'lower', note: 'CDP ThreadTime over the scroll, divided by the frames' },
+        { label: 'long tasks (page script over 50 ms) while scrolling', unit: 'tasks', gateway: big.longTasks.length, reference: ref.longTasks.length, better: 'lower', note: `longest ${Math.max(0, ...big.longTasks).toFixed(0)} ms (reference ${Math.max(0, ...ref.longTasks).toFixed(0)} ms)` },
         { label: 'jump to the middle of the list until its rows show', unit: 'ms', gateway: big.jumpMs, reference: ref.jumpMs, better: 'lower' },
         { label: 'table rows in the DOM after scrolling', unit: 'rows', gateway: big.rowsInDom, reference: ref.rowsInDom, better: 'lower' },
       ];

@@ -16,6 +16,7 @@ export interface PageGlobals {
   sessionStorage: { getItem(key: string): string | null; setItem(key: string, value: string): void };
   requestAnimationFrame(callback: (time: number) => void): number;
   performance: { now(): number; getEntriesByName(name: string): Array<{ startTime: number }> };
+  PerformanceObserver: new (callback: (list: { getEntries(): Array<{ duration: number }> }) => void) => { observe(options: { type: string }): void; disconnect(): void };
 }
 
 // Use as `(globalThis as unknown as PageGlobals)` inside the callback: the callback's source is sent

@@ -34,5 +34,7 @@ export function Message({ kind, children }: { kind: 'error' | 'info' | 'ok'; chi
   );
 }
 
-export const formatTime = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : '—');
+// One formatter for every timestamp: toLocaleString() builds a new one per call, which shows when a table scrolls.
+const TIME_FORMAT = new Intl.DateTimeFormat(undefined, { dateStyle: 'short', timeStyle: 'medium' });
+export const formatTime = (iso: string | null | undefined) => (iso ? TIME_FORMAT.format(new Date(iso)) : '—');
 export const yesNo = (v: boolean | null | undefined) => (v === null || v === undefined ? '—' : v ? 'yes' : 'no');

@@ -70,7 +70,8 @@ export function DevicesPage(_: { session: Session }) {
   for (let i = from; i < to; i++) {
     const d = win.row(i);
     rows.push(
-      <tr key={d?.id ?? `loading-${i}`} aria-rowindex={i + 2}>
+      // Keyed by position in the window, so scrolling reuses the same row elements and only their text changes.
+      <tr key={i - from} aria-rowindex={i + 2}>
         {d ? (
           <>
             <td>
