@@ -5,12 +5,14 @@
  * pages, sign-out revoking the token, and 429 after repeated failures. Run: npm run test:browser.
  */
 import { test, before, after } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import assert from 'node:assert/strict';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { ADMIN_PASSWORD } from '../helpers/gateway-harness.js';
 import type { PageGlobals } from './page-globals.js';
 import { launchChromium, recordingContext, screenshot, startConsoleGateway, type ConsoleFleet, type Recorded } from './console-kit.js';
 
+const EXAMPLE_PLUGIN = fileURLToPath(new URL('../fixtures/plugins/example-plugin/', import.meta.url));
 const FLEET_SECRET = 'Console-Secret-7f3a!x';
 const FLEET_SIZE = 12;
 const RANGE = `127.115.0.1-${FLEET_SIZE}`;
@@ -24,7 +26,14 @@ const recorded: Recorded[] = [];
 before(async () => {
   kit = await startConsoleGateway(
     { count: FLEET_SIZE, base: '127.115.0.1', password: FLEET_SECRET, altPasswordEvery: 6, tlsEvery: 4, provisioningStates: [2, 2, 1], seed: 'console' },
-    { auth: { login: { freeFailures: 2, maxFailures: 5, delayStepMs: 10, windowSeconds: 900 } } },
+    {
+      auth: { login: { freeFailures: 2, maxFailures: 5, delayStepMs: 10, windowSeconds: 900 } },
+      plugins: {
+        // A third-party plugin whose route the console has no page for.
+        'example-plugin': { enable: true, path: EXAMPLE_PLUGIN },
+        'remote-monitor': { options: { intervalSeconds: 1, missedProbesOffline: 1 } },
+      },
+    },
   );
   browser = await launchChromium();
   context = await recordingContext(browser, recorded);
@@ -61,7 +70,7 @@ test("an admin's menu is the route list's titles in order, home first", async ()
   const adminToken = (await token(page))!;
   const routes = (await (await kit.gw.request('GET', '/api/routes', { token: adminToken })).json()) as Array<{ meta: { title: string } }>;
   assert.deepEqual(await nav(page).allTextContents(), routes.map((r) => r.meta.title));
-  assert.deepEqual(await nav(page).allTextContents(), ['Home', 'Devices', 'Network scan', 'Credentials', 'Diagnostics', 'Monitoring', 'Power', 'Users']);
+  assert.deepEqual(await nav(page).allTextContents(), ['Home', 'Devices', 'Network scan', 'Credentials', 'Diagnostics', 'Monitoring', 'Power', 'Example', 'Users']);
   await screenshot(page, 'home');
 });
 
@@ -190,6 +199,24 @@ test('monitoring shows the online summary as a picture, diagnostics test a devic
   await page.getByRole('button', { name: 'Create user' }).click();
   await page.getByRole('cell', { name: 'reader', exact: true }).waitFor();
   await screenshot(page, 'users');
+});
+
+test("a third-party plugin's route gets a placeholder page with its title", async () => {
+  await nav(page).getByText('Example').click();
+  await page.getByRole('heading', { name: 'Example' }).waitFor();
+  await page.getByText('This page comes from a plugin the console has no view for.').waitFor();
+  assert.match(page.url(), /\/example$/);
+});
+
+test('a device that goes offline turns offline in the open device table, without a reload', async () => {
+  await nav(page).getByText('Devices').click();
+  const sim = kit.fleet.devices[3]!;
+  const badge = page.getByRole('row', { name: new RegExp(`^${sim.address.replace(/\./g, '\\.')} `) }).locator('.badge');
+  assert.equal(await badge.textContent(), 'online');
+  const loads = recorded.length;
+  await sim.stop();
+  await page.waitForFunction((a) => [...(globalThis as unknown as PageGlobals).document.querySelectorAll('.devices tbody tr')].some((r) => r.textContent!.startsWith(a + 'amt-sim') && r.textContent!.includes('offline')), sim.address, { timeout: 20_000 });
+  assert.equal(recorded.filter((r, i) => i >= loads && r.url.includes('/api/devices')).length, 0, 'no list reload: the hub event changed the row');
 });
 
 test('no response or hub frame the console received contains the credential password', async () => {
