@@ -7,7 +7,7 @@
 import { test, before, after } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import assert from 'node:assert/strict';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
 import { ADMIN_PASSWORD } from '../helpers/gateway-harness.js';
 import type { PageGlobals } from './page-globals.js';
 import { launchChromium, recordingContext, screenshot, startConsoleGateway, type ConsoleFleet, type Recorded } from './console-kit.js';
@@ -32,6 +32,8 @@ before(async () => {
         // A third-party plugin whose route the console has no page for.
         'example-plugin': { enable: true, path: EXAMPLE_PLUGIN },
         'remote-monitor': { options: { intervalSeconds: 1, missedProbesOffline: 1 } },
+        // A site route with a child: the menu keeps the nesting.
+        'route-permissions': { options: { routes: [{ path: '/reports', name: 'reports', meta: { title: 'Reports', permission: null, order: 95 }, children: [{ path: '/reports/weekly', name: 'weekly', meta: { title: 'Weekly', permission: null } }] }] } },
       },
     },
   );
@@ -68,9 +70,13 @@ test("an admin's menu is the route list's titles in order, home first", async ()
   await signIn(page, 'admin', ADMIN_PASSWORD);
   await page.getByRole('heading', { name: 'Home' }).waitFor();
   const adminToken = (await token(page))!;
-  const routes = (await (await kit.gw.request('GET', '/api/routes', { token: adminToken })).json()) as Array<{ meta: { title: string } }>;
-  assert.deepEqual(await nav(page).allTextContents(), routes.map((r) => r.meta.title));
-  assert.deepEqual(await nav(page).allTextContents(), ['Home', 'Devices', 'Network scan', 'Credentials', 'Diagnostics', 'Monitoring', 'Power', 'Example', 'Users']);
+  type Route = { meta: { title: string }; children?: Route[] };
+  const titles = (routes: Route[]): string[] => routes.flatMap((r) => [r.meta.title, ...titles(r.children ?? [])]);
+  const routes = (await (await kit.gw.request('GET', '/api/routes', { token: adminToken })).json()) as Route[];
+  assert.deepEqual(await nav(page).allTextContents(), titles(routes));
+  assert.deepEqual(await nav(page).allTextContents(), ['Home', 'Devices', 'Network scan', 'Credentials', 'Diagnostics', 'Monitoring', 'Power', 'Example', 'Users', 'Reports', 'Weekly']);
+  const nested = page.getByRole('navigation', { name: 'Main' }).getByRole('listitem').filter({ has: page.getByRole('link', { name: 'Reports', exact: true }) });
+  assert.deepEqual(await nested.getByRole('list').getByRole('link').allTextContents(), ['Weekly'], 'Weekly is nested under Reports');
   await screenshot(page, 'home');
 });
 
@@ -91,6 +97,24 @@ test('a created credential is listed without its password, and the password neve
   await page.getByRole('button', { name: 'Cancel' }).click();
   const html = await page.content();
   assert.ok(!html.includes(FLEET_SECRET), 'the page does not show the password');
+});
+
+test('another credential can be made the default and deleted', async () => {
+  await page.getByRole('button', { name: 'Add credential' }).click();
+  await page.getByLabel('Name', { exact: true }).fill('spare');
+  await page.getByLabel('Username', { exact: true }).fill('admin');
+  await page.getByLabel('Password', { exact: true }).fill('spare-password-1');
+  await page.getByRole('button', { name: 'Create credential' }).click();
+  await page.getByRole('button', { name: 'Make spare the default' }).click();
+  await page.getByText('spare is now the default credential.').waitFor();
+  const defaultCell = (name: string) => page.getByRole('row', { name: new RegExp(`^${name} `) }).getByRole('cell').nth(2).textContent();
+  assert.equal(await defaultCell('spare'), 'default');
+  assert.equal(await defaultCell('fleet'), '');
+  await page.getByRole('button', { name: 'Make fleet the default' }).click();
+  await page.getByText('fleet is now the default credential.').waitFor();
+  await page.getByRole('button', { name: 'Delete spare' }).click();
+  await page.getByText('spare deleted.').waitFor();
+  assert.equal(await page.getByRole('row', { name: /^spare/ }).count(), 0);
 });
 
 test('a malformed range is reported next to the Range field', async () => {
@@ -127,6 +151,17 @@ test('a scan shows live progress up to 100 % and every device it discovers', asy
   await page.getByRole('table').filter({ hasText: 'Recent scans' }).or(page.getByRole('heading', { name: 'Recent scans' })).first().waitFor();
   await screenshot(page, 'scan');
   assert.ok(seen.has('100'));
+});
+
+test('a running scan can be cancelled and shows as cancelled among the recent scans', async () => {
+  await page.getByLabel('Range', { exact: true }).fill('127.117.0.0/16');
+  await page.getByLabel('Timeout (ms)', { exact: true }).fill('1000');
+  await page.getByLabel('Concurrency', { exact: true }).fill('8');
+  await page.getByRole('button', { name: 'Start scan' }).click();
+  await page.getByRole('heading', { name: 'Scan of 127.117.0.0/16' }).waitFor();
+  await page.getByRole('button', { name: 'Cancel scan' }).click();
+  await page.locator('.current-scan strong', { hasText: 'cancelled' }).waitFor({ timeout: 10_000 });
+  await page.getByRole('row', { name: /127\.117\.0\.0\/16 cancelled/ }).waitFor({ timeout: 10_000 });
 });
 
 test('the device table lists the fleet with header cells, filters by search, and a device deep link survives reload', async () => {
@@ -213,10 +248,22 @@ test('a device that goes offline turns offline in the open device table, without
   const sim = kit.fleet.devices[3]!;
   const badge = page.getByRole('row', { name: new RegExp(`^${sim.address.replace(/\./g, '\\.')} `) }).locator('.badge');
   assert.equal(await badge.textContent(), 'online');
-  const loads = recorded.length;
+  let listRequests = 0;
+  const countList = (req: Request) => void (req.url().includes('/api/devices') && listRequests++);
+  page.on('request', countList);
   await sim.stop();
   await page.waitForFunction((a) => [...(globalThis as unknown as PageGlobals).document.querySelectorAll('.devices tbody tr')].some((r) => r.textContent!.startsWith(a + 'amt-sim') && r.textContent!.includes('offline')), sim.address, { timeout: 20_000 });
-  assert.equal(recorded.filter((r, i) => i >= loads && r.url.includes('/api/devices')).length, 0, 'no list reload: the hub event changed the row');
+  page.off('request', countList);
+  assert.equal(listRequests, 0, 'no list reload: the hub event changed the row');
+});
+
+test('deleting a device asks first and takes it off the list', async () => {
+  const sim = kit.fleet.devices[3]!;
+  await page.getByRole('link', { name: sim.address, exact: true }).click();
+  await page.getByRole('button', { name: 'Delete device' }).click();
+  await page.waitForURL(/\/devices$/);
+  await page.waitForFunction(() => (globalThis as unknown as PageGlobals).document.querySelector('.devices output')?.textContent === '11 devices');
+  assert.equal(await page.getByRole('link', { name: sim.address, exact: true }).count(), 0);
 });
 
 test('no response or hub frame the console received contains the credential password', async () => {
@@ -230,7 +277,8 @@ test('a user with only devices:read sees Home and Devices, and other pages are n
   await other.goto(kit.gw.url + '/scan');
   await signIn(other, 'reader', 'reader-password-1');
   await other.getByRole('heading', { name: 'Not found' }).waitFor();
-  assert.deepEqual(await nav(other).allTextContents(), ['Home', 'Devices']);
+  // The site's Reports routes need no permission: every signed-in user sees them.
+  assert.deepEqual(await nav(other).allTextContents(), ['Home', 'Devices', 'Reports', 'Weekly']);
   await nav(other).getByText('Devices').click();
   await other.waitForFunction(() => (globalThis as unknown as PageGlobals).document.querySelectorAll('.devices tbody tr:not(.spacer) a').length > 0);
   await other.close();
