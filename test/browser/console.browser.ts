@@ -272,14 +272,21 @@ test('no response or hub frame the console received contains the credential pass
   assert.deepEqual(leaks, []);
 });
 
-test('a user with only devices:read sees Home and Devices, and other pages are not there for them', async () => {
+test('a user with only devices:read signs in and moves by keyboard, sees Home and Devices (and the open site routes), and other pages are not there for them', async () => {
   const other = await context.newPage();
   await other.goto(kit.gw.url + '/scan');
-  await signIn(other, 'reader', 'reader-password-1');
+  // By keyboard only: Tab to the first field, type, Tab, type, Enter.
+  await other.getByRole('button', { name: 'Sign in' }).waitFor();
+  await other.keyboard.press('Tab');
+  await other.keyboard.type('reader');
+  await other.keyboard.press('Tab');
+  await other.keyboard.type('reader-password-1');
+  await other.keyboard.press('Enter');
   await other.getByRole('heading', { name: 'Not found' }).waitFor();
   // The site's Reports routes need no permission: every signed-in user sees them.
   assert.deepEqual(await nav(other).allTextContents(), ['Home', 'Devices', 'Reports', 'Weekly']);
-  await nav(other).getByText('Devices').click();
+  await nav(other).getByText('Devices').focus();
+  await other.keyboard.press('Enter');
   await other.waitForFunction(() => (globalThis as unknown as PageGlobals).document.querySelectorAll('.devices tbody tr:not(.spacer) a').length > 0);
   await other.close();
 });

@@ -1,5 +1,5 @@
 /** The console: sign-in, then the menu from GET /api/routes and the page of the current path. */
-import { useCallback, useEffect, useState } from 'preact/hooks';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { api, errorText, setToken, setUnauthorizedHandler } from './api.js';
 import { connectHub, disconnectHub } from './hub.js';
 import { matchRoute, NavMenu, type FrontendRoute } from './components/nav-menu.js';
@@ -19,6 +19,15 @@ export function App() {
   const [routes, setRoutes] = useState<FrontendRoute[] | null>(null);
   const [routeError, setRouteError] = useState<string | null>(null);
   const path = usePath();
+  const main = useRef<HTMLElement>(null);
+  const shownPath = useRef(path);
+
+  // After a navigation, focus moves to the new page (keyboard and screen-reader users start there).
+  useEffect(() => {
+    if (shownPath.current === path) return;
+    shownPath.current = path;
+    main.current?.focus();
+  }, [path]);
 
   const end = useCallback((message: string | null) => {
     saveSession(null);
@@ -75,7 +84,7 @@ export function App() {
         </button>
       </header>
       {routes ? <NavMenu routes={routes} current={path} /> : <nav aria-label="Main" />}
-      <main>
+      <main ref={main} tabIndex={-1}>
         {routeError && <Message kind="error">Could not load the menu: {routeError}</Message>}
         {routes && <PageFor path={path} routes={routes} session={session} />}
       </main>
