@@ -1,5 +1,5 @@
 /** The online summary as a donut, and the monitor's schedule. */
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, errorText } from '../api.js';
 import { Message } from '../components/field.js';
 import { OnlineDonut, type Summary } from '../components/online-donut.js';
@@ -33,8 +33,15 @@ export function MonitorPage() {
     const t = setInterval(read, 10_000);
     return () => clearInterval(t);
   }, [changes]);
-  // Status changes arrive in bursts: one re-read per second at most.
-  useHubEvent('DeviceStatusChanged', () => setTimeout(() => setChanges((c) => c + 1), 1000));
+  // Status changes arrive in bursts: one re-read a second after the first of a burst, not one per change.
+  const pending = useRef<ReturnType<typeof setTimeout> | null>(null);
+  useEffect(() => () => void (pending.current && clearTimeout(pending.current)), []);
+  useHubEvent('DeviceStatusChanged', () => {
+    pending.current ??= setTimeout(() => {
+      pending.current = null;
+      setChanges((c) => c + 1);
+    }, 1000);
+  });
 
   return (
     <section>
