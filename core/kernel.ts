@@ -1,10 +1,10 @@
 import { join, resolve } from 'node:path';
 import { readFileSync } from 'node:fs';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, RequestListener } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { GatewayConfig } from './config/gateway-config.js';
 import { ConfigError } from './config/load-config.js';
-import { type PluginDefinition, type PluginManifest, type RouteContext, type SiteSettings, type UpgradeHandler } from './plugin-api.js';
+import type { PluginDefinition, PluginManifest, SiteSettings, UpgradeHandler } from './plugin-api.js';
 import { createLogger, type Logger } from './log/logger.js';
 import { openStore, type GatewayStore } from './store/level-store.js';
 import { loadMasterKey } from './secrets/master-key.js';
@@ -13,12 +13,10 @@ import { createWorkerPool, type WorkerPool } from './pool/worker-pool.js';
 import { createEventBus } from './events/event-bus.js';
 import { createUserStore } from './auth/user-store.js';
 import { createTokenService } from './auth/token-service.js';
-import { createAuthService } from './auth/auth-service.js';
+import { createAuthService, type AuthService } from './auth/auth-service.js';
 import { createLoginThrottle } from './auth/login-throttle.js';
 import { bootstrapAdmin } from './auth/bootstrap-admin.js';
 import { CORE_PERMISSIONS } from './auth/core-permissions.js';
-import { authRoutes, AUTHENTICATED_USER_SCHEMA } from './auth/auth-routes.js';
-import { userRoutes, USER_SCHEMA } from './auth/user-routes.js';
 import { RouteTable } from './http/route-table.js';
 import { SchemaRegistry } from './openapi/schema-registry.js';
 import { buildOpenApiDocument } from './openapi/openapi-builder.js';
@@ -29,10 +27,11 @@ import { loadPlugin } from './plugins/plugin-loader.js';
 import { orderPlugins } from './plugins/plugin-order.js';
 import { createPluginContext, type KernelParts } from './plugins/plugin-context.js';
 import { PluginError } from './plugins/plugin-errors.js';
-import { healthRoute } from './http/health-route.js';
+import { collectPermissions } from './plugins/plugin-permissions.js';
+import { CORE_PLUGIN, corePlugin } from './core-plugin.js';
+import { PACKAGE_VERSION } from './assets/package-root.js';
 
-const PACKAGE_VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
-const KERNEL = 'core';
+const KERNEL = CORE_PLUGIN;
 const TOKEN_SWEEP_MS = 10 * 60_000;
 
 /** A running gateway. */
@@ -68,14 +67,16 @@ interface LoadedPlugin {
   options: Record<string, unknown>;
 }
 
+/** Phase `load`: imports every enabled plugin and checks it against the contract. */
 async function loadEnabledPlugins(config: GatewayConfig, cwd: string): Promise<LoadedPlugin[]> {
   const loaded: LoadedPlugin[] = [];
   for (const [name, setting] of Object.entries(config.plugins)) {
     if (!setting.enable) continue;
+    if (name === KERNEL) throw new PluginError('GW_ERR_PLUGIN_NAME', `no plugin may be called '${KERNEL}': the kernel goes by that name`);
     const def = await loadPlugin(name, setting, cwd);
     loaded.push({ name, dependencies: def.dependencies ?? [], def, options: structuredClone(setting.options ?? {}) });
   }
-  return orderPlugins(loaded);
+  return loaded;
 }
 
 function validateOptions(plugin: LoadedPlugin, ajv: ReturnType<typeof createAjv>): void {
@@ -117,9 +118,76 @@ function readDeviceTls(config: GatewayConfig, cwd: string): SiteSettings['device
   }
 }
 
-function bearerToken(ctx: RouteContext): string | undefined {
-  const header = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('Authorization'));
-  return header?.[1];
+function bearerToken(authorization: string): string | undefined {
+  return /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1];
+}
+
+/** Phase `register`: the kernel's own routes, then each plugin in dependency order, each through its context. */
+async function registerPlugins(plugins: LoadedPlugin[], parts: KernelParts, core: PluginDefinition<Record<string, unknown>>, registered: PluginManifest[]): Promise<void> {
+  await core.register(createPluginContext(core, {}, parts));
+  // One ajv for every plugin's options: an instance with its formats costs tens of milliseconds.
+  const optionsAjv = createAjv({ useDefaults: true });
+  for (const plugin of plugins) {
+    validateOptions(plugin, optionsAjv);
+    const { def } = plugin;
+    registered.push({ name: def.name, version: def.version, dependencies: plugin.dependencies, permissions: def.permissions ?? [], routes: def.routes ?? [] });
+    try {
+      await def.register(createPluginContext(def, plugin.options, parts));
+    } catch (err) {
+      if (err instanceof PluginError || err instanceof ConfigError) throw err;
+      throw new PluginError('GW_ERR_PLUGIN_REGISTER', `plugin '${def.name}' failed to register: ${(err as Error).message}`, { cause: err });
+    }
+    parts.logger.debug('plugin registered', { plugin: def.name, version: def.version });
+  }
+  parts.routes.checkPermissions(parts.auth.allPermissions());
+}
+
+/** Phase `ready`: one router with validation and authorisation for every route, CORS from what the plugins registered, the OpenAPI document. */
+function buildHttpApp(config: GatewayConfig, parts: KernelParts, auth: AuthService) {
+  const { routes, schemas, tags } = parts;
+  const ajvBody = createAjv();
+  const ajvQuery = createAjv({ coerceTypes: true, useDefaults: true });
+  schemas.installInto(ajvBody);
+  schemas.installInto(ajvQuery);
+  const router = routes.buildRouter(ajvBody, ajvQuery, async (ctx) => {
+    const token = bearerToken(ctx.get('Authorization'));
+    return token ? auth.verifyToken(token) : null;
+  });
+  let openApi: Record<string, unknown> | undefined;
+  return createApp({
+    logger: parts.logger,
+    router,
+    mounts: parts.mounts,
+    cors: {
+      origins: config.cors.origins,
+      maxAgeSeconds: config.cors.maxAgeSeconds ?? 600,
+      paths: [...parts.cors.paths],
+      allowHeaders: parts.cors.allowHeaders,
+      exposeHeaders: [...routes.documentedHeaders(), ...parts.cors.exposeHeaders],
+    },
+    bodyLimitBytes: config.server.bodyLimitBytes,
+    openApiDocument: () =>
+      (openApi ??= buildOpenApiDocument({
+        title: 'amt-gateway',
+        version: PACKAGE_VERSION,
+        description: 'Discovers, tracks and manages Intel AMT devices. Every route but login and health needs a bearer token from POST /api/auth/login.',
+        routes: routes.list(),
+        components: schemas.components(),
+        tags: [...tags].map(([name, description]) => ({ name, description })),
+      })),
+  });
+}
+
+/** Phase `listen`: the main listener, with the upgrade paths plugins claimed. */
+async function listenMain(config: GatewayConfig, handler: RequestListener, upgrades: KernelParts['upgrades']): Promise<Listener> {
+  const main = await startListener(handler, config.server.host, config.server.port, config.server.tls);
+  main.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const path = (req.url ?? '/').split('?')[0]!;
+    const claimed = upgrades.get(path);
+    if (claimed) return claimed.handler(req, socket, head);
+    socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+  });
+  return main;
 }
 
 /**
@@ -131,7 +199,10 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
   const env = options.env ?? process.env;
   const logger = createLogger({ level: config.log.level, ...(options.writeLog ? { write: options.writeLog } : {}) });
   const dataDir = resolve(cwd, config.dataDir);
-  const plugins = await loadEnabledPlugins(config, cwd);
+  const plugins = orderPlugins(await loadEnabledPlugins(config, cwd));
+  // Frozen: plugins receive this very list from auth.allPermissions().
+  const allPermissionNames = Object.freeze(collectPermissions([{ name: KERNEL, permissions: CORE_PERMISSIONS }, ...plugins.map((p) => ({ name: p.name, permissions: p.def.permissions ?? [] }))])) as string[];
+  const permissionNames = () => allPermissionNames;
 
   const store: GatewayStore = await openStore(dataDir);
   let pool: WorkerPool | undefined;
@@ -160,9 +231,6 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     const masterKey = loadMasterKey(resolve(cwd, config.masterKeyFile ?? join(dataDir, 'master.key')), env);
     const secrets = createSealer(masterKey.key);
     const coreStore = store.namespace(KERNEL);
-    // Frozen: plugins receive this very list from auth.allPermissions().
-    const allPermissionNames = Object.freeze([...new Set([...CORE_PERMISSIONS, ...plugins.flatMap((p) => p.def.permissions ?? [])].map((p) => p.name))]) as string[];
-    const permissionNames = () => allPermissionNames;
     const auth = createAuthService(await createUserStore(coreStore.namespace('users')), createTokenService(coreStore.namespace('tokens'), config.auth.tokenTtlSeconds), permissionNames);
     await auth.tokens.sweep();
     const sweeper = setInterval(() => void auth.tokens.sweep().catch((err: Error) => logger.warn('token sweep failed', { error: err.message })), TOKEN_SWEEP_MS);
@@ -175,22 +243,9 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     const site: SiteSettings = { baseUrl: () => mainUrl, host: config.server.host, dataDir, amt: config.amt, deviceTls: readDeviceTls(config, cwd) };
     const routes = new RouteTable();
     const schemas = new SchemaRegistry();
-    const tags = new Map<string, string>([
-      ['auth', 'Sign-in and tokens'],
-      ['users', 'Gateway users and permissions'],
-      ['health', 'Liveness'],
-    ]);
     const upgrades = new Map<string, { plugin: string; handler: UpgradeHandler }>();
-    const mounts: KernelParts['mounts'] = [];
     const readyHooks: KernelParts['readyHooks'] = [];
     const registered: PluginManifest[] = [];
-
-    for (const spec of [...authRoutes(auth, createLoginThrottle(config.auth.login)), ...userRoutes(auth), healthRoute(PACKAGE_VERSION, () => registered.map((p) => p.name))]) {
-      routes.add(KERNEL, '/api', spec);
-    }
-    schemas.add(KERNEL, 'User', USER_SCHEMA);
-    schemas.add(KERNEL, 'AuthenticatedUser', AUTHENTICATED_USER_SCHEMA);
-
     const parts: KernelParts = {
       site,
       store,
@@ -201,9 +256,10 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
       secrets,
       routes,
       schemas,
-      tags,
+      tags: new Map(),
       upgrades,
-      mounts,
+      mounts: [],
+      cors: { paths: new Set(), allowHeaders: [], exposeHeaders: [] },
       services: new Map(),
       manifests: () => [...registered],
       dependencyClosure: closure(plugins),
@@ -218,60 +274,14 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
       stoppingHooks,
       closeHooks,
     };
+    const core = corePlugin({ version: PACKAGE_VERSION, auth, throttle: createLoginThrottle(config.auth.login), plugins: () => registered.map((p) => p.name) });
+    await registerPlugins(plugins, parts, core, registered);
+    const app = buildHttpApp(config, parts, auth);
 
-    // One ajv for every plugin's options: an instance with its formats costs tens of milliseconds.
-    const optionsAjv = createAjv({ useDefaults: true });
-    for (const plugin of plugins) {
-      validateOptions(plugin, optionsAjv);
-      const { def } = plugin;
-      registered.push({ name: def.name, version: def.version, dependencies: plugin.dependencies, permissions: def.permissions ?? [], routes: def.routes ?? [] });
-      try {
-        await def.register(createPluginContext(def, plugin.options, parts));
-      } catch (err) {
-        if (err instanceof PluginError || err instanceof ConfigError) throw err;
-        throw new PluginError('GW_ERR_PLUGIN_REGISTER', `plugin '${def.name}' failed to register: ${(err as Error).message}`, { cause: err });
-      }
-      logger.debug('plugin registered', { plugin: def.name, version: def.version });
-    }
-    routes.checkPermissions(permissionNames());
-
-    const ajvBody = createAjv();
-    const ajvQuery = createAjv({ coerceTypes: true, useDefaults: true });
-    schemas.installInto(ajvBody);
-    schemas.installInto(ajvQuery);
-    const router = routes.buildRouter(ajvBody, ajvQuery, async (ctx) => {
-      const token = bearerToken(ctx);
-      return token ? auth.verifyToken(token) : null;
-    });
-    let openApi: Record<string, unknown> | undefined;
-    const app = createApp({
-      logger,
-      router,
-      mounts,
-      corsOrigins: config.cors.origins,
-      corsMaxAgeSeconds: config.cors.maxAgeSeconds ?? 600,
-      bodyLimitBytes: config.server.bodyLimitBytes,
-      openApiDocument: () =>
-        (openApi ??= buildOpenApiDocument({
-          title: 'amt-gateway',
-          version: PACKAGE_VERSION,
-          description: 'Discovers, tracks and manages Intel AMT devices. Every route but login and health needs a bearer token from POST /api/auth/login.',
-          routes: routes.list(),
-          components: schemas.components(),
-          tags: [...tags].map(([name, description]) => ({ name, description })),
-        })),
-    });
-
-    const main = await startListener(app.callback(), config.server.host, config.server.port, config.server.tls);
+    const main = await listenMain(config, app.callback(), upgrades);
     listeners.unshift(main);
     listenerOwners.unshift({ plugin: KERNEL, url: main.url });
     mainUrl = main.url;
-    main.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-      const path = (req.url ?? '/').split('?')[0]!;
-      const claimed = upgrades.get(path);
-      if (claimed) return claimed.handler(req, socket, head);
-      socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
-    });
     for (const hook of readyHooks) await hook();
     logger.info('gateway serving', { url: main.url, plugins: registered.map((p) => p.name) });
 

@@ -1,6 +1,11 @@
+#!/usr/bin/env -S node --max-semi-space-size=4
 /**
  * `npm start`: runs the gateway with the site configuration from `--config <file>` or AMTGW_CONFIG.
  * SIGTERM / SIGINT stop it gracefully; a second signal exits at once.
+ *
+ * The bin and `npm start` run this file compiled, with 4 MiB young-generation semi-spaces instead
+ * of V8's 16: the gateway's garbage is small and short-lived, and the default keeps ~25 MiB more
+ * resident in an idle gateway (the flag is process-wide, so the worker threads share it).
  */
 import { parseArgs } from 'node:util';
 import { loadConfig } from './config/load-config.js';

@@ -9,37 +9,61 @@
  */
 import type { Server as HttpServer, IncomingMessage, RequestListener } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { ParameterizedContext } from 'koa';
-import type { RouterContext } from '@koa/router';
 import type { EventBus } from './events/event-bus.js';
 import type { Logger } from './log/logger.js';
 import type { KeyValueStore } from './store/key-value-store.js';
 import type { WorkerPool } from './pool/worker-pool.js';
 import type { JsonSchema } from './validation/json-schema.js';
+import type { AuthenticatedUser, CorsRegistration, MountHandler, RouteGeneric, RouteSpec } from './http/route-api.js';
 
 export type { EventBus } from './events/event-bus.js';
 export type { Logger } from './log/logger.js';
 export type { KeyValueStore, BatchOperation } from './store/key-value-store.js';
 export type { WorkerPool, TaskRunOptions, CancelToken } from './pool/worker-pool.js';
 export type { JsonSchema } from './validation/json-schema.js';
-export { HttpError } from './http/http-error.js';
+export type {
+  AuthenticatedUser,
+  BodyOf,
+  CorsRegistration,
+  HttpMethod,
+  MountHandler,
+  MountRequest,
+  ParamsOf,
+  QuerystringOf,
+  RouteGeneric,
+  RouteHandler,
+  RouteReply,
+  RouteRequest,
+  RouteResponse,
+  RouteSpec,
+} from './http/route-api.js';
+export { HttpError, isHttpError, type HttpErrorShape, type ProblemFieldError } from './http/http-error.js';
+// The built-in plugins' services and event payloads (type-only). Importing this module also brings
+// their augmentations of GatewayServices and GatewayEvents, so `ctx.use('devices')` and
+// `ctx.events.subscribe('ScanCompleted', ...)` are typed for any plugin that imports this module.
+export type * from '../plugins/rest-api/api.js';
+export type * from '../plugins/remote-monitor/api.js';
+export type * from '../plugins/power-mgmt/api.js';
 
 /** The version of the plugin API this kernel implements. Plugins declare the majors they accept. */
 export const KERNEL_API_VERSION = '1.0.0';
 
 /**
- * Events carried on the bus. Plugins add their own events by declaration merging:
+ * Events carried on the bus, by name: the payload type. The built-in plugins' events are here
+ * already (`ScanCompleted`, `DeviceStatusChanged`, ...); a plugin adds its own by declaration merging:
  *
  * ```ts
- * declare module 'amt-gateway/core/plugin-api.js' { interface GatewayEvents { MyEvent: { id: string } } }
+ * declare module 'amt-gateway/plugin-api' { interface GatewayEvents { MyEvent: { id: string } } }
  * ```
  */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type
 export interface GatewayEvents {}
 
 /**
- * Services plugins provide to the plugins that depend on them, keyed by service name.
- * A providing plugin augments this interface so that `ctx.use(name)` is typed.
+ * Services plugins provide to the plugins that depend on them, keyed by service name: `devices`,
+ * `credentials`, `deviceAccess` (rest-api) and `presence` (remote-monitor) are here already. A
+ * providing plugin augments this interface the same way as {@link GatewayEvents}, so that
+ * `ctx.use(name)` is typed.
  */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type
 export interface GatewayServices {}
@@ -68,60 +92,6 @@ export interface FrontendRoute {
   children?: FrontendRoute[];
 }
 
-/** The signed-in user a request runs for. */
-export interface AuthenticatedUser {
-  username: string;
-  /** Effective permissions (wildcards expanded). */
-  permissions: string[];
-}
-
-export interface GatewayState {
-  user?: AuthenticatedUser;
-  requestId: string;
-  /** The query string validated against the route's `query` schema, values coerced. */
-  query: Record<string, unknown>;
-}
-
-/** The Koa context a route handler receives; `request.body` is already validated. */
-export type RouteContext<TBody = unknown> = RouterContext<GatewayState> & {
-  request: { body: TBody };
-};
-
-export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
-
-/** One documented response of a route. */
-export interface RouteResponse {
-  description: string;
-  /** JSON Schema of the body, or a `$ref` to a schema added with `openapi.addSchema`. */
-  schema?: JsonSchema;
-  /** Defaults to application/json (application/problem+json for status >= 400). */
-  contentType?: string;
-  headers?: Record<string, { description: string; schema: JsonSchema }>;
-}
-
-/**
- * A route declared through `ctx.http.route`. The kernel authenticates the caller, checks
- * `permission`, validates `body` and `query` with ajv, and documents the route in OpenAPI.
- */
-export interface RouteSpec<TBody = unknown> {
-  method: HttpMethod;
-  /** Path relative to the plugin's prefix, in koa-router syntax (`/:id`). */
-  path: string;
-  summary: string;
-  description?: string;
-  tags?: string[];
-  /** The permission the caller needs. `'authenticated'`: any signed-in user. `'public'`: no token. */
-  permission: string;
-  /** JSON Schema of the request body. Unknown properties should be refused (`additionalProperties: false`). */
-  body?: JsonSchema;
-  /** JSON Schema of the query string (an object schema; values are coerced to the declared types). */
-  query?: JsonSchema;
-  /** Descriptions of path parameters, by name. */
-  params?: Record<string, { description: string; schema?: JsonSchema }>;
-  responses: Record<number, RouteResponse>;
-  handler: (ctx: RouteContext<TBody>) => unknown | Promise<unknown>;
-}
-
 /** Handles an HTTP upgrade (WebSocket) request for a path the plugin claimed. */
 export type UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
 
@@ -129,15 +99,24 @@ export type UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer
 export interface PluginHttp {
   /** The plugin's prefix, e.g. `/api/power`. */
   readonly prefix: string;
-  /** Declares an authenticated, validated, documented route under the plugin's prefix. */
-  route<TBody = unknown>(spec: RouteSpec<TBody>): void;
+  /**
+   * Declares an authenticated, validated, documented route under the plugin's prefix. Type its
+   * inputs Fastify-style: `route<{ Body: B; Querystring: Q; Params: P }>({...})`.
+   */
+  route<G extends RouteGeneric = RouteGeneric>(spec: RouteSpec<G>): void;
   /** Claims WebSocket upgrades for an absolute path (e.g. `/scanHub`). */
   onUpgrade(path: string, handler: UpgradeHandler): void;
   /**
-   * Raw Koa middleware for an absolute path prefix, run before routing (for protocols that are
-   * not JSON routes, e.g. SignalR negotiate). The plugin authenticates such requests itself.
+   * A handler for an absolute path prefix, run before routing (for protocols that are not JSON
+   * routes, e.g. SignalR negotiate). The plugin authenticates such requests itself. Cross-origin
+   * requests are allowed on the prefix as on the routes.
    */
-  mount(pathPrefix: string, middleware: (ctx: ParameterizedContext<GatewayState>, next: () => Promise<void>) => Promise<void>): void;
+  mount(pathPrefix: string, handler: MountHandler): void;
+  /**
+   * Tells the kernel what cross-origin front ends need beyond what the routes say. The paths of
+   * routes and mounts, and the response headers routes document, are allowed without it.
+   */
+  cors(registration: CorsRegistration): void;
 }
 
 /** Adds schemas to the OpenAPI document (`components.schemas`) and to request validation. */
@@ -251,12 +230,19 @@ export interface PluginDefinition<TConfig = Record<string, unknown>> {
   name: string;
   /** The plugin's own version (semver). */
   version: string;
-  /** Kernel API majors the plugin works with, e.g. `'1'` or `'1 || 2'`. Default: the current major. */
-  kernel?: string;
+  /**
+   * Kernel API majors the plugin works with, e.g. `'1'` or `'1 || 2'`. Required: a plugin that
+   * omits it is refused at start-up (`GW_ERR_PLUGIN_KERNEL`), since nothing tells which API it was written against.
+   */
+  kernel: string;
   /** Names of plugins that must be registered before this one. */
   dependencies?: string[];
   /** Route prefix of the plugin's HTTP routes. Default `/api/{name}`. */
   prefix?: string;
+  /**
+   * The permissions this plugin introduces and owns (they exist only while it is enabled). A
+   * permission another plugin (or the kernel) declares too stops start-up, naming both.
+   */
   permissions?: PermissionDeclaration[];
   /** Front-end routes the plugin contributes to the route list. */
   routes?: FrontendRoute[];

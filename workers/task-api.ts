@@ -33,3 +33,21 @@ export interface TaskEnvelope {
   progressPort?: import('node:worker_threads').MessagePort;
   cancelFlag?: Int32Array;
 }
+
+/** @internal What the pool tells each worker thread: where the built-in tasks are, for preloading. */
+export interface WorkerEntryData {
+  taskDir: string;
+  /** `.ts` under tsx, `.js` once compiled. */
+  taskExtension: string;
+}
+
+/**
+ * The URL of a task module beside `base` (pass `import.meta.url`), with the extension `base` runs
+ * as: `taskFile(import.meta.url, './checksum-task')` names `checksum-task.ts` under tsx and
+ * `checksum-task.js` once compiled. Give the result to `ctx.pool.runFile`.
+ */
+export function taskFile(base: string | URL, relative: string): string {
+  const from = new URL(base);
+  const extension = /\.[cm]?[jt]s$/.exec(from.pathname)?.[0] ?? '.js';
+  return new URL(`${relative}${extension}`, from).href;
+}

@@ -1,18 +1,26 @@
-// Entry of every worker thread: loads TypeScript task files through tsx and runs one task.
-// Plain JS because it is what loads the TypeScript hooks in the thread.
+// Entry of every worker thread: loads a task module and runs one task. Plain JS, so that the same
+// file runs compiled tasks (dist/, no loader hooks) and, in the checkout, TypeScript ones: only a
+// `.ts` task file makes the thread register tsx, a dev dependency a production install lacks.
 import { setMaxListeners } from 'node:events';
 import { readdirSync } from 'node:fs';
-import { register } from 'tsx/esm/api';
-
-register();
+import { workerData } from 'piscina';
 
 const CANCEL_POLL_MS = 50;
-// import() of a cached module still runs tsx's resolve hook (~0.2 ms); tasks are few, keep them.
+const TYPESCRIPT = /\.[cm]?tsx?$/;
+let typescriptHooks;
+const loaderFor = (file) => {
+  if (!TYPESCRIPT.test(new URL(file).pathname)) return undefined;
+  typescriptHooks ??= import('tsx/esm/api').then((tsx) => {
+    tsx.register();
+  });
+  return typescriptHooks;
+};
+// import() of a cached module still runs the loader's resolve hook; tasks are few, keep them.
 const taskModules = new Map();
 const loadTask = (file) => {
   let module = taskModules.get(file);
   if (!module) {
-    module = import(file);
+    module = (loaderFor(file) ?? Promise.resolve()).then(() => import(file));
     taskModules.set(file, module);
     module.catch(() => taskModules.delete(file));
   }
@@ -21,13 +29,14 @@ const loadTask = (file) => {
 
 // The built-in tasks (and undici, fast-xml-parser behind them) are loaded once the thread has
 // started, one after the other, so that the first scan does not wait for the module loader.
-const BUILT_IN_TASKS = new URL('./tasks/', import.meta.url);
 const PRELOAD_DELAY_MS = 500;
-setTimeout(async () => {
-  for (const name of readdirSync(BUILT_IN_TASKS).sort()) {
-    if (name.endsWith('.ts') && !name.endsWith('-types.ts')) await loadTask(new URL(name, BUILT_IN_TASKS).href).catch(() => undefined);
-  }
-}, PRELOAD_DELAY_MS).unref();
+const { taskDir, taskExtension } = workerData ?? {};
+if (taskDir && taskExtension) {
+  const isTask = (name) => name.endsWith(taskExtension) && !name.endsWith(`-types${taskExtension}`) && !name.endsWith(`.d${taskExtension}`);
+  setTimeout(async () => {
+    for (const name of readdirSync(new URL(taskDir)).filter(isTask).sort()) await loadTask(new URL(name, taskDir).href).catch(() => undefined);
+  }, PRELOAD_DELAY_MS).unref();
+}
 
 export default async function runTask(envelope) {
   const { file, input, progressPort, cancelFlag } = envelope;

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { RouteSpec } from '../plugin-api.js';
+import type { PluginContext } from '../plugin-api.js';
 import { HttpError } from '../http/http-error.js';
 import type { AuthService } from './auth-service.js';
 import type { LoginThrottle } from './login-throttle.js';
@@ -23,8 +23,8 @@ export const AUTHENTICATED_USER_SCHEMA = {
 };
 
 /** `POST /api/auth/login`, `GET /api/auth/me`, `POST /api/auth/logout`. */
-export function authRoutes(auth: AuthService, throttle: LoginThrottle): RouteSpec<never>[] {
-  const login: RouteSpec<LoginBody> = {
+export function registerAuthRoutes(ctx: PluginContext, auth: AuthService, throttle: LoginThrottle): void {
+  ctx.http.route<{ Body: LoginBody }>({
     method: 'post',
     path: '/auth/login',
     summary: 'Sign in and get a bearer token',
@@ -44,14 +44,14 @@ export function authRoutes(auth: AuthService, throttle: LoginThrottle): RouteSpe
       401: { description: 'Unknown user or wrong password (the same answer for both)' },
       429: { description: 'Too many failed logins from this client; see Retry-After' },
     },
-    async handler(ctx) {
-      const client = ctx.ip;
+    async handler(req) {
+      const client = req.ip;
       const verdict = throttle.check(client);
       if ('retryAfterSeconds' in verdict) {
         throw new HttpError(429, 'GW_ERR_LOGIN_RATE_LIMIT', 'too many failed logins; try again later', { headers: { 'Retry-After': String(verdict.retryAfterSeconds) } });
       }
       if (verdict.delayMs > 0) await sleep(verdict.delayMs);
-      const { username, password } = ctx.request.body;
+      const { username, password } = req.body;
       const user = await auth.verifyPassword(username, password);
       if (!user) {
         throttle.failed(client);
@@ -61,28 +61,26 @@ export function authRoutes(auth: AuthService, throttle: LoginThrottle): RouteSpe
       const issued = await auth.tokens.issue(user.username);
       return { token: issued.token, expiresAt: issued.expiresAt, user };
     },
-  };
-  const me: RouteSpec = {
+  });
+  ctx.http.route({
     method: 'get',
     path: '/auth/me',
     summary: 'The signed-in user and their permissions',
     tags: ['auth'],
     permission: 'authenticated',
     responses: { 200: { description: 'The user', schema: AUTHENTICATED_USER_SCHEMA } },
-    handler: (ctx) => ctx.state.user,
-  };
-  const logout: RouteSpec = {
+    handler: (req) => req.user,
+  });
+  ctx.http.route({
     method: 'post',
     path: '/auth/logout',
     summary: 'Revoke the bearer token of this request',
     tags: ['auth'],
     permission: 'authenticated',
     responses: { 204: { description: 'Revoked' } },
-    async handler(ctx) {
-      const token = /^Bearer\s+(.+)$/i.exec(ctx.get('Authorization'))?.[1];
+    async handler(req) {
+      const token = /^Bearer\s+(.+)$/i.exec(req.header('Authorization'))?.[1];
       if (token) await auth.tokens.revoke(token.trim());
-      ctx.status = 204;
     },
-  };
-  return [login, me, logout] as RouteSpec<never>[];
+  });
 }

@@ -1,7 +1,7 @@
-import type { RouteSpec } from '../plugin-api.js';
+import type { PluginContext } from '../plugin-api.js';
 import { HttpError } from '../http/http-error.js';
 import type { AuthService } from './auth-service.js';
-import { ALL_PERMISSIONS } from './core-permissions.js';
+import { ALL_PERMISSIONS, USERS_MANAGE } from './core-permissions.js';
 import { hashPassword } from './password-hash.js';
 import type { StoredUser } from './user-store.js';
 
@@ -29,7 +29,7 @@ export const USER_SCHEMA = {
 };
 
 /** CRUD of gateway users at `/api/users`, permission `users:manage`. */
-export function userRoutes(auth: AuthService): RouteSpec<never>[] {
+export function registerUserRoutes(ctx: PluginContext, auth: AuthService): void {
   const view = (user: StoredUser) => ({ ...auth.toAuthenticated(user), createdAt: user.createdAt, updatedAt: user.updatedAt });
   const checkPermissions = (permissions: string[]) => {
     const known = auth.allPermissions();
@@ -43,88 +43,85 @@ export function userRoutes(auth: AuthService): RouteSpec<never>[] {
     if (!user) throw new HttpError(404, 'GW_ERR_USER_NOT_FOUND', `no user '${username}'`);
     return user;
   };
-  const managers = async () => (await auth.users.list()).filter((u) => u.permissions.includes(ALL_PERMISSIONS) || u.permissions.includes('users:manage'));
+  const managers = async () => (await auth.users.list()).filter((u) => u.permissions.includes(ALL_PERMISSIONS) || u.permissions.includes(USERS_MANAGE));
   const params = { username: { description: 'The user name' } };
-  const common = { tags: ['users'], permission: 'users:manage' };
+  const common = { tags: ['users'], permission: USERS_MANAGE };
+  type ByName = { Params: { username: string } };
 
-  const routes: RouteSpec<never>[] = [
-    {
-      ...common,
-      method: 'get',
-      path: '/users',
-      summary: 'List users',
-      responses: { 200: { description: 'Users', schema: { type: 'array', items: USER_REF } } },
-      handler: async () => (await auth.users.list()).map(view),
+  ctx.http.route({
+    ...common,
+    method: 'get',
+    path: '/users',
+    summary: 'List users',
+    responses: { 200: { description: 'Users', schema: { type: 'array', items: USER_REF } } },
+    handler: async () => (await auth.users.list()).map(view),
+  });
+  ctx.http.route<{ Body: CreateUserBody }>({
+    ...common,
+    method: 'post',
+    path: '/users',
+    summary: 'Create a user',
+    body: { type: 'object', additionalProperties: false, required: ['username', 'password', 'permissions'], properties: { username: USERNAME, password: PASSWORD, permissions: PERMISSIONS } },
+    responses: { 201: { description: 'Created', schema: USER_REF }, 409: { description: 'The user exists' } },
+    async handler(req, reply) {
+      const { body } = req;
+      checkPermissions(body.permissions);
+      if (await auth.users.get(body.username)) throw new HttpError(409, 'GW_ERR_USER_EXISTS', `user '${body.username}' exists`);
+      const now = new Date().toISOString();
+      const user: StoredUser = { username: body.username, passwordHash: await hashPassword(body.password), permissions: body.permissions, createdAt: now, updatedAt: now };
+      await auth.users.put(user);
+      reply.status(201);
+      return view(user);
     },
-    {
-      ...common,
-      method: 'post',
-      path: '/users',
-      summary: 'Create a user',
-      body: { type: 'object', additionalProperties: false, required: ['username', 'password', 'permissions'], properties: { username: USERNAME, password: PASSWORD, permissions: PERMISSIONS } },
-      responses: { 201: { description: 'Created', schema: USER_REF }, 409: { description: 'The user exists' } },
-      async handler(ctx) {
-        const body = (ctx as { request: { body: CreateUserBody } }).request.body;
+  });
+  ctx.http.route<ByName>({
+    ...common,
+    method: 'get',
+    path: '/users/:username',
+    summary: 'Get a user',
+    params,
+    responses: { 200: { description: 'The user', schema: USER_REF }, 404: { description: 'Unknown user' } },
+    handler: async (req) => view(await load(req.params.username)),
+  });
+  ctx.http.route<ByName & { Body: UpdateUserBody }>({
+    ...common,
+    method: 'put',
+    path: '/users/:username',
+    summary: "Change a user's password or permissions",
+    description: 'Changing the password or permissions revokes the user\'s tokens.',
+    params,
+    body: { type: 'object', additionalProperties: false, minProperties: 1, properties: { password: PASSWORD, permissions: PERMISSIONS } },
+    responses: { 200: { description: 'Updated', schema: USER_REF }, 404: { description: 'Unknown user' }, 409: { description: 'Would leave no user manager' } },
+    async handler(req) {
+      const { body } = req;
+      const user = await load(req.params.username);
+      if (body.permissions) {
         checkPermissions(body.permissions);
-        if (await auth.users.get(body.username)) throw new HttpError(409, 'GW_ERR_USER_EXISTS', `user '${body.username}' exists`);
-        const now = new Date().toISOString();
-        const user: StoredUser = { username: body.username, passwordHash: await hashPassword(body.password), permissions: body.permissions, createdAt: now, updatedAt: now };
-        await auth.users.put(user);
-        ctx.status = 201;
-        return view(user);
-      },
-    },
-    {
-      ...common,
-      method: 'get',
-      path: '/users/:username',
-      summary: 'Get a user',
-      params,
-      responses: { 200: { description: 'The user', schema: USER_REF }, 404: { description: 'Unknown user' } },
-      handler: async (ctx) => view(await load(ctx.params.username!)),
-    },
-    {
-      ...common,
-      method: 'put',
-      path: '/users/:username',
-      summary: "Change a user's password or permissions",
-      description: 'Changing the password or permissions revokes the user\'s tokens.',
-      params,
-      body: { type: 'object', additionalProperties: false, minProperties: 1, properties: { password: PASSWORD, permissions: PERMISSIONS } },
-      responses: { 200: { description: 'Updated', schema: USER_REF }, 404: { description: 'Unknown user' }, 409: { description: 'Would leave no user manager' } },
-      async handler(ctx) {
-        const body = (ctx as { request: { body: UpdateUserBody } }).request.body;
-        const user = await load(ctx.params.username!);
-        if (body.permissions) {
-          checkPermissions(body.permissions);
-          const stillManager = body.permissions.includes(ALL_PERMISSIONS) || body.permissions.includes('users:manage');
-          const others = (await managers()).filter((u) => u.username !== user.username);
-          if (!stillManager && others.length === 0) throw new HttpError(409, 'GW_ERR_LAST_MANAGER', 'at least one user must keep users:manage');
-          user.permissions = body.permissions;
-        }
-        if (body.password) user.passwordHash = await hashPassword(body.password);
-        user.updatedAt = new Date().toISOString();
-        await auth.users.put(user);
-        if (body.password) await auth.tokens.revokeUser(user.username);
-        return view(user);
-      },
-    },
-    {
-      ...common,
-      method: 'delete',
-      path: '/users/:username',
-      summary: 'Delete a user and revoke their tokens',
-      params,
-      responses: { 204: { description: 'Deleted' }, 404: { description: 'Unknown user' }, 409: { description: 'Would leave no user manager' } },
-      async handler(ctx) {
-        const user = await load(ctx.params.username!);
+        const stillManager = body.permissions.includes(ALL_PERMISSIONS) || body.permissions.includes(USERS_MANAGE);
         const others = (await managers()).filter((u) => u.username !== user.username);
-        if (others.length === 0) throw new HttpError(409, 'GW_ERR_LAST_MANAGER', 'at least one user must keep users:manage');
-        await auth.users.delete(user.username);
-        await auth.tokens.revokeUser(user.username);
-        ctx.status = 204;
-      },
+        if (!stillManager && others.length === 0) throw new HttpError(409, 'GW_ERR_LAST_MANAGER', 'at least one user must keep users:manage');
+        user.permissions = body.permissions;
+      }
+      if (body.password) user.passwordHash = await hashPassword(body.password);
+      user.updatedAt = new Date().toISOString();
+      await auth.users.put(user);
+      if (body.password) await auth.tokens.revokeUser(user.username);
+      return view(user);
     },
-  ];
-  return routes;
+  });
+  ctx.http.route<ByName>({
+    ...common,
+    method: 'delete',
+    path: '/users/:username',
+    summary: 'Delete a user and revoke their tokens',
+    params,
+    responses: { 204: { description: 'Deleted' }, 404: { description: 'Unknown user' }, 409: { description: 'Would leave no user manager' } },
+    async handler(req) {
+      const user = await load(req.params.username);
+      const others = (await managers()).filter((u) => u.username !== user.username);
+      if (others.length === 0) throw new HttpError(409, 'GW_ERR_LAST_MANAGER', 'at least one user must keep users:manage');
+      await auth.users.delete(user.username);
+      await auth.tokens.revokeUser(user.username);
+    },
+  });
 }

@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { packagePath } from '../assets/package-root.js';
 import { createAjv, describeErrors } from '../validation/validator.js';
 import { applyEnvOverrides } from './env-overrides.js';
 import type { GatewayConfig } from './gateway-config.js';
 
-const DEFAULT_FILE = fileURLToPath(new URL('../../config/default.json', import.meta.url));
-const SCHEMA_FILE = fileURLToPath(new URL('../../schemas/config.schema.json', import.meta.url));
+const DEFAULT_FILE = packagePath('config', 'default.json');
+const SCHEMA_FILE = packagePath('schemas', 'config.schema.json');
 
 /** A configuration that cannot start the gateway; the message names the field and the reason. */
 export class ConfigError extends Error {

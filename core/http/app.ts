@@ -1,12 +1,12 @@
 import Koa from 'koa';
-import { koaBody } from 'koa-body';
-import { koaSwagger } from 'koa2-swagger-ui';
 import type Router from '@koa/router';
-import type { GatewayState } from '../plugin-api.js';
 import type { Logger } from '../log/logger.js';
-import type { RawMiddleware } from '../plugins/plugin-context.js';
-import { corsMiddleware } from './cors.js';
+import type { MountHandler } from './route-api.js';
+import type { GatewayState } from './route-table.js';
+import { corsMiddleware, type CorsPolicy } from './cors.js';
+import { applyResult, routeReply, routeRequest } from './route-adapter.js';
 import { HttpError } from './http-error.js';
+import { jsonBody } from './json-body.js';
 import { problemMiddleware } from './problem.js';
 import { requestLogMiddleware } from './request-log.js';
 import { SWAGGER_ASSET_BASE, SWAGGER_ASSET_VERSION, swaggerAssets } from './swagger-assets.js';
@@ -14,9 +14,8 @@ import { SWAGGER_ASSET_BASE, SWAGGER_ASSET_VERSION, swaggerAssets } from './swag
 export interface AppOptions {
   logger: Logger;
   router: Router<GatewayState>;
-  mounts: Array<{ prefix: string; middleware: RawMiddleware }>;
-  corsOrigins: string[];
-  corsMaxAgeSeconds: number;
+  mounts: Array<{ prefix: string; handler: MountHandler }>;
+  cors: CorsPolicy;
   bodyLimitBytes: number;
   openApiDocument: () => Record<string, unknown>;
 }
@@ -31,23 +30,16 @@ export function createApp(options: AppOptions): Koa<GatewayState> {
   app.silent = true;
   app.use(requestLogMiddleware(options.logger));
   app.use(problemMiddleware(options.logger));
-  app.use(corsMiddleware({ origins: options.corsOrigins, maxAgeSeconds: options.corsMaxAgeSeconds, paths: ['/api', '/scanHub'] }));
-  for (const { prefix, middleware } of options.mounts) {
-    app.use((ctx, next) => (underPrefix(ctx.path, prefix) ? middleware(ctx, next) : next()));
+  app.use(corsMiddleware(options.cors));
+  for (const { prefix, handler } of options.mounts) {
+    app.use(async (ctx, next) => {
+      if (!underPrefix(ctx.path, prefix)) return next();
+      const reply = routeReply(ctx);
+      const result: unknown = await handler(routeRequest(ctx, ctx.query, undefined, undefined) as Parameters<MountHandler>[0], reply);
+      if (!applyResult(ctx, reply, result)) return next();
+    });
   }
-  const parseBody = koaBody({
-    json: true,
-    jsonStrict: true,
-    multipart: false,
-    urlencoded: false,
-    text: false,
-    jsonLimit: options.bodyLimitBytes,
-    onError(err) {
-      const status = (err as { status?: number }).status;
-      if (status === 413) throw new HttpError(413, 'GW_ERR_BODY_TOO_LARGE', `the request body exceeds ${options.bodyLimitBytes} bytes`);
-      throw new HttpError(400, 'GW_ERR_MALFORMED_JSON', 'the request body is not valid JSON');
-    },
-  });
+  const parseBody = jsonBody(options.bodyLimitBytes);
   app.use((ctx, next) => (underPrefix(ctx.path, '/api') ? parseBody(ctx, next) : next()));
   app.use(options.router.routes());
   app.use(async (ctx, next) => {
@@ -58,20 +50,37 @@ export function createApp(options: AppOptions): Koa<GatewayState> {
     return next();
   });
   app.use(swaggerAssets());
-  app.use(
-    koaSwagger({
-      routePrefix: '/swagger',
-      title: 'amt-gateway API',
-      hideTopbar: true,
-      swaggerCdnUrl: SWAGGER_ASSET_BASE,
-      swaggerVersion: SWAGGER_ASSET_VERSION,
-      swaggerOptions: { url: OPENAPI_PATH },
-    }),
-  );
+  app.use(swaggerPage());
   app.use(async (ctx) => {
     if (ctx.status === 404 && ctx.body === undefined) {
       throw new HttpError(404, 'GW_ERR_NOT_FOUND', `no route ${ctx.method} ${ctx.path}`);
     }
   });
   return app;
+}
+
+const SWAGGER_PAGE = /\/swagger\/*$/i;
+
+/**
+ * The browsable docs page at /swagger (koa2-swagger-ui). Its module (handlebars, lodash) is
+ * imported by the first request for the page: ~9 MiB an idle gateway need not hold.
+ */
+function swaggerPage(): Koa.Middleware<GatewayState> {
+  let page: Promise<Koa.Middleware> | undefined;
+  return async (ctx, next) => {
+    // What koa2-swagger-ui itself answers: the page (its prefix, case-insensitive, trailing slashes) and its favicon.
+    if (!SWAGGER_PAGE.test(ctx.path) && ctx.path !== '/favicon.png') return next();
+    page ??= import('koa2-swagger-ui').then(({ koaSwagger }) =>
+      koaSwagger({
+        routePrefix: '/swagger',
+        title: 'amt-gateway API',
+        hideTopbar: true,
+        swaggerCdnUrl: SWAGGER_ASSET_BASE,
+        swaggerVersion: SWAGGER_ASSET_VERSION,
+        swaggerOptions: { url: OPENAPI_PATH },
+      }),
+    );
+    page.catch(() => (page = undefined));
+    return (await page)(ctx, next);
+  };
 }

@@ -1,8 +1,8 @@
-import type { RouteSpec } from '../plugin-api.js';
+import type { PluginContext } from '../plugin-api.js';
 
 /** `GET /api/health`: no token; 200 once serving. */
-export function healthRoute(version: string, plugins: () => string[]): RouteSpec<never> {
-  return {
+export function registerHealthRoute(ctx: PluginContext, version: string, plugins: () => string[]): void {
+  ctx.http.route({
     method: 'get',
     path: '/health',
     summary: 'Liveness: the gateway is serving',
@@ -19,5 +19,5 @@ export function healthRoute(version: string, plugins: () => string[]): RouteSpec
       },
     },
     handler: () => ({ status: 'ok', version, plugins: plugins() }),
-  };
+  });
 }

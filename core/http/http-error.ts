@@ -30,3 +30,23 @@ export class HttpError extends Error {
     if (options.headers) this.headers = options.headers;
   }
 }
+
+/** What makes an error an HTTP problem, whatever its class (see {@link isHttpError}). */
+export interface HttpErrorShape {
+  status: number;
+  code: string;
+  message: string;
+  expose?: boolean;
+  errors?: ProblemFieldError[];
+  headers?: Record<string, string>;
+}
+
+/**
+ * Recognises an HTTP error by its shape (an integer `status` 400–599, a string `code` and
+ * `message`), not by `instanceof`: an error from another copy of this package is one too.
+ */
+export function isHttpError(err: unknown): err is HttpErrorShape {
+  if (typeof err !== 'object' || err === null) return false;
+  const { status, code, message } = err as { status?: unknown; code?: unknown; message?: unknown };
+  return typeof status === 'number' && Number.isInteger(status) && status >= 400 && status <= 599 && typeof code === 'string' && typeof message === 'string';
+}

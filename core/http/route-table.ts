@@ -1,13 +1,21 @@
 import Router, { type RouterContext } from '@koa/router';
+import type { Context } from 'koa';
 import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
-import type { AuthenticatedUser, GatewayState, RouteContext, RouteSpec } from '../plugin-api.js';
+import type { AuthenticatedUser, RouteSpec } from './route-api.js';
 import type { DocumentedRoute } from '../openapi/openapi-builder.js';
+import { applyResult, routeReply, routeRequest } from './route-adapter.js';
 import { toAjvRefs } from '../openapi/schema-registry.js';
 import { describeErrors } from '../validation/validator.js';
 import { HttpError } from './http-error.js';
 
 /** Resolves the caller of a request from its bearer token; null when there is none or it is invalid. */
-export type Authenticator = (ctx: RouteContext) => Promise<AuthenticatedUser | null>;
+export type Authenticator = (ctx: Context) => Promise<AuthenticatedUser | null>;
+
+/** Koa state of a request: the id the request log gives it, the user the route table resolved. */
+export interface GatewayState {
+  requestId: string;
+  user?: AuthenticatedUser;
+}
 
 const PSEUDO_PERMISSIONS = new Set(['public', 'authenticated']);
 
@@ -21,13 +29,21 @@ export class RouteTable {
   private readonly routes: DocumentedRoute[] = [];
   private readonly keys = new Map<string, string>();
 
-  add(plugin: string, prefix: string, spec: RouteSpec<never>): void {
+  add(plugin: string, prefix: string, spec: RouteSpec<never>): string {
     const path = joinPath(prefix, spec.path);
     const key = `${spec.method.toUpperCase()} ${path.replace(/:[A-Za-z0-9_]+/g, ':')}`;
     const owner = this.keys.get(key);
     if (owner) throw new Error(`route ${spec.method.toUpperCase()} ${path} of plugin '${plugin}' clashes with plugin '${owner}'`);
     this.keys.set(key, plugin);
     this.routes.push({ plugin, method: spec.method, path, spec });
+    return path;
+  }
+
+  /** Every response header some route documents (a cross-origin front end may read them). */
+  documentedHeaders(): string[] {
+    const names = new Set<string>();
+    for (const { spec } of this.routes) for (const response of Object.values(spec.responses)) for (const name of Object.keys(response.headers ?? {})) names.add(name);
+    return [...names];
   }
 
   list(): DocumentedRoute[] {
@@ -48,20 +64,21 @@ export class RouteTable {
     for (const { method, path, spec } of this.routes) {
       const body = spec.body ? ajvBody.compile(toAjvRefs(spec.body) as object) : undefined;
       const query = spec.query ? ajvQuery.compile(toAjvRefs(spec.query) as object) : undefined;
-      router.register(path, [method.toUpperCase()], async (koaCtx: RouterContext<GatewayState>) => {
-        const ctx = koaCtx as unknown as RouteContext;
+      router.register(path, [method.toUpperCase()], async (ctx: RouterContext<GatewayState>) => {
+        let user: AuthenticatedUser | undefined;
         if (spec.permission !== 'public') {
-          const user = await authenticate(ctx);
+          user = (await authenticate(ctx)) ?? undefined;
           if (!user) throw new HttpError(401, 'GW_ERR_UNAUTHENTICATED', 'a valid bearer token is required', { headers: { 'WWW-Authenticate': 'Bearer' } });
           ctx.state.user = user;
           if (spec.permission !== 'authenticated' && !user.permissions.includes(spec.permission)) {
             throw new HttpError(403, 'GW_ERR_FORBIDDEN', `this requires the permission '${spec.permission}'`);
           }
         }
-        ctx.state.query = validateQuery(query, ctx.query);
+        const validQuery = validateQuery(query, ctx.query);
         if (body) validateBody(body, ctx);
-        const result = await spec.handler(ctx as RouteContext<never>);
-        if (result !== undefined && ctx.body === undefined) ctx.body = result;
+        const reply = routeReply(ctx);
+        const result: unknown = await spec.handler(routeRequest(ctx, validQuery, body ? ctx.request.body : undefined, user) as never, reply);
+        if (!applyResult(ctx, reply, result)) ctx.status = 204;
       });
     }
     return router;
@@ -76,7 +93,7 @@ function validateQuery(validate: ValidateFunction | undefined, raw: Record<strin
   return copy;
 }
 
-function validateBody(validate: ValidateFunction, ctx: RouteContext): void {
+function validateBody(validate: ValidateFunction, ctx: Context): void {
   if (!ctx.is('application/json')) {
     throw new HttpError(415, 'GW_ERR_MEDIA_TYPE', 'the request body must be application/json');
   }

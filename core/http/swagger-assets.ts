@@ -1,13 +1,13 @@
 import { readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import type { Context, Next } from 'koa';
+import { dependencyDir } from '../assets/package-root.js';
 
 /** Where the docs page loads Swagger UI from: served locally so /swagger works on isolated networks. */
 export const SWAGGER_ASSET_BASE = '/swagger/assets';
 export const SWAGGER_ASSET_VERSION = 'ui';
 
-const DIST = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+const DIST = dependencyDir('swagger-ui-dist');
 const FILES: Record<string, { file: string; type: string }> = {
   'swagger-ui.min.css': { file: 'swagger-ui.css', type: 'text/css; charset=utf-8' },
   'swagger-ui-bundle.js': { file: 'swagger-ui-bundle.js', type: 'application/javascript; charset=utf-8' },

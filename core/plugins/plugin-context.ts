@@ -16,10 +16,18 @@ import type { GatewayStore } from '../store/level-store.js';
 import type { RouteTable } from '../http/route-table.js';
 import type { SchemaRegistry } from '../openapi/schema-registry.js';
 import type { Listener } from '../http/listener.js';
+import type { MountHandler } from '../http/route-api.js';
 import { PluginError } from './plugin-errors.js';
 
 type Hook = () => void | Promise<void>;
-export type RawMiddleware = Parameters<PluginContext['http']['mount']>[1];
+
+/** What the plugins told the kernel about cross-origin access (see `ctx.http.cors`). */
+export interface CorsRegistry {
+  /** Prefixes of routes and mounts. */
+  paths: Set<string>;
+  allowHeaders: string[];
+  exposeHeaders: string[];
+}
 
 /** What the kernel shares with every plugin context. */
 export interface KernelParts {
@@ -34,7 +42,8 @@ export interface KernelParts {
   schemas: SchemaRegistry;
   tags: Map<string, string>;
   upgrades: Map<string, { plugin: string; handler: UpgradeHandler }>;
-  mounts: Array<{ plugin: string; prefix: string; middleware: RawMiddleware }>;
+  mounts: Array<{ plugin: string; prefix: string; handler: MountHandler }>;
+  cors: CorsRegistry;
   services: Map<string, { plugin: string; service: unknown }>;
   manifests: () => PluginManifest[];
   /** The transitive dependencies of each plugin. */
@@ -57,14 +66,20 @@ export function createPluginContext<TConfig>(def: PluginDefinition<TConfig>, con
       prefix,
       route(spec) {
         parts.routes.add(name, prefix, spec as never);
+        parts.cors.paths.add(prefix);
       },
       onUpgrade(path, handler) {
         const owner = parts.upgrades.get(path);
         if (owner) throw new PluginError('GW_ERR_PLUGIN_CLASH', `upgrade path ${path} of plugin '${name}' is already claimed by plugin '${owner.plugin}'`);
         parts.upgrades.set(path, { plugin: name, handler });
       },
-      mount(pathPrefix, middleware) {
-        parts.mounts.push({ plugin: name, prefix: pathPrefix, middleware });
+      mount(pathPrefix, handler) {
+        parts.mounts.push({ plugin: name, prefix: pathPrefix, handler });
+        parts.cors.paths.add(pathPrefix);
+      },
+      cors(registration) {
+        parts.cors.allowHeaders.push(...(registration.allowHeaders ?? []));
+        parts.cors.exposeHeaders.push(...(registration.exposeHeaders ?? []));
       },
     },
     openapi: {

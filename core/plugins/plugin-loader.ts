@@ -35,9 +35,8 @@ export function pluginSpecifier(name: string, setting: PluginSetting, cwd: strin
   return pathToFileURL(moduleFile(dir)).href;
 }
 
-function acceptsKernel(range: string | undefined): boolean {
+function acceptsKernel(range: string): boolean {
   const major = KERNEL_API_VERSION.split('.')[0];
-  if (range === undefined) return true;
   return range.split('||').map((r) => r.trim().replace(/^\^|\.x$|\.\*$/g, '').split('.')[0]).includes(major);
 }
 
@@ -58,6 +57,11 @@ export async function loadPlugin(name: string, setting: PluginSetting, cwd: stri
   }
   if (def.name !== name) {
     throw new PluginError('GW_ERR_PLUGIN_NAME', `plugin module ${specifier} declares the name '${def.name}' but is configured as '${name}'`);
+  }
+  // Refused rather than assumed: a plugin that does not say which API it was written against
+  // could be from any release, and a mismatch would surface later as a confusing runtime error.
+  if (typeof def.kernel !== 'string' || def.kernel.trim() === '') {
+    throw new PluginError('GW_ERR_PLUGIN_KERNEL', `plugin '${name}' does not declare the kernel API it works with; add kernel: '${KERNEL_API_VERSION.split('.')[0]}' (this kernel implements ${KERNEL_API_VERSION})`);
   }
   if (!acceptsKernel(def.kernel)) {
     throw new PluginError('GW_ERR_PLUGIN_KERNEL', `plugin '${name}' requires kernel API ${def.kernel}; this kernel implements ${KERNEL_API_VERSION}`);

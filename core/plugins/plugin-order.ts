@@ -32,6 +32,7 @@ export function orderPlugins<T extends Orderable>(plugins: T[]): T[] {
     state.set(plugin.name, 'done');
     ordered.push(plugin);
   };
-  for (const plugin of [...plugins].sort((a, b) => a.name.localeCompare(b.name))) visit(plugin, []);
+  // Code-unit order: names are kebab-case ASCII, and localeCompare's first call loads ICU's collator (~40 ms of start).
+  for (const plugin of [...plugins].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) visit(plugin, []);
   return ordered;
 }

@@ -1,10 +1,12 @@
 import { MessageChannel } from 'node:worker_threads';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { isAbsolute } from 'node:path';
+import { extname, isAbsolute } from 'node:path';
 import { Piscina } from 'piscina';
-import type { WorkerTasks, TaskEnvelope } from '../../workers/task-api.js';
+import type { WorkerTasks, TaskEnvelope, WorkerEntryData } from '../../workers/task-api.js';
 
 const ENTRY = fileURLToPath(new URL('../../workers/worker-entry.mjs', import.meta.url));
+// The built-in tasks are the siblings of this module's own build: `.ts` under tsx, `.js` compiled.
+const TASK_EXTENSION = extname(fileURLToPath(import.meta.url));
 const TASK_DIR = new URL('../../workers/tasks/', import.meta.url);
 
 /** A cancellation flag shared with the worker threads running a group of tasks. */
@@ -71,6 +73,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     concurrentTasksPerWorker: options.concurrentTasksPerWorker,
     maxQueue: options.maxQueue,
     idleTimeout: options.idleTimeoutMs,
+    workerData: { taskDir: TASK_DIR.href, taskExtension: TASK_EXTENSION } satisfies WorkerEntryData,
   });
 
   async function runEnvelope<TOutput, TProgress>(file: string, input: unknown, runOptions: TaskRunOptions<TProgress> = {}): Promise<TOutput> {
@@ -94,7 +97,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
 
   return {
     run(task, input, runOptions) {
-      return runEnvelope(new URL(`${task}.ts`, TASK_DIR).href, input, runOptions);
+      return runEnvelope(new URL(`${task}${TASK_EXTENSION}`, TASK_DIR).href, input, runOptions);
     },
     runFile(file, input, runOptions) {
       return runEnvelope(taskFileUrl(file), input, runOptions);

@@ -1,5 +1,4 @@
-import { HttpError } from '../../core/plugin-api.js';
-import type { Device } from '../rest-api/api.js';
+import { HttpError, type Device } from '../../core/plugin-api.js';
 
 /** Error codes of the power-mgmt plugin, each with its HTTP status (device failures come from `deviceAccess`). */
 export const PowerErrors = {

@@ -17,7 +17,7 @@ export function registerPowerRoutes(ctx: PluginContext<PowerMgmtConfig>, power: 
   const deviceFailures = ctx.use('deviceAccess').problemResponses;
 
   // Before `/:deviceId`, which would otherwise take `bulk` for a device id.
-  ctx.http.route<{ deviceIds: string[]; action: PowerAction }>({
+  ctx.http.route<{ Body: { deviceIds: string[]; action: PowerAction } }>({
     method: 'post',
     path: '/bulk',
     summary: 'Change the power state of many devices',
@@ -26,7 +26,7 @@ export function registerPowerRoutes(ctx: PluginContext<PowerMgmtConfig>, power: 
     permission: 'power:control',
     body: powerBulkRequestSchema(ctx.config.bulk.maxDevices),
     responses: { 200: { description: 'One result per device', schema: ref('PowerBulkResult') } },
-    handler: (c) => power.bulk(c.request.body.deviceIds, c.request.body.action),
+    handler: (req) => power.bulk(req.body.deviceIds, req.body.action),
   });
 
   ctx.http.route({
@@ -37,10 +37,10 @@ export function registerPowerRoutes(ctx: PluginContext<PowerMgmtConfig>, power: 
     permission: 'power:read',
     params,
     responses: { 200: { description: 'The power state', schema: ref('PowerStatus') }, ...deviceFailures },
-    handler: (c) => power.read(c.params.deviceId!),
+    handler: (req) => power.read(req.params.deviceId),
   });
 
-  ctx.http.route<{ action: PowerAction }>({
+  ctx.http.route<{ Body: { action: PowerAction } }>({
     method: 'post',
     path: '/:deviceId',
     summary: "Change a device's power state",
@@ -55,6 +55,6 @@ export function registerPowerRoutes(ctx: PluginContext<PowerMgmtConfig>, power: 
       ...deviceFailures,
       422: { description: 'The device does not offer this action now' },
     },
-    handler: (c) => power.change(c.params.deviceId!, c.request.body.action),
+    handler: (req) => power.change(req.params.deviceId, req.body.action),
   });
 }

@@ -4,12 +4,10 @@
  * the device reports the state the action leads to, and publishes that state as PowerStateChanged.
  */
 import { setTimeout as delay } from 'node:timers/promises';
-import { HttpError, type EventBus, type Logger, type WorkerPool } from '../../core/plugin-api.js';
+import { isHttpError, type Device, type DeviceAccess, type DeviceRegistry, type EventBus, type Logger, type WorkerPool } from '../../core/plugin-api.js';
 import { createSemaphore } from '../../core/util/semaphore.js';
 import type { TaskCredential } from '../../workers/tasks/task-types.js';
-import type { Device, DeviceRegistry } from '../rest-api/api.js';
 import type { PowerMgmtConfig } from './config.js';
-import type { DeviceAccess } from '../rest-api/api.js';
 import { PowerErrors } from './errors.js';
 import { availableActions, expectedState, POWER_ACTIONS, stateName, type PowerAction, type PowerStateName } from './power-actions.js';
 
@@ -79,7 +77,7 @@ export function createPowerService({ devices, access, pool, events, logger, conf
         powerState = (await readPower(device, credential)).value.powerState;
         if (stateName(powerState) === expected) return { powerState, confirmed: true };
       } catch (err) {
-        if (!(err instanceof HttpError)) throw err;
+        if (!isHttpError(err)) throw err;
       }
     }
     return { powerState, confirmed: false };
@@ -104,7 +102,7 @@ export function createPowerService({ devices, access, pool, events, logger, conf
       return result;
     } catch (err) {
       const failed = { deviceId, returnValue: null, ok: false, powerState: null, state: 'unknown' as const, confirmed: false };
-      if (err instanceof HttpError) return { ...failed, error: { status: err.status, code: err.code, detail: err.expose ? err.message : 'the gateway could not complete the change' } };
+      if (isHttpError(err)) return { ...failed, error: { status: err.status, code: err.code, detail: (err.expose ?? err.status < 500) ? err.message : 'the gateway could not complete the change' } };
       logger.error('bulk power change failed', { deviceId, error: err instanceof Error ? err.message : String(err) });
       return { ...failed, error: { status: 500, code: 'GW_ERR_INTERNAL', detail: 'internal error' } };
     }

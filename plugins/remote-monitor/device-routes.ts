@@ -1,7 +1,5 @@
 /** `GET /api/monitor/{deviceId}/hardware` and `GET /api/monitor/{deviceId}/events`: reads of one device. */
-import type { PluginContext, WorkerPool } from '../../core/plugin-api.js';
-import type { Device, DeviceRegistry } from '../rest-api/api.js';
-import type { DeviceAccess } from '../rest-api/api.js';
+import type { Device, DeviceAccess, DeviceRegistry, PluginContext, WorkerPool } from '../../core/plugin-api.js';
 import { MonitorErrors } from './errors.js';
 import { monitorEvent } from './event-view.js';
 import { hardwareReport } from './hardware-view.js';
@@ -32,14 +30,14 @@ export function registerDeviceRoutes(ctx: PluginContext, devices: DeviceRegistry
     permission: 'monitor:read',
     params,
     responses: { 200: { description: 'The hardware report', schema: { $ref: '#/components/schemas/HardwareReport' } }, ...deviceFailures },
-    async handler(c) {
-      const device = known(c.params.deviceId!);
+    async handler(req) {
+      const device = known(req.params.deviceId);
       const { value } = await access.run(device, (input) => pool.run('inventory', input));
       return hardwareReport(device.id, value.classes, value.summary, device.uuid ?? null);
     },
   });
 
-  ctx.http.route({
+  ctx.http.route<{ Querystring: { offset: number; limit: number } }>({
     method: 'get',
     path: '/:deviceId/events',
     summary: "A device's AMT event log, decoded, newest first",
@@ -56,11 +54,11 @@ export function registerDeviceRoutes(ctx: PluginContext, devices: DeviceRegistry
       },
       ...deviceFailures,
     },
-    async handler(c) {
-      const device = known(c.params.deviceId!);
-      const { offset, limit } = c.state.query as { offset: number; limit: number };
+    async handler(req, reply) {
+      const device = known(req.params.deviceId);
+      const { offset, limit } = req.query;
       const { value } = await access.run(device, (input) => pool.run('event-log', { ...input, maxRecords: MAX_EVENT_RECORDS }));
-      c.set('X-Total-Count', String(value.records.length));
+      reply.header('X-Total-Count', String(value.records.length));
       return value.records.slice(offset, offset + limit).map(monitorEvent);
     },
   });

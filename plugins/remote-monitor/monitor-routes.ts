@@ -1,6 +1,5 @@
 /** `GET /api/monitor/online`, `GET /api/monitor/summary` and `GET /api/monitor/schedule`. */
-import type { PluginContext } from '../../core/plugin-api.js';
-import type { DeviceRegistry } from '../rest-api/api.js';
+import type { DeviceRegistry, PluginContext } from '../../core/plugin-api.js';
 import type { OnlineEntry } from './api.js';
 import { MONITOR_SCHEDULE_SCHEMA, MONITOR_SUMMARY_SCHEMA, ONLINE_ENTRY_SCHEMA, ONLINE_QUERY } from './monitor-schemas.js';
 import type { PresenceStates } from './presence-states.js';
@@ -27,7 +26,7 @@ export function registerMonitorRoutes(ctx: PluginContext, devices: DeviceRegistr
       };
     });
 
-  ctx.http.route({
+  ctx.http.route<{ Querystring: { online?: boolean; offset: number; limit?: number } }>({
     method: 'get',
     path: '/online',
     summary: 'Online state of every known device',
@@ -36,11 +35,11 @@ export function registerMonitorRoutes(ctx: PluginContext, devices: DeviceRegistr
     permission: 'monitor:read',
     query: ONLINE_QUERY,
     responses: { 200: { description: 'Online states', schema: { type: 'array', items: { $ref: '#/components/schemas/OnlineEntry' } }, headers: TOTAL } },
-    handler(c) {
-      const { online, offset, limit } = c.state.query as { online?: boolean; offset: number; limit?: number };
+    handler(req, reply) {
+      const { online, offset, limit } = req.query;
       const all = entries();
       const matching = online === undefined ? all : all.filter((e) => e.online === online);
-      c.set('X-Total-Count', String(matching.length));
+      reply.header('X-Total-Count', String(matching.length));
       return limit === undefined ? matching.slice(offset) : matching.slice(offset, offset + limit);
     },
   });

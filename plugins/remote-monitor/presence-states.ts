@@ -4,9 +4,8 @@
  * `since` survives restarts. Only changes are written at once; at close, the records whose `lastSeen`
  * moved since they were written (a device never observed keeps what the registry says, unwritten).
  */
-import type { BatchOperation, KeyValueStore, Logger } from '../../core/plugin-api.js';
+import type { BatchOperation, Device, KeyValueStore, Logger } from '../../core/plugin-api.js';
 import { createSerialQueue } from '../../core/util/serial-queue.js';
-import type { Device } from '../rest-api/api.js';
 
 /** What is stored per device. */
 export interface PresenceRecord {

@@ -73,13 +73,18 @@ export interface DeviceFilter {
   online?: boolean;
 }
 
-/** The device list, provided as the `devices` service. */
+/**
+ * The device list, provided as the `devices` service. What it hands out is read-only and frozen at
+ * runtime (devices, their `openPorts`, the list): an update replaces a device, never changes it in
+ * place, so a plugin holding one cannot disturb the registry's order or its encoded pages.
+ */
 export interface DeviceRegistry {
-  get(id: string): Device | undefined;
-  list(filter?: DeviceFilter): Device[];
+  get(id: string): Readonly<Device> | undefined;
+  /** Devices in address order, filtered. The array is frozen too: copy it to sort or change it. */
+  list(filter?: DeviceFilter): ReadonlyArray<Readonly<Device>>;
   count(): number;
   /** Applies a partial update (e.g. online state); returns the updated device or undefined if unknown. */
-  update(id: string, patch: Partial<Omit<Device, 'id'>>): Promise<Device | undefined>;
+  update(id: string, patch: Partial<Omit<Device, 'id'>>): Promise<Readonly<Device> | undefined>;
 }
 
 /** The credential vault, provided as the `credentials` service. */
@@ -111,7 +116,7 @@ export interface DeviceAccess {
    * @throws HttpError 409 offline or no credential stored, 502 refused or failed, 504 timeout.
    */
   run<R extends TaskOutcome>(
-    device: Device,
+    device: Readonly<Device>,
     operation: (input: DeviceOperationInput) => Promise<R>,
     credential?: TaskCredential,
   ): Promise<{ value: Extract<R, { ok: true }>; credential: TaskCredential }>;
@@ -124,15 +129,26 @@ export interface DeviceAccessFactory {
   readonly problemResponses: Record<number, { description: string }>;
 }
 
+/** A scan found a device (new or known). */
+export interface DeviceDiscoveredEvent {
+  scanId: string;
+  device: Readonly<Device>;
+}
+
+/** A device was deleted from the list. */
+export interface DeviceRemovedEvent {
+  deviceId: string;
+}
+
 declare module '../../core/plugin-api.js' {
   interface GatewayEvents {
     ScanStarted: Scan;
     ScanProgress: ScanProgressEvent;
-    DeviceDiscovered: { scanId: string; device: Device };
+    DeviceDiscovered: DeviceDiscoveredEvent;
     ScanCompleted: Scan;
     ScanCancelled: Scan;
     ScanFailed: Scan;
-    DeviceRemoved: { deviceId: string };
+    DeviceRemoved: DeviceRemovedEvent;
   }
   interface GatewayServices {
     devices: DeviceRegistry;

@@ -20,7 +20,15 @@ export default definePlugin<RestApiConfig>({
   kernel: '1',
   prefix: '/api',
   configSchema: REST_API_CONFIG_SCHEMA,
-  permissions: [{ name: 'devices:trust', description: "Reset a device's pinned TLS certificate" }],
+  permissions: [
+    { name: 'scan:run', description: 'Start and cancel network scans' },
+    { name: 'devices:read', description: 'Read the device list and scan results' },
+    { name: 'devices:delete', description: 'Delete devices from the list' },
+    { name: 'devices:trust', description: "Reset a device's pinned TLS certificate" },
+    { name: 'credentials:read', description: 'List stored device credentials (never their passwords)' },
+    { name: 'credentials:write', description: 'Create, change and delete device credentials' },
+    { name: 'diagnostics:run', description: 'Run credential and WS-Management diagnostics' },
+  ],
   routes: [
     { path: '/devices', name: 'devices', meta: { title: 'Devices', icon: 'computer', permission: 'devices:read', order: 10 } },
     { path: '/scan', name: 'scan', meta: { title: 'Network scan', icon: 'radar', permission: 'scan:run', order: 20 } },

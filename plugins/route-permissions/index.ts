@@ -29,8 +29,8 @@ export default definePlugin<RoutePermissionsConfig>({
       tags: ['routes'],
       permission: 'authenticated',
       responses: { 200: { description: 'Routes in menu order', schema: { type: 'array', items: { $ref: '#/components/schemas/FrontendRoute' } } } },
-      handler(c) {
-        const granted = new Set(c.state.user!.permissions);
+      handler(req) {
+        const granted = new Set(req.user?.permissions);
         const contributed = [...ctx.config.routes, ...ctx.plugins().flatMap((p) => p.routes)].filter((r) => r.path !== home.path);
         return [home, ...visibleRoutes(contributed, granted)];
       },

@@ -1,8 +1,7 @@
-import type { EventBus, GatewayEvents } from '../../core/plugin-api.js';
+import type { EventBus, GatewayEvents, Scan, ScanProgressEvent } from '../../core/plugin-api.js';
 import { HUB_EVENTS, scanIdOf, TERMINAL_SCAN_EVENTS, type HubEventName, type OutgoingEvent } from './hub-events.js';
 import { ProgressThrottle } from './progress-throttle.js';
 import { invocationRecord } from './protocol.js';
-import type { Scan, ScanProgressEvent } from '../rest-api/api.js';
 
 const completeProgress = (scan: Scan): ScanProgressEvent => ({ scanId: scan.id, scanned: scan.total, total: scan.total, found: scan.found, percent: 100 });
 

@@ -1,7 +1,4 @@
 import type { GatewayEvents } from '../../core/plugin-api.js';
-import type {} from '../rest-api/api.js';
-import type {} from '../remote-monitor/api.js';
-import type {} from '../power-mgmt/api.js';
 
 /** The bus events the hub forwards to clients, each as the client method of the same name. */
 export const HUB_EVENTS = [

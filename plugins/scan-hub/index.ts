@@ -8,7 +8,7 @@ import { definePlugin } from '../../core/plugin-api.js';
 import { HUB_CONFIG_SCHEMA, type HubConfig } from './config.js';
 import { ConnectionRegistry } from './connection-registry.js';
 import { startFanOut } from './fan-out.js';
-import { negotiateMiddleware } from './negotiate.js';
+import { negotiateHandler } from './negotiate.js';
 import { createUpgradeHandler } from './upgrade.js';
 
 const HUB_PATH = '/scanHub';
@@ -30,7 +30,9 @@ export default definePlugin<HubConfig>({
     const wss = new WebSocketServer({ noServer: true, maxPayload: config.maxMessageBytes, perMessageDeflate: false, clientTracking: false });
     const stopFanOut = startFanOut(ctx.events, config.progressMinIntervalMs, (event) => registry.broadcast(event));
 
-    ctx.http.mount(HUB_PATH, negotiateMiddleware(registry, ctx.auth, HUB_PATH));
+    ctx.http.mount(HUB_PATH, negotiateHandler(registry, ctx.auth, HUB_PATH));
+    // The header the @microsoft/signalr client sends with negotiate.
+    ctx.http.cors({ allowHeaders: ['X-SignalR-User-Agent'] });
     const upgrade = createUpgradeHandler({ registry, auth: ctx.auth, wss, logger });
     // A hub address configured with a trailing slash makes the SignalR client connect to `/scanHub/`.
     ctx.http.onUpgrade(HUB_PATH, upgrade);

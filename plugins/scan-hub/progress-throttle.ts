@@ -1,4 +1,4 @@
-import type { ScanProgressEvent } from '../rest-api/api.js';
+import type { ScanProgressEvent } from '../../core/plugin-api.js';
 
 interface ScanState {
   lastAt: number;

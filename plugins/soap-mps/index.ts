@@ -4,9 +4,8 @@
  * its DeviceStatusChanged events become notifications to the subscribers. See README.md.
  */
 import { hostname } from 'node:os';
-import { definePlugin, type PluginContext } from '../../core/plugin-api.js';
-import type { DeviceStatusChangedEvent } from '../remote-monitor/api.js';
-import { createClientAuth } from './client-auth.js';
+import { definePlugin, type DeviceStatusChangedEvent, type PluginContext } from '../../core/plugin-api.js';
+import { createClientAuth, MPS_PERMISSION } from './client-auth.js';
 import { CONFIG_SCHEMA, type SoapMpsConfig } from './config.js';
 import { createEnumerationStore } from './enumeration-store.js';
 import { createSoapHandler } from './http-handler.js';
@@ -63,7 +62,7 @@ export default definePlugin<SoapMpsConfig>({
   kernel: '1',
   dependencies: ['remote-monitor'],
   prefix: SERVICE_PATH,
-  permissions: [],
+  permissions: [{ name: MPS_PERMISSION, description: 'Use the SOAP MPSInterfaceService' }],
   configSchema: CONFIG_SCHEMA,
   async register(ctx) {
     const config = ctx.config;

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Agent, request } from 'undici';
+import type { Agent } from 'undici';
 import type { Logger } from '../../core/plugin-api.js';
 import { XML_CONTENT_TYPE } from './soap-envelope.js';
 
@@ -52,17 +52,24 @@ function origin(uri: string): string {
 
 export function createNotificationSender(options: NotificationSenderOptions): NotificationSender {
   const { logger } = options;
-  const agent = new Agent({
-    connect: { timeout: options.timeoutMs },
-    headersTimeout: options.timeoutMs,
-    bodyTimeout: options.timeoutMs,
-    keepAliveTimeout: 10_000,
-  });
+  // undici is imported with the first notification: a gateway without SOAP subscribers never needs it.
+  let client: Promise<{ agent: Agent; request: typeof import('undici').request }> | undefined;
+  const connect = () =>
+    (client ??= import('undici').then(({ Agent, request }) => ({
+      agent: new Agent({
+        connect: { timeout: options.timeoutMs },
+        headersTimeout: options.timeoutMs,
+        bodyTimeout: options.timeoutMs,
+        keepAliveTimeout: 10_000,
+      }),
+      request,
+    })));
   const stop = new AbortController();
   const receivers = new Map<string, Receiver>();
 
   const post = async (uri: string, notification: Notification): Promise<string | null> => {
     try {
+      const { agent, request } = await connect();
       const res = await request(uri, {
         method: 'POST',
         dispatcher: agent,
@@ -127,7 +134,7 @@ export function createNotificationSender(options: NotificationSenderOptions): No
     async close() {
       stop.abort();
       await Promise.allSettled([...receivers.values()].map((r) => r.done));
-      await agent.destroy().catch(() => undefined);
+      if (client) await (await client).agent.destroy().catch(() => undefined);
     },
   };
 }

@@ -24,8 +24,11 @@ interface StrongSoap {
   };
 }
 
-// strong-soap is CommonJS without type declarations.
-const strongSoap = createRequire(import.meta.url)('strong-soap') as StrongSoap;
+// strong-soap is CommonJS without type declarations. It is loaded by the first SOAP request, not
+// at start: with its globalization and XML libraries it costs ~50 MiB and 0.3 s of CPU, which a
+// gateway whose SOAP clients have not called yet (or never do) should not pay.
+let strongSoap: StrongSoap | undefined;
+const loadStrongSoap = () => (strongSoap ??= createRequire(import.meta.url)('strong-soap') as StrongSoap);
 
 /** Runs a checked request through strong-soap and returns the response envelope. */
 export interface SoapDispatcher {
@@ -48,10 +51,6 @@ interface PendingCall {
  * listener: its server is attached to a private emitter and driven through `_process`.
  */
 export async function createSoapDispatcher(wsdlXml: string, operations: Operations): Promise<SoapDispatcher> {
-  const { WSDL, Server } = strongSoap.soap;
-  // Load once on our side first: strong-soap's Server throws load errors from a callback, uncaught.
-  await new Promise<void>((resolve, reject) => new WSDL(wsdlXml, undefined, {}).load((err) => (err ? reject(err) : resolve())));
-
   const pending = new WeakMap<IncomingMessage, PendingCall>();
   const fail = (req: IncomingMessage, err: unknown) => {
     const call = pending.get(req);
@@ -72,22 +71,20 @@ export async function createSoapDispatcher(wsdlXml: string, operations: Operatio
     };
   const services = { MPSInterfaceService: { MPSNInterfaceSoapPortType: Object.fromEntries(OPERATIONS.map((name) => [name, method(name)])) } };
 
-  const emitter = new EventEmitter();
-  const ready = new Promise<void>((resolve) => {
-    emitter.on('newListener', (event: string) => {
-      if (event === 'request') setImmediate(resolve);
-    });
-  });
-  // strong-soap pretty-prints responses unless told not to (Base._initializeOptions).
-  const server = new Server(emitter, SERVICE_PATH, services, new WSDL(wsdlXml, undefined, {}), { prettyResponse: false });
-  await ready;
+  let started: Promise<StrongSoapServer> | undefined;
+  const server = () => {
+    started ??= startServer(wsdlXml, services);
+    started.catch(() => (started = undefined));
+    return started;
+  };
 
   return {
-    dispatch(xml, req, request, caller) {
+    async dispatch(xml, req, request, caller) {
+      const soap = await server();
       return new Promise<string>((resolve, reject) => {
         pending.set(req, { request, caller, reject });
         try {
-          server._process(xml, req, (out) => {
+          soap._process(xml, req, (out) => {
             pending.delete(req);
             resolve(EMPTY_RESPONSE_OPERATIONS.has(request.operation) ? soapEnvelope('') : out);
           });
@@ -97,4 +94,20 @@ export async function createSoapDispatcher(wsdlXml: string, operations: Operatio
       });
     },
   };
+}
+
+async function startServer(wsdlXml: string, services: object): Promise<StrongSoapServer> {
+  const { WSDL, Server } = loadStrongSoap().soap;
+  // Load once on our side first: strong-soap's Server throws load errors from a callback, uncaught.
+  await new Promise<void>((resolve, reject) => new WSDL(wsdlXml, undefined, {}).load((err) => (err ? reject(err) : resolve())));
+  const emitter = new EventEmitter();
+  const ready = new Promise<void>((resolve) => {
+    emitter.on('newListener', (event: string) => {
+      if (event === 'request') setImmediate(resolve);
+    });
+  });
+  // strong-soap pretty-prints responses unless told not to (Base._initializeOptions).
+  const server = new Server(emitter, SERVICE_PATH, services, new WSDL(wsdlXml, undefined, {}), { prettyResponse: false });
+  await ready;
+  return server;
 }

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
+import { packagePath } from '../../core/assets/package-root.js';
 import { escapeXml } from './soap-envelope.js';
 
-const TEMPLATE_FILE = new URL('../../schemas/mps-interface.wsdl', import.meta.url);
+const TEMPLATE_FILE = packagePath('schemas', 'mps-interface.wsdl');
 
 /** Path of the service on the SOAP listener (CONTRACT section 8). */
 export const SERVICE_PATH = '/MPSInterfaceService';

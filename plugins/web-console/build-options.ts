@@ -1,25 +1,14 @@
 /** The one esbuild configuration of the console, shared by `npm run build:web` and the in-memory build at start. */
-import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import type { BuildOptions } from 'esbuild';
+import { packagePath } from '../../core/assets/package-root.js';
 
 /** URL prefix of the bundle's files: content-hashed names, cached for a year. */
 export const ASSET_PREFIX = '/console-assets/';
 
-/** The package root: the nearest folder with package.json above this file (source or compiled). */
-export function packageRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(dir, 'package.json'))) {
-    const parent = dirname(dir);
-    if (parent === dir) throw new Error('web-console: no package.json above the plugin');
-    dir = parent;
-  }
-  return dir;
-}
-
-export const defaultBundleDir = () => join(packageRoot(), 'dist', 'web-console');
-export const clientEntry = () => join(packageRoot(), 'plugins', 'web-console', 'client', 'main.tsx');
+export const defaultBundleDir = () => packagePath('dist', 'web-console');
+export const clientDir = () => packagePath('plugins', 'web-console', 'client');
+export const clientEntry = () => join(clientDir(), 'main.tsx');
 
 export function esbuildOptions(outdir: string): BuildOptions {
   return {

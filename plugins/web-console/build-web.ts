@@ -6,4 +6,5 @@ import { buildBundle } from './console-bundle.js';
 const outdir = resolve(process.argv[2] ?? defaultBundleDir());
 const bundle = await buildBundle(outdir, true);
 const bytes = [...bundle.assets.values()].reduce((n, a) => n + a.body.length, 0);
-console.log(`web console: ${bundle.assets.size + 1} files, ${Math.round(bytes / 1024)} KiB, in ${outdir}`);
+// On stderr: `npm pack --json` runs this build (prepack) and its stdout must stay the JSON.
+process.stderr.write(`web console: ${bundle.assets.size + 1} files, ${Math.round(bytes / 1024)} KiB, in ${outdir}\n`);

@@ -2,7 +2,10 @@
 export interface WebConsoleConfig {
   /** Where `npm run build:web` wrote the bundle; null: `<package root>/dist/web-console`. */
   bundleDir: string | null;
-  /** With no bundle in `bundleDir`, build one in memory at start (needs esbuild and the client sources). */
+  /**
+   * With no bundle in `bundleDir`, or (in a checkout) one older than the client sources, build one in
+   * memory at start (needs esbuild and the client sources: a checkout, not an installed package).
+   */
   buildIfMissing: boolean;
 }
 

@@ -1,8 +1,8 @@
 /** The console's files in memory: read from the built bundle, or built at start when it is missing. */
 import { existsSync } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
-import { clientEntry, esbuildOptions, indexHtml } from './build-options.js';
+import { clientDir, clientEntry, esbuildOptions, indexHtml } from './build-options.js';
 
 export interface ConsoleAsset {
   body: Buffer;
@@ -30,6 +30,20 @@ export async function readBundle(dir: string): Promise<ConsoleBundle | null> {
     if (type) assets.set(name, { body: await readFile(join(dir, name)), type });
   }
   return { index: await readFile(join(dir, 'index.html')), assets, origin: 'built-dir' };
+}
+
+/**
+ * In a checkout (the client sources are beside the code): whether a client source changed after
+ * the bundle in `dir` was written. An installed package has no sources, so its bundle is never stale.
+ */
+export async function bundleIsStale(dir: string): Promise<boolean> {
+  const sources = clientDir();
+  if (!existsSync(sources)) return false;
+  const built = (await stat(join(dir, 'index.html'))).mtimeMs;
+  for (const entry of await readdir(sources, { recursive: true, withFileTypes: true })) {
+    if (entry.isFile() && (await stat(join(entry.parentPath, entry.name))).mtimeMs > built) return true;
+  }
+  return false;
 }
 
 /** Builds the bundle with esbuild; `write` also writes it to `outdir` (the build:web script). */

@@ -3,8 +3,7 @@
  * request they make to /api and /scanHub carries the user's token. Only GET and HEAD, never under
  * the paths the API, the hub and the docs own.
  */
-import type { ParameterizedContext } from 'koa';
-import type { GatewayState } from '../../core/plugin-api.js';
+import type { MountHandler } from '../../core/plugin-api.js';
 import { ASSET_PREFIX } from './build-options.js';
 import type { ConsoleBundle } from './console-bundle.js';
 
@@ -21,24 +20,21 @@ const SHELL_HEADERS: Record<string, string> = {
   'Cache-Control': 'no-cache',
 };
 
-type Ctx = ParameterizedContext<GatewayState>;
-
-export function consoleMiddleware(bundle: () => ConsoleBundle) {
-  return async function serveConsole(ctx: Ctx, next: () => Promise<void>): Promise<void> {
-    if ((ctx.method !== 'GET' && ctx.method !== 'HEAD') || RESERVED_PREFIXES.some((p) => under(ctx.path, p))) return next();
-    if (ctx.path.startsWith(ASSET_PREFIX)) {
-      const asset = bundle().assets.get(ctx.path.slice(ASSET_PREFIX.length));
-      if (!asset) return next();
-      ctx.type = asset.type;
-      ctx.set('Cache-Control', 'public, max-age=31536000, immutable');
-      ctx.set('X-Content-Type-Options', 'nosniff');
-      ctx.body = asset.body;
-      return;
+/** The mount at `/`: answers with a file of the bundle or the shell, or `undefined` to pass the request on. */
+export function consoleHandler(bundle: () => ConsoleBundle): MountHandler {
+  return function serveConsole(request, reply) {
+    const { method, path } = request;
+    if ((method !== 'GET' && method !== 'HEAD') || RESERVED_PREFIXES.some((p) => under(path, p))) return undefined;
+    if (path.startsWith(ASSET_PREFIX)) {
+      const asset = bundle().assets.get(path.slice(ASSET_PREFIX.length));
+      if (!asset) return undefined;
+      reply.type(asset.type).header('Cache-Control', 'public, max-age=31536000, immutable').header('X-Content-Type-Options', 'nosniff');
+      return asset.body;
     }
     // Deep links: any page path a browser asks for as a document gets the shell; the client routes it.
-    if (!(ctx.get('accept') ?? '').includes('text/html')) return next();
-    ctx.set(SHELL_HEADERS);
-    ctx.type = 'text/html; charset=utf-8';
-    ctx.body = bundle().index;
+    if (!request.header('accept').includes('text/html')) return undefined;
+    for (const [name, value] of Object.entries(SHELL_HEADERS)) reply.header(name, value);
+    reply.type('text/html; charset=utf-8');
+    return bundle().index;
   };
 }

@@ -1,6 +1,8 @@
 /**
- * The gateway under test as its own process (`node --import tsx core/main.ts --config <file>`, as
- * `npm start` runs it), so that its memory is measurable apart from the load generator and the fleet.
+ * The gateway under test as its own process, so that its memory is measurable apart from the load
+ * generator and the fleet: `node --import tsx core/main.ts --config <file>` by default, or as a site
+ * runs it, compiled (`node dist/core/main.js`, what the `amt-gateway` bin runs; build first), or
+ * through `npm run dev` (npm → sh → tsx → node, what `npm start` was before the build).
  * Set BENCH_CPU_PROF=<dir> to write a V8 CPU profile of every gateway process to that directory, and
  * BENCH_SITE='<json>' to merge settings into every gateway's site file (to try a change of settings).
  */
@@ -12,6 +14,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { mergeConfig } from '../../core/config/load-config.js';
 import { freePort } from './free-port.js';
 import { readRss, type RssReading } from './process-rss.js';
+import { gatewayProcess, processTree, treeCpuSeconds, treeRss } from './process-tree.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const ADMIN_PASSWORD = 'bench-admin-password-1';
@@ -28,8 +31,13 @@ export interface PluginChoice {
   path?: string;
 }
 
+/** How the gateway is started; see the header. */
+export type GatewayRunner = 'tsx' | 'compiled' | 'npm-dev';
+
 export interface BenchGatewayOptions {
   dataDir: string;
+  /** Default `tsx`. */
+  runner?: GatewayRunner;
   /** Plugins to enable; every other built-in plugin is disabled. */
   plugins: Record<string, PluginChoice>;
   /** Extra site settings merged at the top level (e.g. `workers`). */
@@ -43,7 +51,14 @@ export interface BenchGateway {
   url: string;
   /** Milliseconds from spawning the process to the first 200 from /api/health. */
   startMs: number;
+  /** CPU seconds the start command used until then (every process and thread): the start's cost apart from the machine's load. */
+  startCpuSeconds: number;
+  /** The gateway's own node process (for `npm-dev`, the last process of the chain). */
   rss(): RssReading | undefined;
+  /** Every process of the start command (npm, sh, tsx's CLI, node): RSS summed, peaks summed. */
+  treeRss(): RssReading | undefined;
+  /** How many processes the start command is. */
+  processes(): number;
   /** The gateway's output so far (stdout and stderr). */
   output(): string;
   stop(): Promise<void>;
@@ -72,6 +87,12 @@ function siteFile(options: BenchGatewayOptions, port: number): string {
   return file;
 }
 
+/** The node flags the bin's shebang gives (`#!/usr/bin/env -S node <flags>`), so that the bench runs what a site runs. */
+function binFlags(): string[] {
+  const shebang = readFileSync(join(ROOT, 'dist/core/main.js'), 'utf8').split('\n', 1)[0]!;
+  return /^#!.*\bnode\b(.*)$/.exec(shebang)?.[1]!.trim().split(/\s+/).filter(Boolean) ?? [];
+}
+
 function cleanEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) if (!key.startsWith('AMTGW_')) env[key] = value;
@@ -85,12 +106,15 @@ export async function startGatewayProcess(options: BenchGatewayOptions): Promise
   const logFile = join(options.dataDir, `gateway-${port}.log`);
   const fd = openSync(logFile, 'a');
   const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : [];
+  const runner = options.runner ?? 'tsx';
+  const [command, args] =
+    runner === 'compiled'
+      ? [process.execPath, [...binFlags(), ...profile, join(ROOT, 'dist/core/main.js'), '--config', config]]
+      : runner === 'npm-dev'
+        ? ['npm', ['run', '--silent', 'dev', '--', '--config', config]]
+        : [process.execPath, ['--import', 'tsx', ...profile, join(ROOT, 'core/main.ts'), '--config', config]];
   const started = performance.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', ...profile, join(ROOT, 'core/main.ts'), '--config', config], {
-    cwd: ROOT,
-    env: cleanEnv(),
-    stdio: ['ignore', fd, fd],
-  });
+  const child = spawn(command, args, { cwd: ROOT, env: cleanEnv(), stdio: ['ignore', fd, fd] });
   closeSync(fd);
   const output = () => {
     try {
@@ -119,15 +143,21 @@ export async function startGatewayProcess(options: BenchGatewayOptions): Promise
     await sleep(5);
   }
   const startMs = performance.now() - started;
+  const startCpuSeconds = treeCpuSeconds(child.pid!);
+  const gatewayPid = () => (runner === 'npm-dev' ? gatewayProcess(child.pid!) : child.pid!);
   return {
     pid: child.pid!,
     url,
     startMs,
-    rss: () => readRss(child.pid!),
+    startCpuSeconds,
+    rss: () => readRss(gatewayPid()),
+    treeRss: () => treeRss(child.pid!),
+    processes: () => processTree(child.pid!).length,
     output,
     async stop() {
       if (exitCode !== undefined) return;
-      child.kill('SIGTERM');
+      // To the gateway itself: through npm, sh and tsx a signal reaches it twice (a forced exit).
+      process.kill(gatewayPid(), 'SIGTERM');
       const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
       await exited;
       clearTimeout(timer);

@@ -12,25 +12,27 @@ import type { Figure } from './bench-result.js';
 import { fullyRead, listDevices } from './device-list.js';
 import { FLEET_PASSWORD, startBenchFleet } from './fleet-process.js';
 import { GatewayClient } from './gateway-client.js';
-import { BENCH_RMCP_PORT, startGatewayProcess } from './gateway-process.js';
+import { BENCH_RMCP_PORT, startGatewayProcess, type GatewayRunner } from './gateway-process.js';
 import { ensureNmap, nmapArgs, runNmap, type NmapRun } from './nmap.js';
 import { mib, readCpuSeconds } from './process-rss.js';
 
 const TCP_PORTS = [16992, 16993];
 
-interface GatewaySweep {
+export interface GatewaySweep {
   seconds: number;
   cpuSeconds: number;
   found: number;
   read: number;
   peakKiB: number;
   idleKiB: number;
+  /** Peak of every process of the start command (npm, sh, tsx's CLI, node), summed. */
+  treePeakKiB: number;
 }
 
 /** One sweep of `range` by a freshly started gateway with its own data directory. */
-async function gatewaySweep(dataDir: string, range: string, size: number): Promise<GatewaySweep> {
+export async function gatewaySweep(dataDir: string, range: string, size: number, runner?: GatewayRunner): Promise<GatewaySweep> {
   mkdirSync(dataDir, { recursive: true });
-  const gateway = await startGatewayProcess({ dataDir, plugins: { 'rest-api': { options: { scan: { maxAddresses: Math.max(65_536, size) } } } } });
+  const gateway = await startGatewayProcess({ dataDir, runner, plugins: { 'rest-api': { options: { scan: { maxAddresses: Math.max(65_536, size) } } } } });
   try {
     const client = new GatewayClient(gateway.url);
     await client.login();
@@ -40,8 +42,9 @@ async function gatewaySweep(dataDir: string, range: string, size: number): Promi
     const result = await client.scan(range);
     const cpuSeconds = (readCpuSeconds(gateway.pid) ?? 0) - cpuBefore;
     const peakKiB = gateway.rss()?.peakKiB ?? 0;
+    const treePeakKiB = gateway.treeRss()?.peakKiB ?? 0;
     const read = (await listDevices(client)).filter(fullyRead).length;
-    return { seconds: result.seconds, cpuSeconds, found: result.scan.found, read, peakKiB, idleKiB };
+    return { seconds: result.seconds, cpuSeconds, found: result.scan.found, read, peakKiB, idleKiB, treePeakKiB };
   } finally {
     await gateway.stop();
   }

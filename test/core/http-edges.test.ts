@@ -7,7 +7,7 @@ import { makeTestCertificate } from '../helpers/test-certificate.js';
 const FRONT_END = 'https://console.example.test';
 
 test('CORS answers the configured origin (preflight included) and gives other origins nothing', async () => {
-  const gw = await startTestGateway({ plugins: ['rest-api'], env: { AMTGW_CORS_ORIGINS: `${FRONT_END}, http://localhost:5173` } });
+  const gw = await startTestGateway({ plugins: ['rest-api', 'scan-hub'], env: { AMTGW_CORS_ORIGINS: `${FRONT_END}, http://localhost:5173` } });
   try {
     let res = await gw.request('OPTIONS', '/api/devices', { headers: { origin: FRONT_END, 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' } });
     assert.equal(res.status, 204);
@@ -16,6 +16,7 @@ test('CORS answers the configured origin (preflight included) and gives other or
     assert.match(res.headers.get('access-control-allow-methods') ?? '', /DELETE/);
     res = await gw.request('OPTIONS', '/scanHub/negotiate', { headers: { origin: FRONT_END, 'access-control-request-method': 'POST' } });
     assert.equal(res.headers.get('access-control-allow-origin'), FRONT_END, 'the hub is covered too');
+    assert.match(res.headers.get('access-control-allow-headers') ?? '', /X-SignalR-User-Agent/, 'the header the hub registered');
 
     const token = await gw.login();
     res = await gw.request('GET', '/api/devices', { token, headers: { origin: FRONT_END } });
@@ -33,6 +34,22 @@ test('CORS answers the configured origin (preflight included) and gives other or
     res = await gw.request('GET', '/api/devices', { token, headers: { origin: evil } });
     assert.equal(res.headers.get('access-control-allow-origin'), null);
     assert.equal(res.headers.get('access-control-expose-headers'), null);
+  } finally {
+    await gw.cleanup();
+  }
+});
+
+test('what CORS covers, allows and exposes comes from the enabled plugins, not from the kernel', async () => {
+  const gw = await startTestGateway({ plugins: ['route-permissions'], env: { AMTGW_CORS_ORIGINS: FRONT_END } });
+  try {
+    let res = await gw.request('OPTIONS', '/scanHub/negotiate', { headers: { origin: FRONT_END, 'access-control-request-method': 'POST' } });
+    assert.equal(res.headers.get('access-control-allow-origin'), null, 'no hub plugin: /scanHub is not a cross-origin path');
+    res = await gw.request('OPTIONS', '/api/routes', { headers: { origin: FRONT_END, 'access-control-request-method': 'GET' } });
+    assert.equal(res.status, 204);
+    assert.doesNotMatch(res.headers.get('access-control-allow-headers') ?? '', /SignalR/);
+    res = await gw.request('GET', '/api/routes', { token: await gw.login(), headers: { origin: FRONT_END } });
+    assert.equal(res.headers.get('access-control-allow-origin'), FRONT_END);
+    assert.equal(res.headers.get('access-control-expose-headers'), 'X-Request-Id', 'no enabled route documents X-Total-Count');
   } finally {
     await gw.cleanup();
   }

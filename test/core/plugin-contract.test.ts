@@ -13,7 +13,7 @@ test('a third-party plugin loaded by path gets routes, validated config, its sto
   try {
     assert.ok(gw.gateway.plugins.includes('example-plugin'));
     const reader = await gw.userWith(['example:read']);
-    const outsider = await gw.userWith(['devices:read']);
+    const outsider = await gw.userWith([]);
 
     let res = await gw.request('GET', '/api/example-plugin/greeting', { token: reader });
     assert.deepEqual(await res.json(), { greeting: 'hi there' });
@@ -39,6 +39,18 @@ test('a third-party plugin loaded by path gets routes, validated config, its sto
 
     res = await gw.request('GET', '/api/routes', { token: reader });
     assert.deepEqual(((await res.json()) as Array<{ name: string }>).map((r) => r.name), ['home', 'example'], 'the plugin contributes its front-end route');
+
+    // Errors are recognised by shape: this one is not an instance of the kernel's HttpError.
+    res = await gw.request('GET', '/api/example-plugin/errors/not-found', { token: reader });
+    assert.equal(res.status, 404);
+    assert.equal(res.headers.get('x-example-hint'), 'try another');
+    assert.match(res.headers.get('content-type') ?? '', /^application\/problem\+json/);
+    assert.deepEqual(await res.json(), { type: 'urn:amt-gateway:problem:EXAMPLE_ERR_NO_WIDGET', title: 'Not Found', status: 404, detail: 'no widget here' });
+    res = await gw.request('GET', '/api/example-plugin/errors/hidden', { token: reader });
+    assert.equal(res.status, 409, 'statusCode is read as well as status');
+    const hidden = (await res.json()) as { type: string; detail: string };
+    assert.equal(hidden.type, 'urn:amt-gateway:problem:EXAMPLE_ERR_BUSY');
+    assert.doesNotMatch(hidden.detail, /internal detail/, 'an error with expose: false keeps its message to itself');
   } finally {
     await gw.cleanup();
   }
@@ -70,6 +82,10 @@ test('start-up errors name the plugins involved', async () => {
     code: 'GW_ERR_PLUGIN_NAME',
     message: /declares the name 'example-plugin' but is configured as 'renamed'/,
   });
+  await assert.rejects(startTestGateway({ overrides: { plugins: { core: { enable: true, path: EXAMPLE } } } }), {
+    code: 'GW_ERR_PLUGIN_NAME',
+    message: /no plugin may be called 'core'/,
+  });
   await assert.rejects(startTestGateway({ overrides: { plugins: { 'broken': { enable: true, path: '/nonexistent/plugin.ts' } } } }), {
     code: 'GW_ERR_PLUGIN_LOAD',
     message: /plugin 'broken' could not be loaded/,
@@ -90,6 +106,41 @@ test('a missing or circular dependency stops start-up naming the plugins', async
     code: 'GW_ERR_PLUGIN_KERNEL',
     message: /plugin 'future-kernel' requires kernel API 2/,
   });
+});
+
+test('a plugin that does not declare the kernel API it works with is refused, with the reason', async () => {
+  const dir = fileURLToPath(new URL('../fixtures/plugins/ordering/', import.meta.url));
+  await assert.rejects(startTestGateway({ overrides: { plugins: { 'no-kernel': { enable: true, path: dir + 'no-kernel.ts' } } } }), {
+    code: 'GW_ERR_PLUGIN_KERNEL',
+    message: /plugin 'no-kernel' does not declare the kernel API it works with; add kernel: '1'/,
+  });
+});
+
+test('each permission has one owner: one declared twice stops start-up naming both owners', async () => {
+  const dir = fileURLToPath(new URL('../fixtures/plugins/ordering/', import.meta.url));
+  await assert.rejects(
+    startTestGateway({ plugins: ['rest-api'], overrides: { plugins: { 'permission-copy': { enable: true, path: dir + 'permission-copy.ts' } } } }),
+    { code: 'GW_ERR_PERMISSION_CLASH', message: "the permission 'devices:read' is declared by both plugin 'permission-copy' and plugin 'rest-api'" },
+  );
+  await assert.rejects(
+    startTestGateway({ overrides: { plugins: { 'kernel-permission-copy': { enable: true, path: dir + 'kernel-permission-copy.ts' } } } }),
+    { code: 'GW_ERR_PERMISSION_CLASH', message: "the permission 'users:manage' is declared by both the kernel and plugin 'kernel-permission-copy'" },
+  );
+});
+
+test("a disabled plugin's permissions do not exist: they cannot be granted and wildcard users do not get them", async () => {
+  const gw = await startTestGateway({ plugins: ['rest-api'] });
+  try {
+    const admin = await gw.login();
+    const me = (await (await gw.request('GET', '/api/auth/me', { token: admin })).json()) as { permissions: string[] };
+    assert.ok(me.permissions.includes('devices:read') && me.permissions.includes('users:manage'));
+    for (const absent of ['power:read', 'monitor:read', 'mps:read', 'remote:connect']) assert.ok(!me.permissions.includes(absent), absent);
+    const res = await gw.request('POST', '/api/users', { token: admin, body: { username: 'pat', password: 'pat-password-1', permissions: ['power:control'] } });
+    assert.equal(res.status, 400);
+    assert.match(JSON.stringify(await res.json()), /'power:control' is not a known permission/);
+  } finally {
+    await gw.cleanup();
+  }
 });
 
 test('shutdown finishes within its bound even with WebSocket clients that stay connected', async () => {

@@ -19,7 +19,7 @@ export function registerCredentialRoutes(ctx: PluginContext, vault: ManagedCrede
     responses: { 200: { description: 'Credentials (never their passwords)', schema: { type: 'array', items: REF } } },
     handler: () => vault.list(),
   });
-  ctx.http.route<CredentialInput>({
+  ctx.http.route<{ Body: CredentialInput }>({
     method: 'post',
     path: '/credentials',
     summary: 'Store a credential',
@@ -28,14 +28,13 @@ export function registerCredentialRoutes(ctx: PluginContext, vault: ManagedCrede
     permission: 'credentials:write',
     body: CREATE_CREDENTIAL_SCHEMA,
     responses: { 201: { description: 'Stored', schema: REF } },
-    async handler(c) {
-      const created = await vault.create(c.request.body);
-      c.status = 201;
-      c.set('Location', `/api/credentials/${created.id}`);
+    async handler(req, reply) {
+      const created = await vault.create(req.body);
+      reply.status(201).header('Location', `/api/credentials/${created.id}`);
       return created;
     },
   });
-  ctx.http.route<CredentialPatch>({
+  ctx.http.route<{ Body: CredentialPatch }>({
     method: 'put',
     path: '/credentials/:id',
     summary: 'Change a credential',
@@ -44,7 +43,7 @@ export function registerCredentialRoutes(ctx: PluginContext, vault: ManagedCrede
     params,
     body: UPDATE_CREDENTIAL_SCHEMA,
     responses: { 200: { description: 'Changed', schema: REF }, 404: { description: 'Unknown credential' } },
-    handler: (c) => vault.update(c.params.id!, c.request.body),
+    handler: (req) => vault.update(req.params.id, req.body),
   });
   ctx.http.route({
     method: 'delete',
@@ -54,9 +53,8 @@ export function registerCredentialRoutes(ctx: PluginContext, vault: ManagedCrede
     permission: 'credentials:write',
     params,
     responses: { 204: { description: 'Deleted' }, 404: { description: 'Unknown credential' } },
-    async handler(c) {
-      await vault.delete(c.params.id!);
-      c.status = 204;
+    async handler(req) {
+      await vault.delete(req.params.id);
     },
   });
 }

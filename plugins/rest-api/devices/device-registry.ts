@@ -92,10 +92,16 @@ export async function openDeviceRegistry(store: KeyValueStore): Promise<ManagedD
     sorted = null;
   };
   const serial = createSerialQueue();
-  // Stored devices are never mutated (an update replaces the object), so their bytes can be kept.
+  // Stored devices are frozen (an update replaces the object), so their bytes can be kept.
   const encodedCache = new WeakMap<Device, Buffer>();
+  /** The list as handed out: a frozen copy of `sorted`, made when asked for after a change. */
+  let view: readonly Device[] | null = null;
 
   const index = (device: Device, previous?: Device) => {
+    // Frozen once per version of a device: whoever holds it cannot change what the registry serves.
+    Object.freeze(device.openPorts);
+    Object.freeze(device);
+    view = null;
     byId.set(device.id, device);
     byIp.set(device.ipAddress, device.id);
     keys.set(device.id, ipKey(device.ipAddress));
@@ -104,6 +110,7 @@ export async function openDeviceRegistry(store: KeyValueStore): Promise<ManagedD
     else sorted = null;
   };
   const unindex = (device: Device, replaced = false) => {
+    view = null;
     byId.delete(device.id);
     if (byIp.get(device.ipAddress) === device.id) byIp.delete(device.ipAddress);
     if (device.uuid && byUuid.get(device.uuid.toLowerCase()) === device.id) byUuid.delete(device.uuid.toLowerCase());
@@ -133,8 +140,8 @@ export async function openDeviceRegistry(store: KeyValueStore): Promise<ManagedD
       return id ? byId.get(id) : undefined;
     },
     list: (filter = {}) => {
-      const devices = all();
-      return filter.q === undefined && filter.online === undefined && filter.provisioningState === undefined ? devices : devices.filter((d) => matches(d, filter));
+      if (filter.q === undefined && filter.online === undefined && filter.provisioningState === undefined) return (view ??= Object.freeze(all().slice()));
+      return Object.freeze(all().filter((d) => matches(d, filter)));
     },
     count: () => byId.size,
     update: (id, patch) =>

@@ -1,6 +1,6 @@
 import type { PluginContext } from '../../../core/plugin-api.js';
-import { sendBufferParts } from '../../../core/http/buffer-parts-body.js';
-import { jsonArrayBuffer, jsonArrayStream } from '../../../core/http/json-array-body.js';
+import { sendBufferParts } from './buffer-parts-body.js';
+import { jsonArrayBuffer, jsonArrayStream } from './json-array-body.js';
 import type { DeviceFilter } from '../api.js';
 import { RestApiErrors } from '../errors.js';
 import type { ManagedDeviceRegistry } from './device-registry.js';
@@ -17,7 +17,7 @@ export function registerDeviceRoutes(ctx: PluginContext, devices: ManagedDeviceR
   ctx.openapi.addSchema('Device', DEVICE_SCHEMA);
   ctx.openapi.addTag('devices', 'Discovered AMT devices');
   const tags = ['devices'];
-  ctx.http.route({
+  ctx.http.route<{ Querystring: DeviceFilter & { offset: number; limit?: number } }>({
     method: 'get',
     path: '/devices',
     summary: 'List devices',
@@ -26,21 +26,20 @@ export function registerDeviceRoutes(ctx: PluginContext, devices: ManagedDeviceR
     permission: 'devices:read',
     query: DEVICE_LIST_QUERY,
     responses: { 200: { description: 'Devices ordered by address', schema: { type: 'array', items: REF }, headers: TOTAL } },
-    handler(c) {
-      const { q, provisioningState, online, offset, limit } = c.state.query as unknown as DeviceFilter & { offset: number; limit?: number };
+    handler(req, reply) {
+      const { q, provisioningState, online, offset, limit } = req.query;
       const filter: DeviceFilter = {};
       if (q !== undefined) filter.q = q;
       if (provisioningState !== undefined) filter.provisioningState = provisioningState;
       if (online !== undefined) filter.online = online;
       const matching = devices.list(filter);
-      c.set('X-Total-Count', String(matching.length));
+      reply.header('X-Total-Count', String(matching.length));
       if (limit !== undefined && limit <= PAGE_AT_ONCE && Object.keys(filter).length === 0) {
-        sendBufferParts(c, devices.encodedPage(offset, offset + limit), 'application/json');
-        return;
+        return sendBufferParts(req.method, reply, devices.encodedPage(offset, offset + limit), 'application/json');
       }
-      c.type = 'application/json';
+      reply.type('application/json');
       const page = limit === undefined ? (offset ? matching.slice(offset) : matching) : matching.slice(offset, offset + limit);
-      c.body = page.length <= PAGE_AT_ONCE ? jsonArrayBuffer(page, devices.encoded) : jsonArrayStream(page, devices.encoded);
+      return page.length <= PAGE_AT_ONCE ? jsonArrayBuffer(page, devices.encoded) : jsonArrayStream(page, devices.encoded);
     },
   });
   ctx.http.route({
@@ -51,11 +50,11 @@ export function registerDeviceRoutes(ctx: PluginContext, devices: ManagedDeviceR
     permission: 'devices:read',
     params,
     responses: { 200: { description: 'The device', schema: REF }, 404: { description: 'Unknown device' } },
-    handler(c) {
-      const device = devices.get(c.params.id!);
-      if (!device) throw RestApiErrors.deviceNotFound(c.params.id!);
-      c.type = 'application/json';
-      c.body = devices.encoded(device);
+    handler(req, reply) {
+      const device = devices.get(req.params.id);
+      if (!device) throw RestApiErrors.deviceNotFound(req.params.id);
+      reply.type('application/json');
+      return devices.encoded(device);
     },
   });
   ctx.http.route({
@@ -67,10 +66,10 @@ export function registerDeviceRoutes(ctx: PluginContext, devices: ManagedDeviceR
     permission: 'devices:trust',
     params,
     responses: { 200: { description: 'The device, without a pin', schema: REF }, 404: { description: 'Unknown device' } },
-    async handler(c) {
-      const device = await devices.update(c.params.id!, { tlsFingerprint: null });
-      if (!device) throw RestApiErrors.deviceNotFound(c.params.id!);
-      ctx.logger.info('TLS pin reset', { deviceId: device.id, ipAddress: device.ipAddress, user: c.state.user?.username });
+    async handler(req) {
+      const device = await devices.update(req.params.id, { tlsFingerprint: null });
+      if (!device) throw RestApiErrors.deviceNotFound(req.params.id);
+      ctx.logger.info('TLS pin reset', { deviceId: device.id, ipAddress: device.ipAddress, user: req.user?.username });
       return device;
     },
   });
@@ -82,10 +81,9 @@ export function registerDeviceRoutes(ctx: PluginContext, devices: ManagedDeviceR
     permission: 'devices:delete',
     params,
     responses: { 204: { description: 'Deleted' }, 404: { description: 'Unknown device' } },
-    async handler(c) {
-      if (!(await devices.delete(c.params.id!))) throw RestApiErrors.deviceNotFound(c.params.id!);
-      ctx.events.publish('DeviceRemoved', { deviceId: c.params.id! });
-      c.status = 204;
+    async handler(req) {
+      if (!(await devices.delete(req.params.id))) throw RestApiErrors.deviceNotFound(req.params.id);
+      ctx.events.publish('DeviceRemoved', { deviceId: req.params.id });
     },
   });
 }

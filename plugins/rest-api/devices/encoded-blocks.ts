@@ -1,4 +1,4 @@
-import { JSON_ARRAY_CLOSE, JSON_ARRAY_COMMA, JSON_ARRAY_OPEN } from '../../../core/http/json-array-body.js';
+import { JSON_ARRAY_CLOSE, JSON_ARRAY_COMMA, JSON_ARRAY_OPEN } from './json-array-body.js';
 import type { Device } from '../api.js';
 
 const BLOCK_SIZE = 64;

@@ -1,4 +1,4 @@
-import { HttpError, type PluginContext } from '../../../core/plugin-api.js';
+import { isHttpError, type PluginContext } from '../../../core/plugin-api.js';
 import type { TaskCredential, WsmanCheckInput, WsmanCheckOutput } from '../../../workers/tasks/task-types.js';
 import type { RestApiConfig } from '../config.js';
 import type { ManagedCredentialVault } from '../credentials/credential-vault.js';
@@ -43,7 +43,7 @@ export function registerDiagnosticRoutes(ctx: PluginContext<RestApiConfig>, vaul
     return fallback;
   };
 
-  ctx.http.route({
+  ctx.http.route<{ Querystring: { id?: string; ip?: string } }>({
     method: 'get',
     path: '/test/test-credential',
     summary: 'Check that a stored credential can be unsealed and, with ip, that it signs in to that device',
@@ -59,8 +59,8 @@ export function registerDiagnosticRoutes(ctx: PluginContext<RestApiConfig>, vaul
       409: { description: 'No credential or no default credential' },
       422: { description: 'Address outside the allowed networks' },
     },
-    async handler(c) {
-      const { id, ip } = c.state.query as { id?: string; ip?: string };
+    async handler(req) {
+      const { id, ip } = req.query;
       const address = ip === undefined ? undefined : checkSingleAddress(ip, amt.allowedNetworks);
       const credential = pick(id);
       const base = { credentialId: credential.id, username: credential.username };
@@ -68,7 +68,7 @@ export function registerDiagnosticRoutes(ctx: PluginContext<RestApiConfig>, vaul
       try {
         unsealed = await vault.unseal(credential.id);
       } catch (err) {
-        return { ...base, unsealed: false, error: err instanceof HttpError && err.expose ? err.message : 'the stored password cannot be unsealed' };
+        return { ...base, unsealed: false, error: isHttpError(err) && err.expose ? err.message : 'the stored password cannot be unsealed' };
       }
       if (address === undefined) return { ...base, unsealed: true };
       const result = await check(address, unsealed);
@@ -77,7 +77,7 @@ export function registerDiagnosticRoutes(ctx: PluginContext<RestApiConfig>, vaul
     },
   });
 
-  ctx.http.route({
+  ctx.http.route<{ Params: { ip_address: string }; Querystring: { credentialId?: string } }>({
     method: 'get',
     path: '/test/test-wsman/:ip_address',
     summary: 'One WS-Management exchange with a device: reachability, TLS, sign-in and the three scan items',
@@ -92,9 +92,9 @@ export function registerDiagnosticRoutes(ctx: PluginContext<RestApiConfig>, vaul
       404: { description: 'Unknown credential' },
       422: { description: 'Address outside the allowed networks' },
     },
-    async handler(c) {
-      const address = checkSingleAddress(c.params.ip_address!, amt.allowedNetworks);
-      const { credentialId } = c.state.query as { credentialId?: string };
+    async handler(req) {
+      const address = checkSingleAddress(req.params.ip_address, amt.allowedNetworks);
+      const { credentialId } = req.query;
       const chosen = credentialId !== undefined ? pick(credentialId) : vault.list().find((x) => x.isDefault);
       const credential = chosen ? await vault.unseal(chosen.id) : null;
       const result = await check(address, credential);

@@ -11,7 +11,7 @@ export function registerScanRoutes(ctx: PluginContext, scans: ScanService): void
   ctx.openapi.addSchema('Scan', SCAN_SCHEMA);
   ctx.openapi.addTag('scans', 'Network scans for AMT devices; live progress on /scanHub');
   const tags = ['scans'];
-  ctx.http.route<StartScanRequest>({
+  ctx.http.route<{ Body: StartScanRequest }>({
     method: 'post',
     path: '/scan/start',
     summary: 'Start a network scan',
@@ -24,10 +24,9 @@ export function registerScanRoutes(ctx: PluginContext, scans: ScanService): void
       422: { description: 'Range too wide, outside the allowed networks, or an unknown credential' },
       429: { description: 'Too many scans running' },
     },
-    async handler(c) {
-      const scan = await scans.start(c.request.body);
-      c.status = 202;
-      c.set('Location', `/api/scan/${scan.id}`);
+    async handler(req, reply) {
+      const scan = await scans.start(req.body);
+      reply.status(202).header('Location', `/api/scan/${scan.id}`);
       return scan;
     },
   });
@@ -39,7 +38,7 @@ export function registerScanRoutes(ctx: PluginContext, scans: ScanService): void
     permission: 'scan:run',
     params,
     responses: { 200: { description: 'Cancelled', schema: REF }, 404: { description: 'Unknown scan' }, 409: { description: 'The scan already finished' } },
-    handler: (c) => scans.cancel(c.params.id!),
+    handler: (req) => scans.cancel(req.params.id),
   });
   ctx.http.route({
     method: 'get',
@@ -49,13 +48,13 @@ export function registerScanRoutes(ctx: PluginContext, scans: ScanService): void
     permission: 'devices:read',
     params,
     responses: { 200: { description: 'The scan', schema: REF }, 404: { description: 'Unknown scan' } },
-    handler(c) {
-      const scan = scans.get(c.params.id!);
-      if (!scan) throw RestApiErrors.scanNotFound(c.params.id!);
+    handler(req) {
+      const scan = scans.get(req.params.id);
+      if (!scan) throw RestApiErrors.scanNotFound(req.params.id);
       return scan;
     },
   });
-  ctx.http.route({
+  ctx.http.route<{ Querystring: { offset: number; limit: number } }>({
     method: 'get',
     path: '/scans',
     summary: 'Recent scans, newest first',
@@ -63,10 +62,10 @@ export function registerScanRoutes(ctx: PluginContext, scans: ScanService): void
     permission: 'devices:read',
     query: { type: 'object', properties: { offset: { type: 'integer', minimum: 0, default: 0 }, limit: { type: 'integer', minimum: 1, maximum: 1000, default: 100 } } },
     responses: { 200: { description: 'Scans', schema: { type: 'array', items: REF }, headers: { 'X-Total-Count': { description: 'Scans kept', schema: { type: 'integer' } } } } },
-    handler(c) {
+    handler(req, reply) {
       const all = scans.list();
-      const { offset, limit } = c.state.query as { offset: number; limit: number };
-      c.set('X-Total-Count', String(all.length));
+      const { offset, limit } = req.query;
+      reply.header('X-Total-Count', String(all.length));
       return all.slice(offset, offset + limit);
     },
   });

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openStore } from '../../../core/store/level-store.js';
 import { openDeviceRegistry, type DeviceObservation } from '../../../plugins/rest-api/devices/device-registry.js';
+import type { Device } from '../../../plugins/rest-api/api.js';
 
 const observation = (ipAddress: string, uuid: string | null = null): DeviceObservation => ({
   ipAddress,
@@ -84,6 +85,38 @@ test('2,000 devices in scattered addresses are listed in numeric address order',
     const listed = registry.list().map((d) => d.ipAddress);
     assert.deepEqual(listed, [...new Set(addresses)].sort((a, b) => key(a) - key(b)));
     assert.equal(registry.list()[0]!.ipAddress, '1.0.0.0');
+  } finally {
+    await store.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('what the registry hands out is frozen: a plugin changing a device or the list cannot change what is served', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'amtgw-registry-'));
+  const store = await openStore(dir);
+  try {
+    const registry = await openDeviceRegistry(store.namespace('devices'));
+    for (const ip of ['10.0.0.3', '10.0.0.1', '10.0.0.2']) await registry.record(observation(ip), 'scan-1');
+    const served = () => Buffer.concat(registry.encodedPage(0, 10)).toString();
+    const before = served();
+    const list = registry.list() as Device[];
+    const first = registry.get(list[0]!.id) as Device;
+    // ES modules run in strict mode: every write to a frozen object throws.
+    assert.throws(() => list.reverse(), TypeError);
+    assert.throws(() => list.push({ ...first, id: 'intruder' }), TypeError);
+    assert.throws(() => (first.ipAddress = '10.0.0.99'), TypeError);
+    assert.throws(() => first.openPorts.push(1), TypeError);
+    const filtered = registry.list({ online: true }) as Device[];
+    assert.throws(() => filtered.sort(() => -1), TypeError);
+    assert.equal(served(), before, 'the encoded pages are unchanged');
+    assert.deepEqual(registry.list().map((d) => d.ipAddress), ['10.0.0.1', '10.0.0.2', '10.0.0.3'], 'the order is unchanged');
+    assert.equal(JSON.stringify(registry.list()), before);
+
+    const updated = await registry.update(first.id, { hostname: 'renamed' });
+    assert.ok(Object.isFrozen(updated) && updated !== first, 'an update replaces the device with a new frozen one');
+    assert.equal(first.hostname, 'host-10.0.0.1', 'the old version a plugin holds stays as it was');
+    assert.notEqual(registry.list(), list, 'a new list after a change');
+    assert.equal(JSON.stringify(registry.list()), served());
   } finally {
     await store.close();
     await rm(dir, { recursive: true, force: true });

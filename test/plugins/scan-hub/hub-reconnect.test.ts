@@ -5,7 +5,8 @@ import type { TestGateway } from '../../helpers/gateway-harness.js';
 import { connectSignalR, hubUrl, publish, RawHubClient, startHubGateway, waitFor } from './hub-test-kit.js';
 
 test('at shutdown the hub sends Close with allowReconnect, and the SignalR client reconnects to the restarted gateway by itself', { timeout: 30_000 }, async () => {
-  const first = await startHubGateway();
+  // power-mgmt owns the permissions that see PowerStateChanged.
+  const first = await startHubGateway({ plugins: ['power-mgmt'] });
   let second: TestGateway | undefined;
   const token = await first.login();
   const port = Number(new URL(first.url).port);
@@ -24,7 +25,7 @@ test('at shutdown the hub sends Close with allowReconnect, and the SignalR clien
     await waitFor(() => reconnecting.length > 0, 'the client to start reconnecting');
     assert.equal(connection.state, HubConnectionState.Reconnecting);
 
-    second = await startHubGateway({ dataDir: first.dataDir, masterKey: first.masterKey, port });
+    second = await startHubGateway({ plugins: ['power-mgmt'], dataDir: first.dataDir, masterKey: first.masterKey, port });
     await waitFor(() => reconnected, 'the client to reconnect', 20_000);
     assert.equal(connection.state, HubConnectionState.Connected);
     await publish(second, token, [{ name: 'PowerStateChanged', payload: { deviceId: 'after-restart', powerState: 2 } }]);

@@ -26,7 +26,8 @@ describe('scan-hub with the @microsoft/signalr client', () => {
   let admin: string;
 
   before(async () => {
-    gw = await startHubGateway({ hub: { keepAliveIntervalMs: 200, authRecheckIntervalMs: 200 } });
+    // power-mgmt and remote-monitor own the permissions that see their events.
+    gw = await startHubGateway({ plugins: ['power-mgmt', 'remote-monitor'], hub: { keepAliveIntervalMs: 200, authRecheckIntervalMs: 200 } });
     admin = await gw.login();
   });
   after(() => gw.cleanup());

@@ -23,12 +23,15 @@ export interface HubGatewayOptions extends Omit<TestGatewayOptions, 'plugins' | 
   port?: number;
 }
 
-/** A gateway with scan-hub (configured with `hub`) and the event-source fixture plugin. */
+/**
+ * A gateway with scan-hub (configured with `hub`), rest-api (it owns the permissions that see scan
+ * events) and the event-source fixture plugin.
+ */
 export function startHubGateway(options: HubGatewayOptions = {}): Promise<TestGateway> {
   const { hub = {}, plugins = [], overrides = {}, port, ...rest } = options;
   return startTestGateway({
     ...rest,
-    plugins: ['scan-hub', ...plugins],
+    plugins: [...new Set(['scan-hub', 'rest-api', ...plugins])],
     overrides: {
       ...overrides,
       ...(port === undefined ? {} : { server: { host: '127.0.0.1', port } }),

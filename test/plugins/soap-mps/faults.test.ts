@@ -175,7 +175,7 @@ describe('caller authentication', () => {
     assertRefused(await gw.post(IS_CONNECTED('amt-1'), { authorization: 'Basic ' + Buffer.from('soap-reader:wrong-password').toString('base64') }));
     assertRefused(await gw.post(IS_CONNECTED('amt-1'), { authorization: 'Basic !!!' }));
     assertRefused(await gw.post(IS_CONNECTED('amt-1'), { authorization: `Bearer ${await gw.harness.login()}` }));
-    await gw.harness.userWith(['devices:read'], 'no-mps');
+    await gw.harness.userWith(['users:manage'], 'no-mps');
     assertRefused(await gw.post(IS_CONNECTED('amt-1'), { authorization: 'Basic ' + Buffer.from('no-mps:user-password-1').toString('base64') }));
     const logs = gw.logs.join('\n');
     assert.doesNotMatch(logs, /wrong-password|user-password-1|Basic [A-Za-z0-9+/=]{8,}/, 'no password or Authorization header in the logs');

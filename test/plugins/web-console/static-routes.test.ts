@@ -1,11 +1,12 @@
 /**
  * The console's HTTP surface without a browser: the shell and its assets load without a token, deep
  * links get the shell, the API, the hub and the docs keep their own answers, assets are cached by
- * content hash, a missing bundle is built at start (or refused with a clear error when told not to).
+ * content hash, a missing bundle (or in a checkout one older than the client sources) is built at start
+ * (or refused with a clear error when told not to).
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway-harness.js';
@@ -94,6 +95,31 @@ test('a bundle built by build:web is served as built', async () => {
       assert.equal(index, built.index.toString());
     } finally {
       await other.cleanup();
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('in a checkout, a bundle older than the client sources is rebuilt at start, or served with buildIfMissing off', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'amtgw-console-stale-'));
+  try {
+    const stale = '<!doctype html><title>stale console</title>';
+    await writeFile(join(dir, 'index.html'), stale);
+    await utimes(join(dir, 'index.html'), new Date(0), new Date(0));
+    for (const buildIfMissing of [true, false]) {
+      const other = await startTestGateway({ plugins: ['web-console'], overrides: { plugins: { 'web-console': { options: { bundleDir: dir, buildIfMissing } } } } });
+      try {
+        const index = await (await fetch(other.url + '/', { headers: html })).text();
+        if (buildIfMissing) {
+          assert.notEqual(index, stale);
+          assert.ok(scriptOf(index), 'the rebuilt shell links its script');
+        } else {
+          assert.equal(index, stale);
+        }
+      } finally {
+        await other.cleanup();
+      }
     }
   } finally {
     await rm(dir, { recursive: true, force: true });

@@ -1,0 +1,42 @@
+/**
+ * The kernel's own routes (auth, users, health) as an internal plugin named `core`: they are
+ * registered, authorised, validated and documented through the same contract as any plugin's.
+ */
+import { definePlugin, KERNEL_API_VERSION, type PluginDefinition } from './plugin-api.js';
+import type { AuthService } from './auth/auth-service.js';
+import type { LoginThrottle } from './auth/login-throttle.js';
+import { CORE_PERMISSIONS } from './auth/core-permissions.js';
+import { AUTHENTICATED_USER_SCHEMA, registerAuthRoutes } from './auth/auth-routes.js';
+import { registerUserRoutes, USER_SCHEMA } from './auth/user-routes.js';
+import { registerHealthRoute } from './http/health-route.js';
+
+/** The name the kernel goes by wherever plugins are named (routes, listeners, log lines). */
+export const CORE_PLUGIN = 'core';
+
+export interface CorePluginParts {
+  version: string;
+  auth: AuthService;
+  throttle: LoginThrottle;
+  /** Names of the registered plugins, for the health answer. */
+  plugins: () => string[];
+}
+
+export function corePlugin(parts: CorePluginParts): PluginDefinition<Record<string, unknown>> {
+  return definePlugin({
+    name: CORE_PLUGIN,
+    version: parts.version,
+    kernel: KERNEL_API_VERSION.split('.')[0]!,
+    prefix: '/api',
+    permissions: CORE_PERMISSIONS,
+    register(ctx) {
+      ctx.openapi.addTag('auth', 'Sign-in and tokens');
+      ctx.openapi.addTag('users', 'Gateway users and permissions');
+      ctx.openapi.addTag('health', 'Liveness');
+      ctx.openapi.addSchema('User', USER_SCHEMA);
+      ctx.openapi.addSchema('AuthenticatedUser', AUTHENTICATED_USER_SCHEMA);
+      registerAuthRoutes(ctx, parts.auth, parts.throttle);
+      registerUserRoutes(ctx, parts.auth);
+      registerHealthRoute(ctx, parts.version, parts.plugins);
+    },
+  });
+}
