@@ -78,8 +78,8 @@ async function startInstalledGateway(): Promise<string> {
 before(
   async () => {
     work = await mkdtemp(join(tmpdir(), 'amtgw-package-'));
-    const packed = JSON.parse(await npm(ROOT, ['pack', '--json', '--pack-destination', work])) as { filename: string }[];
-    const tarball = join(work, packed[0]!.filename);
+    await npm(ROOT, ['pack', '--pack-destination', work]);
+    const tarball = join(work, (await readdir(work)).find((f) => f.endsWith('.tgz'))!);
 
     site = join(work, 'site');
     await cp(PLUGIN_SOURCE, join(site, 'site-notes'), { recursive: true, filter: (src) => !src.includes('node_modules') && !src.includes(`${PLUGIN_SOURCE}dist`) });
