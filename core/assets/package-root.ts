@@ -2,24 +2,39 @@
  * Where the gateway's own files are: the package root (the folder with its package.json) holds
  * `config/`, `schemas/` and `package.json` whether the code runs from the checkout through tsx
  * (`core/assets/package-root.ts`), compiled (`dist/core/assets/package-root.js`) or installed
- * (`node_modules/amt-gateway/dist/...`). Every asset path goes through here.
+ * (`node_modules/amt-gateway/dist/...`); the code root holds `core/`, `plugins/` and `workers/`
+ * (the package root, or its `dist/`). Every asset and code path goes through here.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-// This file is two folders below the root in the checkout, three once compiled into dist/.
-const CANDIDATES = ['../../', '../../../'].map((up) => fileURLToPath(new URL(up, import.meta.url)));
+const HERE = fileURLToPath(import.meta.url);
+const MAX_LEVELS = 5;
 
 function findRoot(): string {
-  const root = CANDIDATES.find((dir) => existsSync(join(dir, 'package.json')) && existsSync(join(dir, 'config', 'default.json')));
-  if (!root) throw new Error(`amt-gateway: package root not found above ${fileURLToPath(import.meta.url)}`);
-  return root;
+  let dir = dirname(HERE);
+  for (let level = 0; level < MAX_LEVELS; level++) {
+    if (existsSync(join(dir, 'package.json')) && existsSync(join(dir, 'config', 'default.json'))) return dir.endsWith(sep) ? dir : dir + sep;
+    dir = dirname(dir);
+  }
+  throw new Error(`amt-gateway: package root not found above ${HERE}`);
 }
 
 /** The package root, with a trailing separator. */
 export const PACKAGE_ROOT = findRoot();
+
+/** The folder holding `core/`, `plugins/`, `workers/` as this code runs: the package root, or its `dist/`. */
+export const CODE_ROOT = HERE.startsWith(join(PACKAGE_ROOT, 'dist') + sep) ? join(PACKAGE_ROOT, 'dist') + sep : PACKAGE_ROOT;
+
+/** The extension the gateway's code runs as: `.ts` under tsx, `.js` compiled. */
+export const CODE_EXTENSION = HERE.endsWith('.ts') ? '.ts' : '.js';
+
+/** An absolute path inside the code root, e.g. `codePath('workers', 'tasks')`. */
+export function codePath(...segments: string[]): string {
+  return join(CODE_ROOT, ...segments);
+}
 
 /** An absolute path inside the package, e.g. `packagePath('schemas', 'config.schema.json')`. */
 export function packagePath(...segments: string[]): string {

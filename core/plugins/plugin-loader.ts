@@ -1,11 +1,12 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { resolve, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { KERNEL_API_VERSION, type PluginDefinition } from '../plugin-api.js';
 import type { PluginSetting } from '../config/gateway-config.js';
 import { PluginError } from './plugin-errors.js';
+import { codePath } from '../assets/package-root.js';
 
-const BUILT_IN_DIR = fileURLToPath(new URL('../../plugins/', import.meta.url));
+const BUILT_IN_DIR = codePath('plugins');
 const INDEX_FILES = ['index.ts', 'index.js', 'index.mjs'];
 
 /** Built-in plugin names: the folders of `plugins/` that have an index. */

@@ -1,13 +1,14 @@
 import { MessageChannel } from 'node:worker_threads';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { extname, isAbsolute } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { isAbsolute } from 'node:path';
 import { Piscina } from 'piscina';
 import type { WorkerTasks, TaskEnvelope, WorkerEntryData } from '../../workers/task-api.js';
+import { CODE_EXTENSION, codePath } from '../assets/package-root.js';
 
-const ENTRY = fileURLToPath(new URL('../../workers/worker-entry.mjs', import.meta.url));
-// The built-in tasks are the siblings of this module's own build: `.ts` under tsx, `.js` compiled.
-const TASK_EXTENSION = extname(fileURLToPath(import.meta.url));
-const TASK_DIR = new URL('../../workers/tasks/', import.meta.url);
+const ENTRY = codePath('workers', 'worker-entry.mjs');
+// The built-in tasks are built as the rest of the code: `.ts` under tsx, `.js` compiled.
+const TASK_EXTENSION = CODE_EXTENSION;
+const TASK_DIR = pathToFileURL(codePath('workers', 'tasks') + '/');
 
 /** A cancellation flag shared with the worker threads running a group of tasks. */
 export interface CancelToken {

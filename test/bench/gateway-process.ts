@@ -14,7 +14,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { mergeConfig } from '../../core/config/load-config.js';
 import { freePort } from './free-port.js';
 import { readRss, type RssReading } from './process-rss.js';
-import { gatewayProcess, processTree, treeRss } from './process-tree.js';
+import { gatewayProcess, processTree, treeCpuSeconds, treeRss } from './process-tree.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const ADMIN_PASSWORD = 'bench-admin-password-1';
@@ -51,6 +51,8 @@ export interface BenchGateway {
   url: string;
   /** Milliseconds from spawning the process to the first 200 from /api/health. */
   startMs: number;
+  /** CPU seconds the start command used until then (every process and thread): the start's cost apart from the machine's load. */
+  startCpuSeconds: number;
   /** The gateway's own node process (for `npm-dev`, the last process of the chain). */
   rss(): RssReading | undefined;
   /** Every process of the start command (npm, sh, tsx's CLI, node): RSS summed, peaks summed. */
@@ -141,11 +143,13 @@ export async function startGatewayProcess(options: BenchGatewayOptions): Promise
     await sleep(5);
   }
   const startMs = performance.now() - started;
+  const startCpuSeconds = treeCpuSeconds(child.pid!);
   const gatewayPid = () => (runner === 'npm-dev' ? gatewayProcess(child.pid!) : child.pid!);
   return {
     pid: child.pid!,
     url,
     startMs,
+    startCpuSeconds,
     rss: () => readRss(gatewayPid()),
     treeRss: () => treeRss(child.pid!),
     processes: () => processTree(child.pid!).length,

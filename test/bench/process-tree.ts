@@ -1,6 +1,6 @@
 /** A process and its descendants from /proc (npm → sh → tsx → node is four processes), and their memory. */
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
-import { readRss, type RssReading } from './process-rss.js';
+import { readCpuSeconds, readRss, type RssReading } from './process-rss.js';
 
 function parentOf(pid: number): number | undefined {
   try {
@@ -47,4 +47,9 @@ export function treeRss(pid: number): RssReading | undefined {
   const readings = processTree(pid).map(readRss).filter((r): r is RssReading => r !== undefined);
   if (readings.length === 0) return undefined;
   return { rssKiB: readings.reduce((s, r) => s + r.rssKiB, 0), peakKiB: readings.reduce((s, r) => s + r.peakKiB, 0) };
+}
+
+/** CPU seconds (user + system, every thread) used so far by a process tree. */
+export function treeCpuSeconds(pid: number): number {
+  return processTree(pid).reduce((sum, p) => sum + (readCpuSeconds(p) ?? 0), 0);
 }

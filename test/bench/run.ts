@@ -20,9 +20,10 @@ import { soap } from './soap.js';
 import { hub } from './hub.js';
 import { startup } from './startup.js';
 import { cira } from './cira.js';
+import { consoleDevices } from './console-devices.js';
 
 const HERE = fileURLToPath(new URL('.', import.meta.url));
-const BENCHMARKS: Benchmark[] = [sweep, interrogation, api, soap, hub, startup, cira];
+const BENCHMARKS: Benchmark[] = [sweep, interrogation, api, soap, hub, startup, cira, consoleDevices];
 
 /**
  * Benchmark scripts other engineers keep beside these (hub-*.ts, monitor-sweep.ts), run when named:

@@ -96,7 +96,7 @@ async function main(): Promise<void> {
 
   const soap = gateway.plugins.includes('soap-mps') ? `\n  SOAP service   http://${config.server.host}:${(config.plugins['soap-mps']?.options?.port as number | undefined) ?? 7793}/MPSInterfaceService?wsdl` : '';
   console.log(`
-The gateway keeps serving (Ctrl-C stops it and the simulated fleet):
+The gateway keeps serving (Ctrl-C stops it and the simulated fleet):${gateway.plugins.includes('web-console') ? `\n  Console        ${gateway.url}/  (sign in as admin)` : ''}
   API docs       ${gateway.url}/swagger
   Sign in        POST ${gateway.url}/api/auth/login  as admin / ${adminPassword}
   Live hub       ${gateway.url}/scanHub${soap}

@@ -78,8 +78,8 @@ async function startInstalledGateway(): Promise<string> {
 before(
   async () => {
     work = await mkdtemp(join(tmpdir(), 'amtgw-package-'));
-    const packed = JSON.parse(await npm(ROOT, ['pack', '--json', '--pack-destination', work])) as { filename: string }[];
-    const tarball = join(work, packed[0]!.filename);
+    await npm(ROOT, ['pack', '--pack-destination', work]);
+    const tarball = join(work, (await readdir(work)).find((f) => f.endsWith('.tgz'))!);
 
     site = join(work, 'site');
     await cp(PLUGIN_SOURCE, join(site, 'site-notes'), { recursive: true, filter: (src) => !src.includes('node_modules') && !src.includes(`${PLUGIN_SOURCE}dist`) });
@@ -146,6 +146,23 @@ test('the bin runs the compiled gateway as one node process', async () => {
   const health = await call('GET', '/api/health');
   assert.equal(health.status, 200);
   assert.ok((health.json.plugins as string[]).includes('site-notes'), JSON.stringify(health.json));
+});
+
+test('the operator console is served from the prebuilt bundle the tarball ships; its build tools are not installed', async () => {
+  const pkg = join(site, 'node_modules/amt-gateway');
+  assert.ok(existsSync(join(pkg, 'dist/web-console/index.html')), 'prepack built the console into dist/web-console');
+  for (const tool of ['esbuild', 'preact', '@microsoft/signalr']) assert.equal(existsSync(join(site, 'node_modules', tool)), false, `${tool} is bundled, not a runtime dependency`);
+  assert.ok(((await call('GET', '/api/health')).json.plugins as string[]).includes('web-console'), 'enabled by default');
+  const shell = await fetch(`${baseUrl}/devices`, { headers: { accept: 'text/html' }, signal: AbortSignal.timeout(10_000) });
+  assert.equal(shell.status, 200);
+  assert.match(shell.headers.get('content-type') ?? '', /^text\/html/);
+  const script = /<script type="module" src="(\/console-assets\/[^"]+\.js)">/.exec(await shell.text())?.[1];
+  assert.ok(script, 'the shell links its script');
+  const asset = await fetch(`${baseUrl}${script}`, { signal: AbortSignal.timeout(10_000) });
+  assert.equal(asset.status, 200);
+  assert.match(asset.headers.get('content-type') ?? '', /^text\/javascript/);
+  assert.equal((await asset.arrayBuffer()).byteLength, (await readFile(join(pkg, 'dist/web-console', script.split('/').pop()!))).length);
+  assert.doesNotMatch(output, /web console built in memory/);
 });
 
 test("the plugin's route needs its permission: 401 without a token, 403 without notes:read, 200 with it", async () => {

@@ -1,0 +1,88 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api, errorText } from '../api.js';
+import { Message } from '../components/field.js';
+import { useHubEvent } from '../hub.js';
+import type { SerialQueue } from '../components/serial-queue.js';
+
+interface PowerStatus {
+  deviceId: string;
+  powerState: number;
+  state: string;
+  availableActions: string[];
+}
+
+interface PowerResult {
+  ok: boolean;
+  returnValue: number;
+  state?: string;
+  confirmed?: boolean;
+}
+
+/** Actions that interrupt whoever uses the machine ask first. */
+export const CONFIRMED_ACTIONS = new Set(['off', 'reset', 'cycle', 'soft-off', 'soft-reset', 'sleep', 'hibernate']);
+
+export const ACTION_LABELS: Record<string, string> = {
+  on: 'Power on',
+  off: 'Power off',
+  reset: 'Reset',
+  cycle: 'Power cycle',
+  sleep: 'Sleep',
+  hibernate: 'Hibernate',
+  'soft-off': 'Soft off',
+  'soft-reset': 'Soft reset',
+};
+
+export function DevicePower({ deviceId, control, queue }: { deviceId: string; control: boolean; queue: SerialQueue }) {
+  const [status, setStatus] = useState<PowerStatus | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [result, setResult] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const read = () => queue(() => api<PowerStatus>('GET', `/power/${encodeURIComponent(deviceId)}`)).then(setStatus, (err) => setError(errorText(err)));
+  useEffect(() => void read(), [deviceId]);
+  useHubEvent('PowerStateChanged', (e) => {
+    if (e.deviceId === deviceId) void read();
+  });
+
+  const run = async (action: string) => {
+    const label = ACTION_LABELS[action] ?? action;
+    if (CONFIRMED_ACTIONS.has(action) && !confirm(`${label}: this interrupts whoever uses the machine. Continue?`)) return;
+    setBusy(true);
+    setError(null);
+    setResult(null);
+    try {
+      const res = await queue(() => api<PowerResult>('POST', `/power/${encodeURIComponent(deviceId)}`, { action }));
+      setResult(res.ok ? `${label}: done${res.state ? `, now ${res.state}` : ''}.` : `${label}: the device answered ${res.returnValue}.`);
+      await read();
+    } catch (err) {
+      setError(`${label}: ${errorText(err)}`);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <section aria-labelledby="power-title">
+      <h2 id="power-title">Power</h2>
+      {error && <Message kind="error">{error}</Message>}
+      {result && <Message kind="ok">{result}</Message>}
+      {status ? (
+        <p>
+          Power state: <strong data-testid="power-state">{status.state}</strong> ({status.powerState})
+        </p>
+      ) : (
+        !error && <p>Reading the power state…</p>
+      )}
+      {control && status && (
+        <div class="actions" role="group" aria-label="Power actions">
+          {['on', ...status.availableActions.filter((a) => a !== 'on')]
+            .filter((a) => status.availableActions.includes(a))
+            .map((a) => (
+              <button type="button" key={a} disabled={busy} onClick={() => run(a)}>
+                {ACTION_LABELS[a] ?? a}
+              </button>
+            ))}
+        </div>
+      )}
+    </section>
+  );
+}
