@@ -1,11 +1,14 @@
-#!/usr/bin/env -S node --max-semi-space-size=4
+#!/usr/bin/env -S MALLOC_MMAP_THRESHOLD_=131072 node --max-semi-space-size=4
 /**
  * `npm start`: runs the gateway with the site configuration from `--config <file>` or AMTGW_CONFIG.
  * SIGTERM / SIGINT stop it gracefully; a second signal exits at once.
  *
  * The bin and `npm start` run this file compiled, with 4 MiB young-generation semi-spaces instead
  * of V8's 16: the gateway's garbage is small and short-lived, and the default keeps ~25 MiB more
- * resident in an idle gateway (the flag is process-wide, so the worker threads share it).
+ * resident in an idle gateway (the flag is process-wide, so the worker threads share it). And with
+ * glibc's mmap threshold fixed at its default 128 KiB: glibc otherwise raises it to the size of the
+ * first large block freed (scrypt's 16 MiB per password hash), after which each libuv thread that
+ * hashed a password keeps 16 MiB resident (~40 MiB after a few logins; other C libraries ignore it).
  */
 import { parseArgs } from 'node:util';
 import { loadConfig } from './config/load-config.js';

@@ -65,17 +65,21 @@ function taskFileUrl(file: string): string {
 }
 
 export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
-  const piscina = new Piscina({
-    filename: ENTRY,
-    // All threads from the start: with several tasks per worker, Piscina would otherwise keep
-    // every task on the first thread until it is full, leaving the other cores idle.
-    minThreads: options.threads,
-    maxThreads: options.threads,
-    concurrentTasksPerWorker: options.concurrentTasksPerWorker,
-    maxQueue: options.maxQueue,
-    idleTimeout: options.idleTimeoutMs,
-    workerData: { taskDir: TASK_DIR.href, taskExtension: TASK_EXTENSION } satisfies WorkerEntryData,
-  });
+  // The threads start with the first task, not with the gateway: booting them (~50 ms of CPU
+  // each) would compete with the start for the CPUs, before any device work is asked for.
+  let piscina: Piscina | undefined;
+  const threads = () =>
+    (piscina ??= new Piscina({
+      filename: ENTRY,
+      // All threads at once: with several tasks per worker, Piscina would otherwise keep every
+      // task on the first thread until it is full, leaving the other cores idle.
+      minThreads: options.threads,
+      maxThreads: options.threads,
+      concurrentTasksPerWorker: options.concurrentTasksPerWorker,
+      maxQueue: options.maxQueue,
+      idleTimeout: options.idleTimeoutMs,
+      workerData: { taskDir: TASK_DIR.href, taskExtension: TASK_EXTENSION } satisfies WorkerEntryData,
+    }));
 
   async function runEnvelope<TOutput, TProgress>(file: string, input: unknown, runOptions: TaskRunOptions<TProgress> = {}): Promise<TOutput> {
     const envelope: TaskEnvelope = { file, input };
@@ -90,7 +94,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     }
     if (runOptions.cancel) envelope.cancelFlag = runOptions.cancel.flag;
     try {
-      return (await piscina.run(envelope, { transferList })) as TOutput;
+      return (await threads().run(envelope, { transferList })) as TOutput;
     } finally {
       channel?.port1.close();
     }
@@ -105,7 +109,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     },
     createCancelToken,
     async close() {
-      await piscina.destroy();
+      await piscina?.destroy();
     },
   };
 }

@@ -87,10 +87,16 @@ function siteFile(options: BenchGatewayOptions, port: number): string {
   return file;
 }
 
-/** The node flags the bin's shebang gives (`#!/usr/bin/env -S node <flags>`), so that the bench runs what a site runs. */
-function binFlags(): string[] {
+/**
+ * What the bin's shebang gives (`#!/usr/bin/env -S NAME=value node <flags>`): its environment
+ * settings and node flags, so that the bench runs what a site runs.
+ */
+function binSettings(): { env: Record<string, string>; flags: string[] } {
   const shebang = readFileSync(join(ROOT, 'dist/core/main.js'), 'utf8').split('\n', 1)[0]!;
-  return /^#!.*\bnode\b(.*)$/.exec(shebang)?.[1]!.trim().split(/\s+/).filter(Boolean) ?? [];
+  const match = /^#!\S*env -S (.*?)\bnode\b(.*)$/.exec(shebang);
+  if (!match) return { env: {}, flags: [] };
+  const env = Object.fromEntries(match[1]!.trim().split(/\s+/).filter((t) => t.includes('=')).map((t) => [t.slice(0, t.indexOf('=')), t.slice(t.indexOf('=') + 1)]));
+  return { env, flags: match[2]!.trim().split(/\s+/).filter(Boolean) };
 }
 
 function cleanEnv(): NodeJS.ProcessEnv {
@@ -109,12 +115,13 @@ export async function startGatewayProcess(options: BenchGatewayOptions): Promise
   const runner = options.runner ?? 'tsx';
   const [command, args] =
     runner === 'compiled'
-      ? [process.execPath, [...binFlags(), ...profile, join(ROOT, 'dist/core/main.js'), '--config', config]]
+      ? [process.execPath, [...binSettings().flags, ...profile, join(ROOT, 'dist/core/main.js'), '--config', config]]
       : runner === 'npm-dev'
         ? ['npm', ['run', '--silent', 'dev', '--', '--config', config]]
         : [process.execPath, ['--import', 'tsx', ...profile, join(ROOT, 'core/main.ts'), '--config', config]];
   const started = performance.now();
-  const child = spawn(command, args, { cwd: ROOT, env: cleanEnv(), stdio: ['ignore', fd, fd] });
+  const env = runner === 'compiled' ? { ...cleanEnv(), ...binSettings().env } : cleanEnv();
+  const child = spawn(command, args, { cwd: ROOT, env, stdio: ['ignore', fd, fd] });
   closeSync(fd);
   const output = () => {
     try {
