@@ -1,6 +1,6 @@
 /**
  * Conformance suite (`npm run test:conformance`, run by .ci/run; not part of `npm test`): the
- * published WS-Management vectors (shared/wsman-vectors beside the repository) all parse as
+ * published WS-Management vectors (the folder AMTGW_WSMAN_VECTORS names) all parse as
  * envelopes, and every file relevant to the gateway's reads decodes to the values it holds.
  * Skips when the vectors are absent, e.g. in a clone with nothing beside it.
  */

@@ -1,5 +1,5 @@
 /**
- * Response envelopes in the shape of Intel AMT (see shared/wsman-vectors): prefixes a..i declared on
+ * Response envelopes in the shape of Intel AMT (as the published WS-Management vectors show): prefixes a..i declared on
  * the envelope, `g:` for the class of a Get or for enumeration, `h:` for the items of a Pull.
  */
 
