@@ -27,6 +27,7 @@ export const cira: Benchmark = {
       { label: `${count} devices: all tunnels authenticated and up, s from the first dial`, unit: 's', gateway: scale.authenticatedS, better: 'lower', note: `target <= 60 s; first dials spread over ${RAMP_MS / 1000} s` },
       { label: `${count} devices: all read through their tunnels (firmware, state, hostname), s`, unit: 's', gateway: scale.readS, better: 'lower' },
       { label: `gateway RSS with ${count} idle tunnels, MiB`, unit: 'MiB', gateway: scale.idleRssMiB, reference: scale.bareRssMiB, better: 'lower', note: 'target <= 400 MiB; reference: the same gateway before any tunnel' },
+      { label: `gateway RSS attributable to ${count} idle tunnels (after - before), MiB`, unit: 'MiB', gateway: scale.idleRssMiB !== null && scale.bareRssMiB !== null ? scale.idleRssMiB - scale.bareRssMiB : null, better: 'lower', note: 'includes the devices the tunnels added to the device list' },
       { label: `the ${count} simulated devices' process RSS (TLS clients), MiB`, unit: 'MiB', gateway: scale.fleetRssMiB, better: 'lower' },
       { label: '/api/health p50 under keep-alives, ms', unit: 'ms', gateway: scale.healthLoaded.p50, reference: scale.healthIdle.p50, better: 'lower' },
       { label: '/api/health p99 under keep-alives, ms', unit: 'ms', gateway: scale.healthLoaded.p99, reference: scale.healthIdle.p99, better: 'lower', note: 'target <= 20 ms' },

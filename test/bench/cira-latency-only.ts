@@ -1,0 +1,11 @@
+/** Runs only the CIRA latency part (`npx tsx test/bench/cira-latency-only.ts <workDir>`), for trying a change quickly. */
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ciraLatency } from './cira-latency.js';
+
+const dir = process.argv[2] ?? mkdtempSync(join(tmpdir(), 'cira-latency-'));
+mkdirSync(dir, { recursive: true });
+const figures = await ciraLatency(dir, (line) => console.log(line));
+const ratio = figures.tunnelP50 && figures.directP50 ? (figures.tunnelP50 / figures.directP50).toFixed(2) : '?';
+console.log(JSON.stringify({ ...figures, ratioP50: ratio }));
