@@ -8,7 +8,7 @@ import { isHttpError, type AmtSiteSettings, type Logger, type SiteSettings } fro
 import type { DeviceTarget, TaskCredential } from '../../../workers/tasks/task-types.js';
 import type { CredentialVault, Device, DeviceAccess, DeviceAccessOptions, DeviceRegistry, DeviceRoute, DeviceRouter, TaskOutcome } from '../api.js';
 import type { SignInMemory, SignInPause, SignInReport } from '../sign-in/sign-in-memory.js';
-import { signInKey } from '../sign-in/sign-in-key.js';
+import { memoryKey } from '../sign-in/sign-in-key.js';
 import { deviceProblem, DeviceProblems } from './device-problems.js';
 import { noteLegacyTls } from './legacy-tls-notice.js';
 import type { NetworkGuard } from './device-networks.js';
@@ -85,7 +85,7 @@ export function createDeviceAccess(
       const candidates = given ? [given.id] : vault.list().map((c) => c.id);
       if (candidates.length === 0) throw DeviceProblems.noCredentials();
       // Concurrent operations on one device take turns on its failed-login budget rather than fail.
-      const plan = await signIn.planWhenFree(signInKey(device, device.ipAddress, route !== null), candidates, {
+      const plan = await signIn.planWhenFree(memoryKey(signIn, device, device.ipAddress, route !== null), candidates, {
         preferred: device.credentialId ?? null,
         maxAttempts: given ? FAILURES_PER_CREDENTIAL : options.credentialAttempts,
       });

@@ -8,7 +8,7 @@ import { RestApiErrors } from '../errors.js';
 import { noteLegacyTls } from '../devices/legacy-tls-notice.js';
 import { checkSingleAddress } from '../scans/scan-range.js';
 import type { SignInMemory } from '../sign-in/sign-in-memory.js';
-import { signInKey } from '../sign-in/sign-in-key.js';
+import { memoryKey } from '../sign-in/sign-in-key.js';
 import { TEST_CREDENTIAL_RESULT_SCHEMA, TEST_WSMAN_RESULT_SCHEMA } from './diagnostic-schemas.js';
 
 type Status = 'ok' | 'unauthorized' | 'unreachable' | 'error' | 'locked-out-risk';
@@ -52,9 +52,9 @@ export function registerDiagnosticRoutes(
   const targetOf = async (text: string): Promise<CheckTarget> => {
     const device = devices.findByAddress(text);
     const route = device ? ((await router()?.(device)) ?? null) : null;
-    if (route && device) return { address: text, route, signInKey: signInKey(device, text, true) };
+    if (route && device) return { address: text, route, signInKey: memoryKey(signIn, device, text, true) };
     const address = checkSingleAddress(text, amt.allowedNetworks);
-    return { address, route: null, signInKey: signInKey(device, address, false) };
+    return { address, route: null, signInKey: memoryKey(signIn, device, address, false) };
   };
   /**
    * A check through the sign-in memory, like every other sign-in: a credential the device refused

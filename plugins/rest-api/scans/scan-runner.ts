@@ -9,7 +9,7 @@ import { noteLegacyTls } from '../devices/legacy-tls-notice.js';
 import { createProgressThrottle } from './progress-throttle.js';
 import { addressBatches, type ScanRange } from './scan-range.js';
 import { toObservation } from './scan-observation.js';
-import { signInKey } from '../sign-in/sign-in-key.js';
+import { memoryKey } from '../sign-in/sign-in-key.js';
 
 const PROGRESS_INTERVAL_MS = 100;
 /** Progress persisted at most this often; a restart after a kill recounts `found` from the stored devices. */
@@ -196,10 +196,10 @@ export class ScanRun {
     if (this.cancelled) return;
     const { amt, options, pool, devices, events } = this.deps;
     const known = devices.findByAddress(candidate.address);
-    const memoryKey = signInKey(known, candidate.address, false);
+    const key = memoryKey(this.deps.signIn, known, candidate.address, false);
     // The sign-in memory picks the credentials (none the device refused, the known one first) and
     // bounds the failed logins; a device it pauses is read without credentials.
-    const plan = await this.deps.signIn.planWhenFree(memoryKey, this.params.credentials.map((c) => c.id), {
+    const plan = await this.deps.signIn.planWhenFree(key, this.params.credentials.map((c) => c.id), {
       preferred: known?.credentialId ?? null,
       maxAttempts: options.credentialAttemptsPerDevice,
     });
@@ -229,7 +229,7 @@ export class ScanRun {
     noteLegacyTls(this.deps.logger, candidate.address, result.tlsProtocol);
     if (result.error) this.deps.logger.debug('device not fully read', { scanId: this.scan.id, address: candidate.address, code: result.error.code });
     const observation = toObservation(candidate, result, known, amt.ports.https);
-    if (observation.authStatus !== 'ok' && this.deps.signIn.paused(memoryKey)) observation.authStatus = 'locked-out-risk';
+    if (observation.authStatus !== 'ok' && this.deps.signIn.paused(key)) observation.authStatus = 'locked-out-risk';
     const recording = devices.record(observation, this.scan.id);
     this.recording.add(recording);
     try {

@@ -7,6 +7,7 @@
  * it has not read yet; a UUID is only learned by signing in, which resets the device's counter).
  */
 import type { Device } from '../api.js';
+import type { SignInMemory } from './sign-in-memory.js';
 
 type KeyedDevice = Readonly<Pick<Device, 'id' | 'uuid' | 'connections'>>;
 
@@ -23,9 +24,19 @@ export function signInKey(device: KeyedDevice | undefined, address: string, rout
   return address;
 }
 
+/**
+ * {@link signInKey}, after carrying what the memory kept under the device's own address over to the
+ * device's key: the first use after its UUID became known keeps its refusals and failures in a row.
+ */
+export function memoryKey(memory: SignInMemory, device: KeyedDevice & { ipAddress: string } | undefined, address: string, routed: boolean): string {
+  const key = signInKey(device, address, routed);
+  if (device && key !== device.ipAddress && !tunnelOnly(device)) memory.adopt(device.ipAddress, key);
+  return key;
+}
+
 /** The key of the memory that applies to the device now. */
-export function currentSignInKey(device: Readonly<Device>): string {
-  return signInKey(device, device.ipAddress, device.connections?.includes('cira') ?? false);
+export function currentSignInKey(memory: SignInMemory, device: Readonly<Device>): string {
+  return memoryKey(memory, device, device.ipAddress, device.connections?.includes('cira') ?? false);
 }
 
 const uuidKey = (uuid: string) => `uuid:${uuid.toLowerCase()}`;

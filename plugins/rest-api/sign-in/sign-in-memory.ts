@@ -102,6 +102,11 @@ export interface SignInMemory {
   paused(address: string): boolean;
   /** Forgets the device's history (an operator who unlocked it, or knows its count was reset). */
   reset(address: string): Promise<void>;
+  /**
+   * Carries the history kept under `from` over to `to` (a device first known by its address, then by
+   * its UUID), merged so that nothing is forgotten: failures in a row add up, refusals join.
+   */
+  adopt(from: string, to: string): void;
 }
 
 export interface PlanOptions {
@@ -278,6 +283,33 @@ export async function openSignInMemory(
       records.delete(address);
       await serial(() => store.del(address));
     },
+    adopt(from, to) {
+      const old = records.get(from);
+      if (!old || from === to) return;
+      const record = mergeRecords(to, old, records.get(to));
+      records.delete(from);
+      records.set(to, record);
+      void serial(() => store.del(from)).catch(() => undefined);
+      void persist(record);
+    },
   };
   return memory;
+}
+
+const later = (a: string | null, b: string | null): string | null => (a === null ? b : b === null ? a : a > b ? a : b);
+
+/** One record from two kept for the same device: the larger count is not enough, both paths' failures counted. */
+function mergeRecords(address: string, a: SignInRecord, b: SignInRecord | undefined): SignInRecord {
+  if (!b) return { ...a, address };
+  const refused = new Map<string, RefusedCredential>();
+  for (const r of [...a.refused, ...b.refused].sort((x, y) => (x.at < y.at ? -1 : x.at > y.at ? 1 : 0))) refused.set(r.credentialId, r);
+  return {
+    address,
+    consecutiveFailures: a.consecutiveFailures + b.consecutiveFailures,
+    lastFailureAt: later(a.lastFailureAt, b.lastFailureAt),
+    lastSuccessAt: later(a.lastSuccessAt, b.lastSuccessAt),
+    workingCredential: b.workingCredential ?? a.workingCredential,
+    refused: [...refused.values()].slice(-MAX_REFUSED),
+    lockedOutAt: later(a.lockedOutAt, b.lockedOutAt),
+  };
 }

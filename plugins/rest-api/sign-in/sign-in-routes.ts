@@ -18,7 +18,7 @@ export function registerSignInRoutes(ctx: PluginContext, devices: DeviceRegistry
   };
   const describe = (deviceId: string) => {
     const device = known(deviceId);
-    const view = memory.view(currentSignInKey(device));
+    const view = memory.view(currentSignInKey(memory, device));
     const names = new Map(vault.list().map((c) => [c.id, c.name]));
     return {
       deviceId: device.id,
