@@ -176,7 +176,9 @@ export function createSweepScheduler(deps: SweepSchedulerDeps): SweepScheduler {
     start() {
       syncWithRegistry(Date.now());
       states.pruneUntracked();
-      tick();
+      // The first tick comes with the interval, not now: the probes it sends start the worker threads,
+      // which would otherwise compete with the gateway's first requests (devices are due from now on
+      // anyway, spread over the interval; the first is probed at most one tick later).
       timer = setInterval(tick, tickMs);
       timer.unref();
     },

@@ -36,6 +36,7 @@ function ipKey(ip: string): number {
 }
 
 const INDEX_SPAN = 2 ** 20;
+const LOAD_PAGE = 2000;
 
 /** A device's connections (records written before there were any: `lan` while online). */
 function connectionsOf(device: Device | undefined): DeviceConnection[] {
@@ -83,19 +84,19 @@ export async function openDeviceRegistry(store: KeyValueStore): Promise<ManagedD
   const byIp = new Map<string, string>();
   /** Address order, rebuilt only when a device is added, removed or moves; updates replace in place. */
   let sorted: Device[] | null = null;
-  const keys = new Map<string, number>();
+  const keyOf = (device: Device) => ipKey(device.ipAddress);
   /** Replaces `next` in the sorted list when it kept its address, else drops the list. */
   const replaceSorted = (previous: Device, next: Device) => {
     if (!sorted || previous.ipAddress !== next.ipAddress) {
       sorted = null;
       return;
     }
-    const key = keys.get(next.id)!;
+    const key = keyOf(next);
     let lo = 0;
     let hi = sorted.length - 1;
     while (lo <= hi) {
       const mid = (lo + hi) >> 1;
-      const midKey = keys.get(sorted[mid]!.id)!;
+      const midKey = keyOf(sorted[mid]!);
       if (midKey < key) lo = mid + 1;
       else if (midKey > key) hi = mid - 1;
       else if (sorted[mid]!.id === next.id) {
@@ -118,7 +119,6 @@ export async function openDeviceRegistry(store: KeyValueStore): Promise<ManagedD
     view = null;
     byId.set(device.id, device);
     byIp.set(device.ipAddress, device.id);
-    keys.set(device.id, ipKey(device.ipAddress));
     if (device.uuid) byUuid.set(device.uuid.toLowerCase(), device.id);
     if (previous) replaceSorted(previous, device);
     else sorted = null;
@@ -128,14 +128,21 @@ export async function openDeviceRegistry(store: KeyValueStore): Promise<ManagedD
     byId.delete(device.id);
     if (byIp.get(device.ipAddress) === device.id) byIp.delete(device.ipAddress);
     if (device.uuid && byUuid.get(device.uuid.toLowerCase()) === device.id) byUuid.delete(device.uuid.toLowerCase());
-    if (!replaced) {
-      keys.delete(device.id);
-      sorted = null;
-    }
+    if (!replaced) sorted = null;
   };
-  for await (const [, device] of store.entries<Device>()) index(device);
+  // Whole pages at a time (one await per 10,000 devices, not one per device), and the address order
+  // built once from the loaded array: the first list does not sort.
+  const loaded: Device[] = [];
+  for await (const page of store.pages<Device>({ size: LOAD_PAGE })) {
+    for (let i = 0; i < page.length; i++) {
+      const device = page[i]![1];
+      index(device);
+      loaded.push(device);
+    }
+  }
+  sorted = sortByAddress(loaded, keyOf);
 
-  const all = () => (sorted ??= sortByAddress([...byId.values()], (device) => keys.get(device.id)!));
+  const all = () => (sorted ??= sortByAddress([...byId.values()], keyOf));
   const blocks = createEncodedBlocks();
 
   return {
