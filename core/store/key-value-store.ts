@@ -16,7 +16,7 @@ export interface KeyValueStore {
   /** Iterates entries in key order, optionally restricted to keys starting with `prefix`. */
   entries<T>(options?: { prefix?: string; limit?: number; reverse?: boolean }): AsyncIterable<[string, T]>;
   /**
-   * The same entries in pages of up to `size` (default 1,000, at most 10,000): one await per page
+   * The same entries in pages of up to `size` (default 1,000, at most 10,000; LevelDB may cut one short): one await per page
    * instead of one per entry, for loading a whole namespace at start.
    */
   pages<T>(options?: { prefix?: string; limit?: number; reverse?: boolean; size?: number }): AsyncIterable<Array<[string, T]>>;

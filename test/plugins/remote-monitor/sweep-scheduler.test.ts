@@ -94,6 +94,10 @@ test('every device is probed once per interval, spread over about twenty small b
   const { pool, calls } = fakePool('answer');
   const scheduler = createSweepScheduler({ pool, devices, states, amt: AMT, config: config({}), logger, allows: () => true, onObserved: () => undefined });
   scheduler.start();
+  await settle();
+  // Nothing goes to the pool (which would start its worker threads) before the first tick.
+  assert.equal(calls.length, 0, 'no probe at start');
+  assert.equal(scheduler.stats().tracked, 200, 'every device tracked at start');
   // Device i is due at 5i ms; the first tick (50 ms) sends devices 0 to 10, the tick at 1,000 ms
   // the last ones and the first one again.
   await advance(1000);
