@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Level } from 'level';
-import type { BatchOperation, KeyValueStore } from './key-value-store.js';
+import type { BatchOperation, KeyValueStore, PageOptions } from './key-value-store.js';
 
 /** The part of abstract-level this module uses; one shape for the root and for sublevels. */
 interface Db {
@@ -30,6 +30,16 @@ const ENTRIES_PAGE = 1000;
 /** Bounds what one page holds in memory at once. */
 const MAX_PAGE = 10_000;
 
+/** The LevelDB bounds of a prefix and/or a `[gte, lt)` range: both apply. */
+function keyRange({ prefix, gte, lt }: PageOptions): { gte?: string; lt?: string } {
+  const range: { gte?: string; lt?: string } = {};
+  const lower = [prefix, gte].filter((k) => k !== undefined).sort().pop();
+  const upper = [prefix === undefined ? undefined : prefix + '\uffff', lt].filter((k) => k !== undefined).sort()[0];
+  if (lower !== undefined) range.gte = lower;
+  if (upper !== undefined) range.lt = upper;
+  return range;
+}
+
 function wrap(db: Db): KeyValueStore {
   const ns: KeyValueStore = {
     async get<T>(key: string) {
@@ -53,8 +63,8 @@ function wrap(db: Db): KeyValueStore {
       // of loading 100,000 devices at start.
       for await (const page of ns.pages<T>(options)) for (const entry of page) yield entry;
     },
-    async *pages<T>(options: { prefix?: string; limit?: number; reverse?: boolean; size?: number } = {}) {
-      const range = options.prefix === undefined ? {} : { gte: options.prefix, lt: options.prefix + '\uffff' };
+    async *pages<T>(options: PageOptions = {}) {
+      const range = keyRange(options);
       const iterator = db.iterator({ ...range, limit: options.limit ?? -1, reverse: options.reverse ?? false });
       const size = Math.min(Math.max(1, options.size ?? ENTRIES_PAGE), MAX_PAGE);
       // The next page is read (on LevelDB's thread) while the caller works through this one.
