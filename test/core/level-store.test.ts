@@ -61,6 +61,16 @@ test('pages hold the same entries in order, in pages of at most the size asked f
     assert.ok(Math.max(...large) <= 10_000 && large.reduce((a, b) => a + b) === 12_000, 'never more than 10,000 at once');
     const small = await sizes({ prefix: 'k012', size: 30 });
     assert.ok(Math.max(...small) <= 30 && small.reduce((a, b) => a + b) === 100, 'by prefix');
+    const keys = async (options: { prefix?: string; gte?: string; lt?: string }) => {
+      const out: string[] = [];
+      for await (const page of ns.pages(options)) out.push(...page.map(([key]) => key));
+      return out;
+    };
+    assert.deepEqual(await keys({ gte: keyOf(1000), lt: keyOf(1003) }), [keyOf(1000), keyOf(1001), keyOf(1002)], '[gte, lt)');
+    assert.deepEqual(await keys({ prefix: 'k0100', gte: keyOf(1008) }), [keyOf(1008), keyOf(1009)], 'prefix and range both apply');
+    assert.deepEqual(await keys({ prefix: 'k0100', lt: keyOf(1002) }), [keyOf(1000), keyOf(1001)]);
+    const halves = [...(await keys({ lt: 'k05' })), ...(await keys({ gte: 'k05' }))];
+    assert.equal(halves.length, 12_000, 'two halves hold every entry once');
     const reversed: number[] = [];
     for await (const page of ns.pages<{ i: number }>({ reverse: true, limit: 5, size: 2 })) reversed.push(...page.map(([, v]) => v.i));
     assert.deepEqual(reversed, [11_999, 11_998, 11_997, 11_996, 11_995]);
