@@ -18,7 +18,7 @@ import type { AuthenticatedUser, CorsRegistration, MountHandler, RouteGeneric, R
 
 export type { EventBus } from './events/event-bus.js';
 export type { Logger } from './log/logger.js';
-export type { KeyValueStore, BatchOperation } from './store/key-value-store.js';
+export type { KeyValueStore, BatchOperation, PageOptions } from './store/key-value-store.js';
 export type { WorkerPool, TaskRunOptions, CancelToken } from './pool/worker-pool.js';
 export type { JsonSchema } from './validation/json-schema.js';
 export type {

@@ -1,6 +1,16 @@
 /** One write of an atomic batch. */
 export type BatchOperation = { type: 'put'; key: string; value: unknown } | { type: 'del'; key: string };
 
+/** Which entries `pages` reads: keys with `prefix` and within `[gte, lt)`, at most `limit`, `size` a page. */
+export interface PageOptions {
+  prefix?: string;
+  gte?: string;
+  lt?: string;
+  limit?: number;
+  reverse?: boolean;
+  size?: number;
+}
+
 /**
  * A plugin's namespace of the LevelDB store: string keys, JSON values, atomic batches.
  * Keys sort lexicographically; use fixed-width or prefixed keys for ranges.
@@ -15,6 +25,11 @@ export interface KeyValueStore {
   batch(operations: BatchOperation[]): Promise<void>;
   /** Iterates entries in key order, optionally restricted to keys starting with `prefix`. */
   entries<T>(options?: { prefix?: string; limit?: number; reverse?: boolean }): AsyncIterable<[string, T]>;
+  /**
+   * The same entries in pages of up to `size` (default 1,000, at most 10,000; LevelDB may cut one short): one await per page
+   * instead of one per entry, for loading a whole namespace at start.
+   */
+  pages<T>(options?: PageOptions): AsyncIterable<Array<[string, T]>>;
   /** A nested namespace inside this one. */
   namespace(name: string): KeyValueStore;
 }

@@ -13,6 +13,7 @@ import { createPresenceService } from './presence-service.js';
 import { openPresenceStates } from './presence-states.js';
 import { createStatusFeed } from './status-feed.js';
 import { createSweepScheduler } from './sweep-scheduler.js';
+import { trackedStates } from './tracked-states.js';
 
 export default definePlugin<RemoteMonitorConfig>({
   name: 'remote-monitor',
@@ -26,11 +27,14 @@ export default definePlugin<RemoteMonitorConfig>({
   async register(ctx) {
     const { config } = ctx;
     const devices = ctx.use('devices');
-    const states = await openPresenceStates(ctx.store.namespace('presence'), config.missedProbesOffline, ctx.logger);
-    const feed = createStatusFeed(ctx.events, devices, states, ctx.logger);
+    const stored = await openPresenceStates(ctx.store.namespace('presence'), config.missedProbesOffline, ctx.logger);
     const deviceAccess = ctx.use('deviceAccess');
     const allows = (address: string) => deviceAccess.allows(address);
-    const scheduler = createSweepScheduler({ pool: ctx.pool, devices, states, amt: ctx.site.amt, config, logger: ctx.logger, allows, onObserved: feed.onObserved });
+    let ensureTracking = () => {};
+    const states = trackedStates(stored, () => ensureTracking());
+    const feed = createStatusFeed(ctx.events, devices, states, ctx.logger);
+    const scheduler = createSweepScheduler({ pool: ctx.pool, devices, states: stored, amt: ctx.site.amt, config, logger: ctx.logger, allows, onObserved: feed.onObserved });
+    ensureTracking = scheduler.ensureTracking;
     ctx.provide('presence', createPresenceService(devices, states, ctx.site.amt));
 
     ctx.openapi.addTag('monitor', 'Online monitoring and remote reads of hardware and event logs');
@@ -41,13 +45,12 @@ export default definePlugin<RemoteMonitorConfig>({
     const stopListening = feed.listen(scheduler, config.intervalSeconds * 1000);
     ctx.onReady(() => {
       scheduler.start();
-      const { intervalSeconds, tickMs, tracked } = scheduler.stats();
-      ctx.logger.info('online monitor started', { intervalSeconds, tickMs, devices: tracked });
+      ctx.logger.info('online monitor started', { intervalSeconds: config.intervalSeconds, devices: devices.count() });
     });
     ctx.onClose(async () => {
       stopListening();
       await scheduler.stop();
-      await states.flush();
+      await stored.flush();
     });
   },
 });

@@ -41,8 +41,13 @@ export interface ScheduleStats {
 }
 
 export interface SweepScheduler {
-  /** Tracks every registered device, phases spread over one interval, and starts ticking. */
+  /** Starts ticking; the first tick (or an earlier `ensureTracking`) tracks every registered device. */
   start(): void;
+  /**
+   * Tracks every registered device, phases spread over one interval from now, and drops the stored
+   * states of devices no longer registered; once, no-op afterwards. Whatever reads the states calls it first.
+   */
+  ensureTracking(): void;
   /** Stops ticking, cancels the sweeps in flight and waits for them. */
   stop(): Promise<void>;
   /** Tracks a device first probed at `firstProbeAt` (ms since the epoch); no-op when tracked. */
@@ -104,6 +109,14 @@ export function createSweepScheduler(deps: SweepSchedulerDeps): SweepScheduler {
     if (nextAt.size > list.length) for (const id of nextAt.keys()) if (!devices.get(id)) forget(id);
   }
 
+  let tracking = false;
+  function ensureTracking(): void {
+    if (tracking) return;
+    tracking = true;
+    syncWithRegistry(Date.now());
+    states.pruneUntracked();
+  }
+
   function rollWindow(now: number): void {
     if (now - window.start < intervalMs) return;
     lastInterval = { probes: window.probes, maxLagMs: window.maxLagMs, slowestBatchMs: window.slowestBatchMs };
@@ -156,6 +169,7 @@ export function createSweepScheduler(deps: SweepSchedulerDeps): SweepScheduler {
   }
 
   function tick(): void {
+    ensureTracking();
     const now = Date.now();
     syncWithRegistry(now);
     rollWindow(now);
@@ -174,9 +188,9 @@ export function createSweepScheduler(deps: SweepSchedulerDeps): SweepScheduler {
 
   return {
     start() {
-      syncWithRegistry(Date.now());
-      states.pruneUntracked();
-      tick();
+      // Nothing before the first tick: tracking 100,000 devices and the first probes (which start the
+      // worker threads) would delay serving by a tenth of a second; what reads the states first calls
+      // ensureTracking, so every answer is the same as if it had run here.
       timer = setInterval(tick, tickMs);
       timer.unref();
     },
@@ -186,9 +200,11 @@ export function createSweepScheduler(deps: SweepSchedulerDeps): SweepScheduler {
       cancel.cancel();
       await Promise.allSettled([...running]);
     },
+    ensureTracking,
     add,
     forget,
     stats() {
+      ensureTracking();
       const lag = lastInterval?.maxLagMs ?? window.maxLagMs;
       return {
         intervalSeconds: config.intervalSeconds,

@@ -112,8 +112,11 @@ test('a device that goes away is offline within two intervals and online again w
   );
 });
 
+let beforeRestart: OnlineEntry[] = [];
+
 test('online states and the time they began survive a restart', async () => {
   const before = await online();
+  beforeRestart = before;
   const { dataDir, masterKey } = kit.gw;
   await kit.gw.stop();
   const restarted = await startRecordedGateway(['rest-api', 'remote-monitor'], MONITOR, { dataDir, masterKey });
@@ -127,6 +130,30 @@ test('online states and the time they began survive a restart', async () => {
     // The first sweeps after the restart change nothing.
     await new Promise((resolve) => setTimeout(resolve, 2 * INTERVAL_S * 1000));
     assert.deepEqual(restarted.events(), []);
+  } finally {
+    await restarted.gw.stop();
+  }
+});
+
+test('right after a start, before the first tick of the monitor, its routes and the presence service answer from the state of every device', async () => {
+  assert.equal(beforeRestart.length, 12);
+  const { dataDir, masterKey } = kit.gw;
+  // A long interval: the first tick comes a second after start (the longest tick), after these reads.
+  const slow = { ...MONITOR, 'remote-monitor': { options: { ...MONITOR['remote-monitor'].options, intervalSeconds: 600 } } };
+  const restarted = await startRecordedGateway(['rest-api', 'remote-monitor'], slow, { dataDir, masterKey });
+  try {
+    const presence = presenceServices.get(presenceId)!;
+    assert.equal(presence.connected().length, 12, 'connected machines from the stored states');
+    const token = await restarted.gw.login();
+    const after = (await (await restarted.gw.request('GET', '/api/monitor/online', { token })).json()) as OnlineEntry[];
+    assert.deepEqual(
+      after.map((e) => [e.deviceId, e.online, e.since]),
+      beforeRestart.map((e) => [e.deviceId, e.online, e.since]),
+    );
+    assert.deepEqual(await (await restarted.gw.request('GET', '/api/monitor/summary', { token })).json(), { total: 12, online: 12, offline: 0, unauthorized: 2 });
+    const schedule = (await (await restarted.gw.request('GET', '/api/monitor/schedule', { token })).json()) as { tracked: number; intervalSeconds: number };
+    assert.equal(schedule.tracked, 12);
+    assert.equal(schedule.intervalSeconds, 600);
   } finally {
     await restarted.gw.stop();
   }

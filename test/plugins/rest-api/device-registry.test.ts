@@ -122,3 +122,58 @@ test('what the registry hands out is frozen: a plugin changing a device or the l
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+test('a reopened registry, loaded from both halves of the key space, finds devices by address and UUID after changes made before the first look-up', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'amtgw-registry-'));
+  const store = await openStore(dir);
+  try {
+    const ns = store.namespace('devices');
+    const now = new Date(0).toISOString();
+    // Ids on both sides of the split the load reads in parallel ('0…' to 'f…'), UUIDs stored in upper case.
+    const stored: Device[] = Array.from({ length: 32 }, (_, i) => ({
+      id: `${(i % 16).toString(16)}${String(i).padStart(7, '0')}-0000-4000-8000-000000000000`,
+      ipAddress: `10.0.${i % 3}.${100 - i}`,
+      hostname: `host-${i}`,
+      domain: null,
+      firmwareVersion: null,
+      provisioningState: 'POST',
+      provisioningMode: null,
+      uuid: `AAAAAAAA-0000-1000-8000-${String(i).padStart(12, '0')}`,
+      tls: false,
+      tlsFingerprint: null,
+      openPorts: [16992],
+      authStatus: 'ok',
+      credentialId: null,
+      online: true,
+      firstSeen: now,
+      lastSeen: now,
+      lastScanId: null,
+    }));
+    await ns.batch(stored.map((d) => ({ type: 'put' as const, key: d.id, value: d })));
+    const registry = await openDeviceRegistry(ns);
+    assert.equal(registry.count(), 32);
+    const sortKey = (ip: string) => ip.split('.').reduce((key, octet) => key * 256 + Number(octet), 0);
+    assert.deepEqual(registry.list().map((d) => d.ipAddress), stored.map((d) => d.ipAddress).sort((a, b) => sortKey(a) - sortKey(b)));
+    // Changes before anything looked a device up by address or UUID.
+    await registry.update(stored[3]!.id, { hostname: 'renamed' });
+    await registry.delete(stored[20]!.id);
+    assert.equal(registry.findByAddress(stored[3]!.ipAddress)?.hostname, 'renamed');
+    assert.equal(registry.findByAddress(stored[20]!.ipAddress), undefined, 'a deleted device is not found');
+    for (const i of [0, 9, 31]) assert.equal(registry.findByAddress(stored[i]!.ipAddress)?.id, stored[i]!.id);
+    // A rescan of a stored device (UUID in lower case) updates it; a tunnel by UUID finds it; a move keeps its id.
+    const rescanned = await registry.record(observation(stored[9]!.ipAddress, stored[9]!.uuid!.toLowerCase()), 'scan-2');
+    assert.equal(rescanned.created, false);
+    assert.equal(rescanned.device.id, stored[9]!.id);
+    const tunnel = await registry.setConnection({ uuid: stored[17]!.uuid!, ipAddress: '10.9.9.9' }, 'cira', true);
+    assert.equal(tunnel.created, false);
+    assert.equal(tunnel.device!.id, stored[17]!.id);
+    const moved = await registry.record(observation('10.0.5.5', stored[30]!.uuid!.toLowerCase()), 'scan-3');
+    assert.equal(moved.device.id, stored[30]!.id);
+    assert.equal(registry.findByAddress('10.0.5.5')?.id, stored[30]!.id);
+    assert.equal(registry.findByAddress(stored[30]!.ipAddress), undefined, 'not at its old address any more');
+    assert.equal(registry.count(), 31);
+  } finally {
+    await store.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+});
