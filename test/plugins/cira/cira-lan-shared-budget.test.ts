@@ -12,6 +12,7 @@ import { startTestGateway, type TestGateway } from '../../helpers/gateway-harnes
 import { createCredential, SIM_AMT_SETTINGS, startScan, waitForScan } from '../../helpers/scan-helpers.js';
 import { mergeConfig } from '../../../core/config/load-config.js';
 import type { Device } from '../../../plugins/rest-api/api.js';
+import { ciraPort, until } from './gateway-cira-helpers.js';
 
 const MPS = { username: 'mps-shared', password: 'Mps-P@ssw0rd-shared' };
 /** The device listens here on the LAN and dials its tunnel from here. */
@@ -35,21 +36,7 @@ let fleet: Fleet;
 let sim: SimDevice;
 const logs: string[] = [];
 
-function ciraPort(): number {
-  const line = logs.map((l) => JSON.parse(l) as { msg: string; port?: number }).find((l) => l.msg === 'cira server listening');
-  if (!line?.port) throw new Error('the CIRA listener did not report its port');
-  return line.port;
-}
 
-async function until<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not reached in ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 const devices = async (): Promise<Device[]> => (await (await gw.request('GET', '/api/devices', { token })).json()) as Device[];
 
@@ -73,7 +60,7 @@ before(async () => {
     lockoutThreshold: LOCKOUT_THRESHOLD,
     // Long enough that a lockout is still visible when the test looks.
     lockoutMs: 600_000,
-    cira: { host: '127.0.0.1', port: ciraPort(), username: MPS.username, password: MPS.password, ca, keepAliveSeconds: 1, reconnectMs: 0 },
+    cira: { host: '127.0.0.1', port: ciraPort(logs), username: MPS.username, password: MPS.password, ca, keepAliveSeconds: 1, reconnectMs: 0 },
     ciraLan: true,
   });
   sim = fleet.devices[0]!;

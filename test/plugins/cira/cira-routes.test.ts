@@ -7,14 +7,10 @@ import { connect } from 'node:tls';
 import { loadConfig } from '../../../core/config/load-config.js';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway-harness.js';
 import { eventually, RawDevice, uuidOf } from './cira-test-kit.js';
+import { ciraPort } from './gateway-cira-helpers.js';
 
 const PASSWORD = 'device-mps-secret-9';
 
-function ciraPort(logs: string[]): number {
-  const line = logs.find((l) => l.includes('"msg":"cira server listening"'));
-  assert.ok(line, 'the plugin logs where it listens');
-  return (JSON.parse(line) as { port: number }).port;
-}
 
 describe('cira plugin routes: accounts, connections, certificate', () => {
   let gw: TestGateway;

@@ -12,6 +12,7 @@ import { startTestGateway, type TestGateway } from '../../helpers/gateway-harnes
 import { createCredential, SIM_AMT_SETTINGS, startScan, waitForScan } from '../../helpers/scan-helpers.js';
 import { mergeConfig } from '../../../core/config/load-config.js';
 import type { Device } from '../../../plugins/rest-api/api.js';
+import { ciraPort, until } from './gateway-cira-helpers.js';
 
 const MPS = { username: 'mps-nat', password: 'Mps-P@ssw0rd-nat' };
 /** Both CIRA devices dial in from this one address, as two machines behind one NAT. */
@@ -34,21 +35,7 @@ let good: Fleet;
 let refusing: Fleet;
 const logs: string[] = [];
 
-function ciraPort(): number {
-  const line = logs.map((l) => JSON.parse(l) as { msg: string; port?: number }).find((l) => l.msg === 'cira server listening');
-  if (!line?.port) throw new Error('the CIRA listener did not report its port');
-  return line.port;
-}
 
-async function until<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not reached in ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 const devices = async (): Promise<Device[]> => (await (await gw.request('GET', '/api/devices', { token })).json()) as Device[];
 const signIn = async (id: string): Promise<SignInView> => (await (await gw.request('GET', `/api/devices/${id}/sign-in`, { token })).json()) as SignInView;
@@ -76,7 +63,7 @@ before(async () => {
   token = await gw.login();
   assert.equal((await gw.request('POST', '/api/cira/accounts', { token, body: MPS })).status, 201);
   const ca = ((await (await gw.request('GET', '/api/cira/certificate', { token })).json()) as { pem: string }).pem;
-  const cira = { host: '127.0.0.1', port: ciraPort(), username: MPS.username, password: MPS.password, ca, keepAliveSeconds: 1, reconnectMs: 0 };
+  const cira = { host: '127.0.0.1', port: ciraPort(logs), username: MPS.username, password: MPS.password, ca, keepAliveSeconds: 1, reconnectMs: 0 };
   good = await startFleet({ count: 1, base: NAT, rmcpPort: 0, seed: 'nat-good', cira });
   // Same address, another machine: its AMT password is not the stored credential's.
   refusing = await startFleet({ count: 1, base: NAT, rmcpPort: 0, seed: 'nat-refusing', password: 'Other-P@ss2', cira });

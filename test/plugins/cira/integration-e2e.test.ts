@@ -13,26 +13,13 @@ import { ADMIN, basicHeader, envelope, soapPoster, soapServiceUrl, type SoapTest
 import type { Device } from '../../../plugins/rest-api/api.js';
 import { connectSignalR, type Received } from '../scan-hub/hub-test-kit.js';
 import type { HubConnection } from '@microsoft/signalr';
+import { ciraPort, until } from './gateway-cira-helpers.js';
 
 const MPS = { username: 'mps-e2e', password: 'Mps-P@ssw0rd-e2e' };
 const CIRA_BASE = '127.41.3.1';
 const LAN_BASE = '127.41.4.1';
 
-function ciraPort(logs: string[]): number {
-  const line = logs.map((l) => JSON.parse(l) as { msg: string; port?: number }).find((l) => l.msg === 'cira server listening');
-  if (!line?.port) throw new Error('the CIRA listener did not report its port');
-  return line.port;
-}
 
-async function until<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not reached in ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 describe('CIRA devices in the gateway', () => {
   let gw: TestGateway;
