@@ -141,28 +141,28 @@ export default async function interrogate(input: InterrogateInput, tools: TaskTo
       out.attempts++;
       const client = new WsmanClient({ transport, credentials: credential, authBudget: budget });
       try {
-        out.firmwareVersion = await readFirmwareVersion(client);
-      } catch (error) {
-        lastFailure = toAmtFailure(error);
-        if (lastFailure.code === 'AMT_ERR_UNAUTHORIZED') {
-          out.failedLogins += client.failedLogins;
-          out.refusedCredentialIds.push(credential.id);
-          continue;
+        try {
+          out.firmwareVersion = await readFirmwareVersion(client);
+        } catch (error) {
+          lastFailure = toAmtFailure(error);
+          if (lastFailure.code === 'AMT_ERR_UNAUTHORIZED') {
+            out.refusedCredentialIds.push(credential.id);
+            continue;
+          }
+          // Only a well-formed WS-Management answer proves a sign-in: anything else ends the attempts.
+          if (DEVICE_WIDE.has(lastFailure.code) || !client.authenticated) break;
+          // The credential worked but the firmware read did not: keep going with the other reads.
+          out.readErrors.firmware = lastFailure;
+          lastFailure = null;
         }
-        // Only a well-formed WS-Management answer proves a sign-in: anything else ends the attempts.
-        if (DEVICE_WIDE.has(lastFailure.code) || !client.authenticated) {
-          out.failedLogins += client.failedLogins;
-          break;
-        }
-        // The credential worked but the firmware read did not: keep going with the other reads.
-        out.readErrors.firmware = lastFailure;
-        lastFailure = null;
+        out.authStatus = 'ok';
+        out.credentialId = credential.id;
+        await readRest(client, out, input.readUuid !== false);
+        break;
+      } finally {
+        // Whichever way this credential ended, the failed logins it caused count.
+        out.failedLogins += client.failedLogins;
       }
-      out.authStatus = 'ok';
-      out.credentialId = credential.id;
-      await readRest(client, out, input.readUuid !== false);
-      out.failedLogins += client.failedLogins;
-      break;
     }
     if (out.authStatus !== 'ok' && lastFailure) {
       out.error = lastFailure;
