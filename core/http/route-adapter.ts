@@ -84,10 +84,7 @@ const isRaw = (value: unknown): boolean =>
  */
 export function applyResult(ctx: Context, reply: KoaRouteReply, result: unknown): boolean {
   if (reply.hijacked) return true;
-  if (result === undefined) {
-    if (!reply.statusSet) return false;
-    return true;
-  }
+  if (result === undefined) return reply.statusSet;
   if (isRaw(result)) {
     ctx.body = result;
   } else if (typeof result === 'string') {
