@@ -29,14 +29,13 @@ export class RouteTable {
   private readonly routes: DocumentedRoute[] = [];
   private readonly keys = new Map<string, string>();
 
-  add(plugin: string, prefix: string, spec: RouteSpec<never>): string {
+  add(plugin: string, prefix: string, spec: RouteSpec<never>): void {
     const path = joinPath(prefix, spec.path);
     const key = `${spec.method.toUpperCase()} ${path.replace(/:[A-Za-z0-9_]+/g, ':')}`;
     const owner = this.keys.get(key);
     if (owner) throw new Error(`route ${spec.method.toUpperCase()} ${path} of plugin '${plugin}' clashes with plugin '${owner}'`);
     this.keys.set(key, plugin);
     this.routes.push({ plugin, method: spec.method, path, spec });
-    return path;
   }
 
   /** Every response header some route documents (a cross-origin front end may read them). */
