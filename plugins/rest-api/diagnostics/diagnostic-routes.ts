@@ -2,7 +2,7 @@ import { isHttpError, type PluginContext } from '../../../core/plugin-api.js';
 import type { TaskCredential, WsmanCheckInput, WsmanCheckOutput } from '../../../workers/tasks/task-types.js';
 import type { RestApiConfig } from '../config.js';
 import type { ManagedCredentialVault } from '../credentials/credential-vault.js';
-import type { DeviceRoute, DeviceRouter } from '../api.js';
+import type { AuthStatus, DeviceRoute, DeviceRouter } from '../api.js';
 import type { ManagedDeviceRegistry } from '../devices/device-registry.js';
 import { RestApiErrors } from '../errors.js';
 import { noteLegacyTls } from '../devices/legacy-tls-notice.js';
@@ -11,11 +11,9 @@ import type { SignInMemory } from '../sign-in/sign-in-memory.js';
 import { memoryKey } from '../sign-in/sign-in-key.js';
 import { TEST_CREDENTIAL_RESULT_SCHEMA, TEST_WSMAN_RESULT_SCHEMA } from './diagnostic-schemas.js';
 
-type Status = 'ok' | 'unauthorized' | 'unreachable' | 'error' | 'locked-out-risk';
-
 /** A check whose credential the sign-in memory held back: why, and the status it gives. */
 interface HeldBack {
-  status: Status;
+  status: AuthStatus;
   message: string;
 }
 
@@ -26,7 +24,7 @@ interface CheckTarget {
   signInKey: string;
 }
 
-function statusOf(result: WsmanCheckOutput, heldBack: HeldBack | null): Status {
+function statusOf(result: WsmanCheckOutput, heldBack: HeldBack | null): AuthStatus {
   if (result.authenticated) return 'ok';
   if (!result.reachable) return 'unreachable';
   if (heldBack) return heldBack.status;
