@@ -3,6 +3,7 @@ import type { TaskCredential, WsmanCheckInput, WsmanCheckOutput } from '../../..
 import type { RestApiConfig } from '../config.js';
 import type { ManagedCredentialVault } from '../credentials/credential-vault.js';
 import type { AuthStatus, DeviceRoute, DeviceRouter } from '../api.js';
+import type { NetworkGuard } from '../devices/device-networks.js';
 import type { ManagedDeviceRegistry } from '../devices/device-registry.js';
 import { RestApiErrors } from '../errors.js';
 import { noteLegacyTls } from '../devices/legacy-tls-notice.js';
@@ -38,6 +39,7 @@ export function registerDiagnosticRoutes(
   vault: ManagedCredentialVault,
   devices: ManagedDeviceRegistry,
   signIn: SignInMemory,
+  networks: NetworkGuard,
   router: () => DeviceRouter | null,
 ): void {
   ctx.openapi.addTag('diagnostics', 'Credential and WS-Management checks against one device');
@@ -51,7 +53,7 @@ export function registerDiagnosticRoutes(
     const device = devices.findByAddress(text);
     const route = device ? ((await router()?.(device)) ?? null) : null;
     if (route && device) return { address: text, route, signInKey: memoryKey(signIn, device, text, true) };
-    const address = checkSingleAddress(text, amt.allowedNetworks);
+    const address = checkSingleAddress(text, networks);
     return { address, route: null, signInKey: memoryKey(signIn, device, address, false) };
   };
   /**
