@@ -3,6 +3,7 @@ import type { TaskCredential, WsmanCheckInput, WsmanCheckOutput } from '../../..
 import type { RestApiConfig } from '../config.js';
 import type { ManagedCredentialVault } from '../credentials/credential-vault.js';
 import type { AuthStatus, DeviceRoute, DeviceRouter } from '../api.js';
+import { FAILURES_PER_CREDENTIAL } from '../devices/device-access.js';
 import type { NetworkGuard } from '../devices/device-networks.js';
 import type { ManagedDeviceRegistry } from '../devices/device-registry.js';
 import { RestApiErrors } from '../errors.js';
@@ -62,7 +63,7 @@ export function registerDiagnosticRoutes(
    */
   const signedCheck = async (target: CheckTarget, credential: TaskCredential | null): Promise<{ result: WsmanCheckOutput; heldBack: HeldBack | null }> => {
     if (!credential) return { result: await check(target, null), heldBack: null };
-    const plan = await signIn.planWhenFree(target.signInKey, [credential.id], { preferred: null, maxAttempts: 2 });
+    const plan = await signIn.planWhenFree(target.signInKey, [credential.id], { preferred: null, maxAttempts: FAILURES_PER_CREDENTIAL });
     if (plan.credentialIds.length === 0) {
       await plan.settle({ refused: [], failedLogins: 0, succeeded: null, lockedOut: false });
       const heldBack: HeldBack = plan.pause
