@@ -58,6 +58,6 @@ export default definePlugin<RestApiConfig>({
     registerDeviceRoutes(ctx, devices);
     registerSignInRoutes(ctx, devices, credentials, signIn);
     await registerScanning(ctx, devices, credentials, signIn);
-    registerDiagnosticRoutes(ctx, credentials, devices, signIn, () => router);
+    registerDiagnosticRoutes(ctx, credentials, devices, signIn, networks, () => router);
   },
 });

@@ -30,7 +30,6 @@ export const LEGACY_TLS_OPTIONS: ConnectionOptions = {
   secureOptions: constants.SSL_OP_LEGACY_SERVER_CONNECT,
 };
 
-
 /** Canonical fingerprint form: upper-case hex pairs joined by colons (as `openssl x509 -fingerprint`). */
 export function normalizeFingerprint(fingerprint: string): string {
   const hex = fingerprint.replace(/[^0-9a-fA-F]/g, '').toUpperCase();

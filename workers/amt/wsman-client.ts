@@ -4,12 +4,11 @@
  * the end and turns SOAP Faults into typed errors.
  */
 import { randomUUID } from 'node:crypto';
-import { credentialTag, digestAuthorization, openDigestSession, type DigestCredentials } from './digest-auth.js';
+import { credentialTag, digestAuthorization, openDigestSession, type DigestCredentials, type DigestSession } from './digest-auth.js';
 import { parseDigestChallenge } from './digest-challenge.js';
 import { workerNonceCache, type DigestNonceCache } from './digest-nonce-cache.js';
 import { AmtError } from './errors.js';
 import { isLockoutPage } from './lockout-page.js';
-import type { DigestSession } from './digest-auth.js';
 import type { DeviceTransport, HttpResponse } from './http-transport.js';
 import {
   buildEnvelope,

@@ -14,7 +14,7 @@ import { noteLegacyTls } from './legacy-tls-notice.js';
 import type { NetworkGuard } from './device-networks.js';
 
 /** Failed logins one credential may cause in one operation: one re-authentication on a fresh nonce. */
-const FAILURES_PER_CREDENTIAL = 2;
+export const FAILURES_PER_CREDENTIAL = 2;
 
 export interface DeviceAccessDeps {
   devices: DeviceRegistry;

@@ -2,7 +2,9 @@ import { isHttpError, type PluginContext } from '../../../core/plugin-api.js';
 import type { TaskCredential, WsmanCheckInput, WsmanCheckOutput } from '../../../workers/tasks/task-types.js';
 import type { RestApiConfig } from '../config.js';
 import type { ManagedCredentialVault } from '../credentials/credential-vault.js';
-import type { DeviceRoute, DeviceRouter } from '../api.js';
+import type { AuthStatus, DeviceRoute, DeviceRouter } from '../api.js';
+import { FAILURES_PER_CREDENTIAL } from '../devices/device-access.js';
+import type { NetworkGuard } from '../devices/device-networks.js';
 import type { ManagedDeviceRegistry } from '../devices/device-registry.js';
 import { RestApiErrors } from '../errors.js';
 import { noteLegacyTls } from '../devices/legacy-tls-notice.js';
@@ -11,11 +13,9 @@ import type { SignInMemory } from '../sign-in/sign-in-memory.js';
 import { memoryKey } from '../sign-in/sign-in-key.js';
 import { TEST_CREDENTIAL_RESULT_SCHEMA, TEST_WSMAN_RESULT_SCHEMA } from './diagnostic-schemas.js';
 
-type Status = 'ok' | 'unauthorized' | 'unreachable' | 'error' | 'locked-out-risk';
-
 /** A check whose credential the sign-in memory held back: why, and the status it gives. */
 interface HeldBack {
-  status: Status;
+  status: AuthStatus;
   message: string;
 }
 
@@ -26,7 +26,7 @@ interface CheckTarget {
   signInKey: string;
 }
 
-function statusOf(result: WsmanCheckOutput, heldBack: HeldBack | null): Status {
+function statusOf(result: WsmanCheckOutput, heldBack: HeldBack | null): AuthStatus {
   if (result.authenticated) return 'ok';
   if (!result.reachable) return 'unreachable';
   if (heldBack) return heldBack.status;
@@ -40,6 +40,7 @@ export function registerDiagnosticRoutes(
   vault: ManagedCredentialVault,
   devices: ManagedDeviceRegistry,
   signIn: SignInMemory,
+  networks: NetworkGuard,
   router: () => DeviceRouter | null,
 ): void {
   ctx.openapi.addTag('diagnostics', 'Credential and WS-Management checks against one device');
@@ -53,7 +54,7 @@ export function registerDiagnosticRoutes(
     const device = devices.findByAddress(text);
     const route = device ? ((await router()?.(device)) ?? null) : null;
     if (route && device) return { address: text, route, signInKey: memoryKey(signIn, device, text, true) };
-    const address = checkSingleAddress(text, amt.allowedNetworks);
+    const address = checkSingleAddress(text, networks);
     return { address, route: null, signInKey: memoryKey(signIn, device, address, false) };
   };
   /**
@@ -62,7 +63,7 @@ export function registerDiagnosticRoutes(
    */
   const signedCheck = async (target: CheckTarget, credential: TaskCredential | null): Promise<{ result: WsmanCheckOutput; heldBack: HeldBack | null }> => {
     if (!credential) return { result: await check(target, null), heldBack: null };
-    const plan = await signIn.planWhenFree(target.signInKey, [credential.id], { preferred: null, maxAttempts: 2 });
+    const plan = await signIn.planWhenFree(target.signInKey, [credential.id], { preferred: null, maxAttempts: FAILURES_PER_CREDENTIAL });
     if (plan.credentialIds.length === 0) {
       await plan.settle({ refused: [], failedLogins: 0, succeeded: null, lockedOut: false });
       const heldBack: HeldBack = plan.pause

@@ -11,7 +11,8 @@ import type { SignInMemory } from './sign-in-memory.js';
 
 type KeyedDevice = Readonly<Pick<Device, 'id' | 'uuid' | 'connections'>>;
 
-const tunnelOnly = (device: KeyedDevice) => device.connections?.length === 1 && device.connections[0] === 'cira';
+/** Reached only through its CIRA tunnel: its address is a NAT's that other devices may share. */
+export const tunnelOnly = (device: KeyedDevice): boolean => device.connections?.length === 1 && device.connections[0] === 'cira';
 
 /**
  * @param device the stored device at `address`, if any

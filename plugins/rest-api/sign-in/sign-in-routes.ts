@@ -3,7 +3,7 @@ import type { PluginContext } from '../../../core/plugin-api.js';
 import type { CredentialVault, DeviceRegistry } from '../api.js';
 import { RestApiErrors } from '../errors.js';
 import type { SignInMemory } from './sign-in-memory.js';
-import { currentSignInKey, signInKey } from './sign-in-key.js';
+import { currentSignInKey, signInKey, tunnelOnly } from './sign-in-key.js';
 import { SIGN_IN_SCHEMA } from './sign-in-schemas.js';
 
 const params = { id: { description: 'Device id' } };
@@ -64,8 +64,7 @@ export function registerSignInRoutes(ctx: PluginContext, devices: DeviceRegistry
       const device = known(req.params.id);
       // Both ways in: the tunnel's memory (by device), and the local network's (by address) unless the
       // device is reached only through its tunnel, whose address is a NAT's that others may share.
-      const tunnelOnly = device.connections?.length === 1 && device.connections[0] === 'cira';
-      if (!tunnelOnly) await memory.reset(device.ipAddress);
+      if (!tunnelOnly(device)) await memory.reset(device.ipAddress);
       if (device.uuid || device.connections?.includes('cira')) await memory.reset(signInKey(device, device.ipAddress, true));
       if (device.authStatus === 'locked-out-risk') await devices.update(device.id, { authStatus: 'unauthorized' });
       ctx.logger.info('sign-in memory reset', { deviceId: device.id, ipAddress: device.ipAddress, user: req.user?.username });
