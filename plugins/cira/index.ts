@@ -6,7 +6,7 @@ import { definePlugin } from '../../core/plugin-api.js';
 import { openAccountStore } from './accounts/account-store.js';
 import './api.js';
 import { CIRA_CONFIG_SCHEMA, type CiraConfig } from './config.js';
-import { registerCiraIntegration } from './integration.js'; // integration
+import { registerCiraIntegration } from './integration.js';
 import { registerAccountRoutes } from './routes/account-routes.js';
 import { registerConnectionRoutes } from './routes/connection-routes.js';
 import { createCiraServer } from './server/cira-server.js';
@@ -39,7 +39,7 @@ export default definePlugin<CiraConfig>({
       if (event.type === 'up') ctx.events.publish('CiraTunnelUp', event.connection);
       else ctx.events.publish('CiraTunnelDown', { ...event.connection, reason: event.reason });
     });
-    registerCiraIntegration(ctx, server.service); // integration
+    registerCiraIntegration(ctx, server.service);
     await server.listen();
     const address = server.service.address();
     ctx.logger.info('cira server listening', { host: address?.host, port: address?.port, certificateSha256: certificate.sha256 });

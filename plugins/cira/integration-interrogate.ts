@@ -36,13 +36,11 @@ function outcomeOf(result: InterrogateOutput): TaskOutcome {
 export interface TunnelInterrogator {
   /** Queues a read of the device (once, however often asked before it runs). */
   request(deviceId: string): void;
-  /** Waits for the queued and running reads (tests, shutdown). */
-  idle(): Promise<void>;
   stop(): void;
 }
 
 /** The patch a read gives the device: what it learned, never erasing what an earlier read knew. */
-export function patchFrom(device: Readonly<Device>, result: InterrogateOutput, tls: boolean): Partial<Device> {
+function patchFrom(device: Readonly<Device>, result: InterrogateOutput, tls: boolean): Partial<Device> {
   const version = result.serverVersion && (!result.firmwareVersion || result.serverVersion.startsWith(result.firmwareVersion)) ? result.serverVersion : result.firmwareVersion;
   const patch: Partial<Device> = { authStatus: result.authStatus, tls };
   if (version) patch.firmwareVersion = version;
@@ -66,12 +64,6 @@ export function createTunnelInterrogator(parts: TunnelInterrogatorParts): Tunnel
   const attempts = new Map<string, number>();
   let running = 0;
   let stopped = false;
-  let waiters: Array<() => void> = [];
-
-  const settle = (): void => {
-    if (running > 0 || queue.size > 0) return;
-    for (const wake of waiters.splice(0)) wake();
-  };
 
   const interrogate = (target: Pick<DeviceTarget, 'address' | 'port' | 'tls' | 'pinnedFingerprint'>, credential: TaskCredential | null, cancel: CancelToken) =>
     pool.run(
@@ -160,7 +152,6 @@ export function createTunnelInterrogator(parts: TunnelInterrogatorParts): Tunnel
         .finally(() => {
           running--;
           pump();
-          settle();
         });
     }
   };
@@ -171,12 +162,9 @@ export function createTunnelInterrogator(parts: TunnelInterrogatorParts): Tunnel
       queue.add(deviceId);
       pump();
     },
-    idle: () => (running === 0 && queue.size === 0 ? Promise.resolve() : new Promise<void>((resolve) => waiters.push(resolve))),
     stop() {
       stopped = true;
       queue.clear();
-      settle();
-      waiters = [];
     },
   };
   return interrogator;

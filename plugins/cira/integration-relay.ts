@@ -24,8 +24,6 @@ export interface TunnelRelay {
   port(deviceId: string, devicePort: number): Promise<number>;
   /** Closes the device's relays (its tunnel went down). */
   drop(deviceId: string): void;
-  /** Relays open now. */
-  readonly size: number;
   close(): Promise<void>;
 }
 
@@ -173,9 +171,6 @@ export function createTunnelRelay(cira: CiraService, options: TunnelRelayOptions
     },
     drop(deviceId) {
       for (const [key, relay] of relays) if (relay.deviceId === deviceId) close(key);
-    },
-    get size() {
-      return relays.size;
     },
     async close() {
       for (const key of [...relays.keys()]) close(key);

@@ -18,7 +18,7 @@ const UP_GRACE_MS = 30_000;
 const READ_TIMEOUT_MS = 15_000;
 
 /** The device port WS-Management goes to through a tunnel: 16992, else 16993 (devices that forward only TLS). */
-export function managementPort(connection: Pick<CiraConnection, 'forwardedPorts'>): number | null {
+function managementPort(connection: Pick<CiraConnection, 'forwardedPorts'>): number | null {
   if (connection.forwardedPorts.includes(HTTP_PORT)) return HTTP_PORT;
   if (connection.forwardedPorts.includes(TLS_PORT)) return TLS_PORT;
   return null;

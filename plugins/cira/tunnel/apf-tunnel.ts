@@ -36,7 +36,7 @@ export interface TunnelHost {
   authenticate(username: string, password: string, remoteAddress: string): Promise<boolean>;
   /** Authenticated and forwards settled: time to resolve the device and announce it. */
   settled(tunnel: ApfTunnel): void;
-  ended(tunnel: ApfTunnel, reason: TunnelEndReason, wasSettled: boolean): void;
+  ended(tunnel: ApfTunnel, reason: TunnelEndReason): void;
   /** A protocol violation or an ignored message, for the logs and counters. */
   noted(tunnel: ApfTunnel, event: TunnelNote, detail: string): void;
 }
@@ -104,7 +104,6 @@ export class ApfTunnel {
   end(reason: TunnelEndReason): void {
     if (this.ended) return;
     this.ended = true;
-    const wasSettled = this.state === 'settled';
     if (this.settleTimer) clearTimeout(this.settleTimer);
     this.channels?.closeAll();
     this.channels = null;
@@ -117,7 +116,7 @@ export class ApfTunnel {
     } else {
       this.socket.destroy();
     }
-    this.host.ended(this, reason, wasSettled);
+    this.host.ended(this, reason);
   }
 
   /** Opens a `forwarded-tcpip` channel to `port`; resolves once the device confirms. */

@@ -36,8 +36,6 @@ let fleet: Fleet;
 let sim: SimDevice;
 const logs: string[] = [];
 
-
-
 const devices = async (): Promise<Device[]> => (await (await gw.request('GET', '/api/devices', { token })).json()) as Device[];
 
 before(async () => {

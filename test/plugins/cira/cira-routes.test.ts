@@ -6,11 +6,10 @@ import { after, before, describe, it } from 'node:test';
 import { connect } from 'node:tls';
 import { loadConfig } from '../../../core/config/load-config.js';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway-harness.js';
-import { eventually, RawDevice, uuidOf } from './cira-test-kit.js';
-import { ciraPort } from './gateway-cira-helpers.js';
+import { RawDevice, uuidOf } from './cira-test-kit.js';
+import { ciraPort, until } from './gateway-cira-helpers.js';
 
 const PASSWORD = 'device-mps-secret-9';
-
 
 describe('cira plugin routes: accounts, connections, certificate', () => {
   let gw: TestGateway;
@@ -57,12 +56,12 @@ describe('cira plugin routes: accounts, connections, certificate', () => {
   it('lists a device that signed in with a stored account and drops it on DELETE', async () => {
     const device = await RawDevice.connect(port, '127.0.23.1');
     await device.handshake(uuidOf(301), [16993, 16992], 'mps-site', PASSWORD);
-    const listed = await eventually(async () => {
+    const listed = await until('the tunnel listed', async () => {
       const res = await gw.request('GET', '/api/cira/connections', { token: admin });
       const list = (await res.json()) as Array<Record<string, unknown>>;
       assert.equal(res.headers.get('x-total-count'), String(list.length));
       return list.length === 1 ? list[0] : undefined;
-    }, 3000, 'the tunnel listed');
+    }, 3000);
     const deviceId = listed['deviceId'] as string;
     assert.equal(typeof deviceId, 'string');
     assert.equal(listed['uuid'], uuidOf(301));

@@ -35,8 +35,6 @@ let good: Fleet;
 let refusing: Fleet;
 const logs: string[] = [];
 
-
-
 const devices = async (): Promise<Device[]> => (await (await gw.request('GET', '/api/devices', { token })).json()) as Device[];
 const signIn = async (id: string): Promise<SignInView> => (await (await gw.request('GET', `/api/devices/${id}/sign-in`, { token })).json()) as SignInView;
 const problem = async (res: Response) => ((await res.json()) as { type: string }).type.replace(/^.*:/, '');

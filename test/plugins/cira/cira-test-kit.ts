@@ -160,15 +160,4 @@ export async function until(condition: () => boolean, timeoutMs = 5000, what = '
   }
 }
 
-/** Retries `probe` until it returns a value (not undefined), bounded. */
-export async function eventually<T>(probe: () => Promise<T | undefined>, timeoutMs = 5000, what = 'condition'): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 export const uuidOf = (n: number) => `${n.toString(16).padStart(8, '0')}-1111-2222-3333-444455556666`;

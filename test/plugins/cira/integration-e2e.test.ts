@@ -19,8 +19,6 @@ const MPS = { username: 'mps-e2e', password: 'Mps-P@ssw0rd-e2e' };
 const CIRA_BASE = '127.41.3.1';
 const LAN_BASE = '127.41.4.1';
 
-
-
 describe('CIRA devices in the gateway', () => {
   let gw: TestGateway;
   let token: string;
