@@ -52,10 +52,11 @@ interface PendingCall {
  */
 export async function createSoapDispatcher(wsdlXml: string, operations: Operations): Promise<SoapDispatcher> {
   const pending = new WeakMap<IncomingMessage, PendingCall>();
+  const asFault = (err: unknown) => (err instanceof SoapFault ? err : new SoapFault('GW_ERR_SOAP_INTERNAL', 'internal error', { cause: err }));
   const fail = (req: IncomingMessage, err: unknown) => {
     const call = pending.get(req);
     pending.delete(req);
-    call?.reject(err instanceof SoapFault ? err : new SoapFault('GW_ERR_SOAP_INTERNAL', 'internal error', { cause: err }));
+    call?.reject(asFault(err));
   };
   const method =
     (name: OperationName): ServiceMethod =>
@@ -72,11 +73,12 @@ export async function createSoapDispatcher(wsdlXml: string, operations: Operatio
   const services = { MPSInterfaceService: { MPSNInterfaceSoapPortType: Object.fromEntries(OPERATIONS.map((name) => [name, method(name)])) } };
 
   let started: Promise<StrongSoapServer> | undefined;
-  const server = () => {
-    started ??= startServer(wsdlXml, services);
-    started.catch(() => (started = undefined));
-    return started;
-  };
+  // A failed start is not kept: the next request tries again.
+  const server = () =>
+    (started ??= startServer(wsdlXml, services).catch((err: unknown) => {
+      started = undefined;
+      throw err;
+    }));
 
   return {
     async dispatch(xml, req, request, caller) {
@@ -85,7 +87,7 @@ export async function createSoapDispatcher(wsdlXml: string, operations: Operatio
       if (EMPTY_RESPONSE_OPERATIONS.has(request.operation)) {
         const run = operations[request.operation] as (request: SoapRequest, caller: string) => Promise<unknown>;
         await run(request, caller).catch((err: unknown) => {
-          throw err instanceof SoapFault ? err : new SoapFault('GW_ERR_SOAP_INTERNAL', 'internal error', { cause: err });
+          throw asFault(err);
         });
         return soapEnvelope('');
       }

@@ -13,7 +13,6 @@ export interface ConsoleBundle {
   index: Buffer;
   /** By file name, as served under ASSET_PREFIX. */
   assets: Map<string, ConsoleAsset>;
-  origin: 'built-dir' | 'memory';
 }
 
 const TYPES: Record<string, string> = {
@@ -29,7 +28,7 @@ export async function readBundle(dir: string): Promise<ConsoleBundle | null> {
     const type = TYPES[extname(name)];
     if (type) assets.set(name, { body: await readFile(join(dir, name)), type });
   }
-  return { index: await readFile(join(dir, 'index.html')), assets, origin: 'built-dir' };
+  return { index: await readFile(join(dir, 'index.html')), assets };
 }
 
 /**
@@ -73,5 +72,5 @@ export async function buildBundle(outdir: string, write = false): Promise<Consol
     for (const [name, asset] of assets) await writeFile(join(outdir, name), asset.body);
     await writeFile(join(outdir, 'index.html'), index);
   }
-  return { index, assets, origin: 'memory' };
+  return { index, assets };
 }

@@ -26,8 +26,7 @@ export default definePlugin<WebConsoleConfig>({
       bundle = await buildBundle(dir);
       ctx.logger.info('web console built in memory', { ms: Date.now() - started, files: bundle.assets.size, reason: stale ? 'stale' : 'missing' });
     }
-    const ready = bundle;
     // A raw mount rather than JSON routes: these paths are public on purpose (see static-handler.ts).
-    ctx.http.mount('/', consoleHandler(() => ready));
+    ctx.http.mount('/', consoleHandler(bundle));
   },
 });

@@ -7,7 +7,7 @@ import type { MountHandler } from '../../core/plugin-api.js';
 import { ASSET_PREFIX } from './build-options.js';
 import type { ConsoleBundle } from './console-bundle.js';
 
-export const RESERVED_PREFIXES = ['/api', '/scanHub', '/swagger'];
+const RESERVED_PREFIXES = ['/api', '/scanHub', '/swagger'];
 
 const under = (path: string, prefix: string) => path === prefix || path.startsWith(prefix + '/');
 
@@ -21,12 +21,12 @@ const SHELL_HEADERS: Record<string, string> = {
 };
 
 /** The mount at `/`: answers with a file of the bundle or the shell, or `undefined` to pass the request on. */
-export function consoleHandler(bundle: () => ConsoleBundle): MountHandler {
+export function consoleHandler(bundle: ConsoleBundle): MountHandler {
   return function serveConsole(request, reply) {
     const { method, path } = request;
     if ((method !== 'GET' && method !== 'HEAD') || RESERVED_PREFIXES.some((p) => under(path, p))) return undefined;
     if (path.startsWith(ASSET_PREFIX)) {
-      const asset = bundle().assets.get(path.slice(ASSET_PREFIX.length));
+      const asset = bundle.assets.get(path.slice(ASSET_PREFIX.length));
       if (!asset) return undefined;
       reply.type(asset.type).header('Cache-Control', 'public, max-age=31536000, immutable').header('X-Content-Type-Options', 'nosniff');
       return asset.body;
@@ -35,6 +35,6 @@ export function consoleHandler(bundle: () => ConsoleBundle): MountHandler {
     if (!request.header('accept').includes('text/html')) return undefined;
     for (const [name, value] of Object.entries(SHELL_HEADERS)) reply.header(name, value);
     reply.type('text/html; charset=utf-8');
-    return bundle().index;
+    return bundle.index;
   };
 }

@@ -32,6 +32,11 @@ export class ApiError extends Error {
   }
 }
 
+/** The field errors of a failed call by field name; none when `err` is not an ApiError. */
+export function errorFields(err: unknown): Record<string, string> {
+  return err instanceof ApiError ? err.fields() : {};
+}
+
 let token: string | null = null;
 let onUnauthorized: () => void = () => {};
 

@@ -8,10 +8,10 @@ import assert from 'node:assert/strict';
 import type { LookupAddress } from 'node:dns';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { createLogger } from '../../../core/log/logger.js';
 import { createDeliveryPolicy, DEFAULT_ALLOWED_NETWORKS, DeliveryRefused, unmapped } from '../../../plugins/soap-mps/delivery-policy.js';
 import { createNotificationSender } from '../../../plugins/soap-mps/notification-sender.js';
+import { until } from './until.js';
 
 const v4 = (address: string): LookupAddress => ({ address, family: 4 });
 
@@ -46,14 +46,6 @@ async function countingServer(host: string, port = 0): Promise<CountingServer> {
   counting.server.on('connection', () => counting.connections++);
   await new Promise<void>((resolve) => counting.server.listen(port, host, resolve));
   return counting;
-}
-
-async function until(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not reached');
-    await sleep(10);
-  }
 }
 
 describe('the delivery policy', () => {

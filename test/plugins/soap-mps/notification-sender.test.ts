@@ -6,16 +6,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createLogger } from '../../../core/log/logger.js';
 import { createDeliveryPolicy, DEFAULT_ALLOWED_NETWORKS } from '../../../plugins/soap-mps/delivery-policy.js';
 import { createNotificationSender } from '../../../plugins/soap-mps/notification-sender.js';
+import { until } from './until.js';
 
 const policy = createDeliveryPolicy({ allowedNetworks: DEFAULT_ALLOWED_NETWORKS, allowedHosts: [] });
-
-async function until(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not reached');
-    await sleep(10);
-  }
-}
 
 describe('notification sender', () => {
   test('keeps at most maxPending notifications queued per receiver, dropping the oldest, and keeps order', async () => {

@@ -1,6 +1,6 @@
 /** Device credentials: list, create, edit, delete, set default. The password is write-only here too. */
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError, api, errorText } from '../api.js';
+import { api, errorText, errorFields } from '../api.js';
 import { Field, formatTime, Message } from '../components/field.js';
 import { can, type Session } from '../session.js';
 
@@ -123,7 +123,7 @@ function CredentialForm({ credential, onDone }: { credential: Credential | null;
       onDone(credential ? `${name || username} saved.` : `${name || username} created.`);
     } catch (err) {
       setPassword('');
-      const fields = err instanceof ApiError ? err.fields() : {};
+      const fields = errorFields(err);
       setErrors(fields);
       setError(Object.keys(fields).length ? null : errorText(err));
     }

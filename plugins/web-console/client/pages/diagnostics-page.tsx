@@ -1,7 +1,7 @@
 /** test-credential and test-wsman, each a form with its result. */
 import { Fragment } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError, api, errorText, query } from '../api.js';
+import { api, errorText, errorFields, query } from '../api.js';
 import { Field, Message } from '../components/field.js';
 import type { Credential } from './credentials-page.js';
 
@@ -71,7 +71,7 @@ function DiagnosticForm({ title, button, credentials, addressLabel, request }: F
     try {
       setResult(await api<Record<string, unknown>>('GET', request(credentialId, ip.trim())));
     } catch (err) {
-      const fields = err instanceof ApiError ? err.fields() : {};
+      const fields = errorFields(err);
       setErrors({ ip: fields.ip ?? fields.ip_address ?? '', credentialId: fields.credentialId ?? fields.id ?? '' });
       setError(errorText(err));
     } finally {

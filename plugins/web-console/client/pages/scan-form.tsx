@@ -1,19 +1,13 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { Field } from '../components/field.js';
+import type { Credential } from './credentials-page.js';
 
 export interface ScanRequest {
   range: string;
   credentialId?: string;
   timeoutMs?: number;
   concurrency?: number;
-}
-
-interface Credential {
-  id: string;
-  name: string;
-  username: string;
-  isDefault: boolean;
 }
 
 interface Props {

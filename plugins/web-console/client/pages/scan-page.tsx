@@ -1,6 +1,6 @@
 /** Start a scan, watch it live from /scanHub (progress and discoveries), cancel it, see recent scans. */
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError, api, errorText } from '../api.js';
+import { api, errorText, errorFields } from '../api.js';
 import { Message } from '../components/field.js';
 import { hubReady, useHubEvent, type Device, type Scan } from '../hub.js';
 import { can, type Session } from '../session.js';
@@ -49,7 +49,7 @@ export function ScanPage({ session }: { session: Session }) {
       setCurrentId(scan.id);
       setRecentVersion((v) => v + 1);
     } catch (err) {
-      const fields = err instanceof ApiError ? err.fields() : {};
+      const fields = errorFields(err);
       setFieldErrors(fields);
       if (Object.keys(fields).length === 0) setError(errorText(err));
     }

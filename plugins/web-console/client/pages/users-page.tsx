@@ -1,6 +1,6 @@
 /** Gateway users (users:manage): list, create, change permissions and password, delete. */
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError, api, errorText } from '../api.js';
+import { api, errorText, errorFields } from '../api.js';
 import { Field, formatTime, Message } from '../components/field.js';
 import type { Session } from '../session.js';
 
@@ -117,7 +117,7 @@ function UserForm({ user, known, onDone }: { user: User | null; known: string[];
       onDone(user ? `${user.username} saved.` : `${username} created.`);
     } catch (err) {
       setPassword('');
-      const fields = err instanceof ApiError ? err.fields() : {};
+      const fields = errorFields(err);
       setErrors(fields);
       setError(Object.keys(fields).length ? null : errorText(err));
     }
