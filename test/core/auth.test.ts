@@ -9,32 +9,32 @@ test('the login throttle adds a delay step per failure past the free ones, then 
   const throttle = createLoginThrottle({ freeFailures: 2, maxFailures: 5, windowSeconds: 60, delayStepMs: 250 }, () => now);
   const delays: unknown[] = [];
   for (let i = 0; i < 5; i++) {
-    delays.push(throttle.check('10.0.0.1', 'olga'));
-    throttle.failed('10.0.0.1', 'olga');
+    delays.push(throttle.check('127.0.60.1', 'olga'));
+    throttle.failed('127.0.60.1', 'olga');
     now += 1000;
   }
   assert.deepEqual(delays, [{ delayMs: 0 }, { delayMs: 0 }, { delayMs: 250 }, { delayMs: 500 }, { delayMs: 750 }]);
-  assert.deepEqual(throttle.check('10.0.0.1', 'olga'), { retryAfterSeconds: 55 });
-  assert.deepEqual(throttle.check('10.0.0.2', 'olga'), { delayMs: 0 }, 'other addresses are unaffected');
-  assert.deepEqual(throttle.check('10.0.0.1', 'igor'), { delayMs: 0 }, 'other names behind the same address are unaffected');
+  assert.deepEqual(throttle.check('127.0.60.1', 'olga'), { retryAfterSeconds: 55 });
+  assert.deepEqual(throttle.check('127.0.60.2', 'olga'), { delayMs: 0 }, 'other addresses are unaffected');
+  assert.deepEqual(throttle.check('127.0.60.1', 'igor'), { delayMs: 0 }, 'other names behind the same address are unaffected');
   now += 55_500;
-  assert.deepEqual(throttle.check('10.0.0.1', 'olga'), { delayMs: 750 }, 'the oldest failure left the window');
-  throttle.succeeded('10.0.0.1', 'olga');
-  assert.deepEqual(throttle.check('10.0.0.1', 'olga'), { delayMs: 0 });
+  assert.deepEqual(throttle.check('127.0.60.1', 'olga'), { delayMs: 750 }, 'the oldest failure left the window');
+  throttle.succeeded('127.0.60.1', 'olga');
+  assert.deepEqual(throttle.check('127.0.60.1', 'olga'), { delayMs: 0 });
 });
 
 test('the login throttle refuses every name from an address past its looser per-address ceiling', () => {
   let now = 1_000_000;
   const throttle = createLoginThrottle({ freeFailures: 2, maxFailures: 5, windowSeconds: 60, delayStepMs: 0, addressMaxFailures: 12 }, () => now);
   for (let i = 0; i < 12; i++) {
-    assert.ok('delayMs' in throttle.check('10.0.0.1', `made-up-${i % 3}`), `failure ${i + 1} is not refused yet`);
-    throttle.failed('10.0.0.1', `made-up-${i % 3}`);
+    assert.ok('delayMs' in throttle.check('127.0.60.1', `made-up-${i % 3}`), `failure ${i + 1} is not refused yet`);
+    throttle.failed('127.0.60.1', `made-up-${i % 3}`);
     now += 1000;
   }
-  assert.deepEqual(throttle.check('10.0.0.1', 'admin'), { retryAfterSeconds: 48 }, 'spraying many names from one address is stopped');
+  assert.deepEqual(throttle.check('127.0.60.1', 'admin'), { retryAfterSeconds: 48 }, 'spraying many names from one address is stopped');
   assert.deepEqual(throttle.check('10.0.0.3', 'admin'), { delayMs: 0 });
-  throttle.succeeded('10.0.0.1', 'admin');
-  assert.ok('retryAfterSeconds' in throttle.check('10.0.0.1', 'admin'), 'a success does not reset the address ceiling');
+  throttle.succeeded('127.0.60.1', 'admin');
+  assert.ok('retryAfterSeconds' in throttle.check('127.0.60.1', 'admin'), 'a success does not reset the address ceiling');
   assert.deepEqual(createLoginThrottle({ freeFailures: 0, maxFailures: 1, windowSeconds: 60, delayStepMs: 0 }).check('x', 'y'), { delayMs: 0 });
 });
 
