@@ -26,7 +26,8 @@ export interface LoginThrottleOptions {
 }
 
 /** Failure times per key within a sliding window, bounded in keys. */
-function failureWindow(windowMs: number, maxKeys: number, now: () => number) {
+/** @param keep the most failures a decision looks at: older ones are dropped. */
+function failureWindow(windowMs: number, maxKeys: number, keep: number, now: () => number) {
   const failures = new Map<string, number[]>();
   const recent = (key: string) => {
     const cutoff = now() - windowMs;
@@ -49,7 +50,7 @@ function failureWindow(windowMs: number, maxKeys: number, now: () => number) {
       // Bounded: only the newest failures that can still decide a refusal are kept.
       list.push(now());
       failures.delete(key);
-      failures.set(key, list.length > 1000 ? list.slice(-1000) : list);
+      failures.set(key, list.length > keep ? list.slice(-keep) : list);
       if (failures.size > maxKeys) failures.delete(failures.keys().next().value!);
     },
     clear: (key: string) => void failures.delete(key),
@@ -59,9 +60,10 @@ function failureWindow(windowMs: number, maxKeys: number, now: () => number) {
 export function createLoginThrottle(options: LoginThrottleOptions, now: () => number = Date.now): LoginThrottle {
   const windowMs = options.windowSeconds * 1000;
   const maxKeys = options.maxClients ?? 10_000;
-  const addressMax = options.addressMaxFailures ?? options.maxFailures * 10;
-  const perName = failureWindow(windowMs, maxKeys, now);
-  const perAddress = failureWindow(windowMs, maxKeys, now);
+  // The default ceiling stays within what the schema allows an explicit one (1,000 failures kept per address).
+  const addressMax = options.addressMaxFailures ?? Math.max(options.maxFailures, Math.min(1000, options.maxFailures * 10));
+  const perName = failureWindow(windowMs, maxKeys, options.maxFailures, now);
+  const perAddress = failureWindow(windowMs, maxKeys, addressMax, now);
   // A NUL cannot occur in an address, so the pair key is unambiguous.
   const pair = (client: string, username: string) => `${client}\u0000${username}`;
   return {

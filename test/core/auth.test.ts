@@ -158,3 +158,13 @@ test('without AMTGW_ADMIN_PASSWORD the admin password is generated, written to a
     await gw.cleanup();
   }
 });
+
+test('the default per-address ceiling is reachable with a large per-name limit (failures kept up to the ceiling)', () => {
+  let now = 1_000_000;
+  const throttle = createLoginThrottle({ freeFailures: 0, maxFailures: 200, windowSeconds: 3600, delayStepMs: 0 }, () => now);
+  for (let i = 0; i < 1000; i++) {
+    throttle.failed('127.0.60.4', `made-up-${i % 10}`);
+    now += 1;
+  }
+  assert.ok('retryAfterSeconds' in throttle.check('127.0.60.4', 'admin'), '1,000 failures from one address reach its default ceiling');
+});
