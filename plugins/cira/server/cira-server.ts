@@ -3,8 +3,9 @@
  * registry, device authentication against the MPS accounts, and the `cira` service over them.
  */
 import { EventEmitter } from 'node:events';
-import type { AddressInfo, Socket } from 'node:net';
-import { createServer, type Server, type TLSSocket } from 'node:tls';
+import { constants } from 'node:crypto';
+import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { createSecureContext } from 'node:tls';
 import type { Logger } from '../../../core/plugin-api.js';
 import type { AccountStore } from '../accounts/account-store.js';
 import type { CiraService, CiraTunnelEvent } from '../api.js';
@@ -12,6 +13,7 @@ import type { CiraConfig } from '../config.js';
 import { CiraChannelError } from '../errors.js';
 import { ApfTunnel, type TunnelHost, type TunnelLimits } from '../tunnel/apf-tunnel.js';
 import { TunnelRegistry } from '../tunnel/tunnel-registry.js';
+import { acceptTls, type TunnelSocket } from '../tls/tls-accept.js';
 import { createAuthThrottle } from './auth-throttle.js';
 import type { ServerCertificate } from './server-certificate.js';
 
@@ -36,6 +38,8 @@ export interface CiraServerStats {
   protocolErrors: number;
   ignoredMessages: number;
   tlsErrors: number;
+  /** Handshakes whose record layer was taken over from Node's TLS (TLS 1.2 with an AEAD suite). */
+  offloaded: number;
 }
 
 export interface CiraServer {
@@ -47,7 +51,7 @@ export interface CiraServer {
 
 export function createCiraServer(options: CiraServerOptions): CiraServer {
   const { config, accounts, logger, certificate } = options;
-  const stats = { authFailures: 0, protocolErrors: 0, ignoredMessages: 0, tlsErrors: 0 };
+  const stats = { authFailures: 0, protocolErrors: 0, ignoredMessages: 0, tlsErrors: 0, offloaded: 0 };
   const emitter = new EventEmitter();
   emitter.setMaxListeners(0);
   const throttle = createAuthThrottle(config.authThrottle);
@@ -98,32 +102,38 @@ export function createCiraServer(options: CiraServerOptions): CiraServer {
   };
 
   let closing = false;
-  const server: Server = createServer(
-    {
-      cert: certificate.cert,
-      key: certificate.key,
-      minVersion: config.tls.minVersion,
-      // OpenSSL 3 refuses TLS 1.0/1.1 at its default security level: old firmware needs level 0.
-      ...(LEGACY_TLS.has(config.tls.minVersion) ? { ciphers: 'DEFAULT:@SECLEVEL=0' } : {}),
-      handshakeTimeout: config.authTimeoutSeconds * 1000,
-    },
-    (socket: TLSSocket) => {
-      if (closing) return socket.destroy();
-      socket.setNoDelay(true);
-      registry.added(new ApfTunnel(socket, host));
-    },
-  );
-  server.maxConnections = config.maxConnections;
+  const secureContext = createSecureContext({
+    cert: certificate.cert,
+    key: certificate.key,
+    minVersion: config.tls.minVersion,
+    // OpenSSL 3 refuses TLS 1.0/1.1 at its default security level: old firmware needs level 0.
+    ...(LEGACY_TLS.has(config.tls.minVersion) ? { ciphers: 'DEFAULT:@SECLEVEL=0' } : {}),
+    // Every handshake is a full one, so that the record layer's take-over always starts from the same point.
+    secureOptions: constants.SSL_OP_NO_TICKET,
+  });
   // Every TCP connection, handshaking ones included, so that close() does not wait out their TLS handshake.
   const sockets = new Set<Socket>();
-  server.on('connection', (socket: Socket) => {
-    sockets.add(socket);
-    socket.once('close', () => sockets.delete(socket));
+  const server: Server = createServer((raw: Socket) => {
+    if (closing) return void raw.destroy();
+    sockets.add(raw);
+    raw.once('close', () => sockets.delete(raw));
+    raw.on('error', () => undefined);
+    raw.setNoDelay(true);
+    acceptTls(raw, {
+      secureContext,
+      handshakeTimeoutMs: config.authTimeoutSeconds * 1000,
+      accepted(socket: TunnelSocket, offloaded: boolean) {
+        if (closing) return void socket.destroy();
+        if (offloaded) stats.offloaded++;
+        registry.added(new ApfTunnel(socket, host, { address: raw.remoteAddress, port: raw.remotePort }));
+      },
+      failed(err, socket) {
+        stats.tlsErrors++;
+        logger.debug('cira TLS handshake failed', { remoteAddress: socket.remoteAddress ?? null, error: err.message });
+      },
+    });
   });
-  server.on('tlsClientError', (err, socket) => {
-    stats.tlsErrors++;
-    logger.debug('cira TLS handshake failed', { remoteAddress: socket.remoteAddress ?? null, error: err.message });
-  });
+  server.maxConnections = config.maxConnections;
 
   const service: CiraService = {
     async openChannel(deviceId, port, openOptions) {

@@ -4,12 +4,12 @@
  * An idle tunnel holds no timer and no buffer: keep-alive and auth deadlines are checked by the
  * registry's single sweep against `connectedAt` / `lastSeenAt`.
  */
-import type { TLSSocket } from 'node:tls';
 import * as build from '../apf/apf-build.js';
 import { parseApfMessage, type ApfMessage } from '../apf/apf-parse.js';
 import { ApfType, AUTH_SERVICE, CANCEL_TCPIP_FORWARD, DisconnectReason, OpenFailureReason, PFWD_SERVICE, TCPIP_FORWARD } from '../apf/apf-protocol.js';
 import type { CiraConnection, CiraDownReason, OpenChannelOptions } from '../api.js';
 import { CiraChannelError } from '../errors.js';
+import type { TunnelSocket } from '../tls/tls-accept.js';
 import type { ApfChannel } from './apf-channel.js';
 import { ChannelTable } from './channel-table.js';
 
@@ -64,11 +64,13 @@ export class ApfTunnel {
   private ended = false;
 
   constructor(
-    private readonly socket: TLSSocket,
+    private readonly socket: TunnelSocket,
     private readonly host: TunnelHost,
+    /** The device's address, from the TCP socket (a TLS socket over another stream does not know it). */
+    peer: { address?: string | undefined; port?: number | undefined },
   ) {
-    this.remoteAddress = socket.remoteAddress ?? '';
-    this.remotePort = socket.remotePort ?? 0;
+    this.remoteAddress = peer.address ?? '';
+    this.remotePort = peer.port ?? 0;
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
     socket.on('error', () => this.end('closed'));
     socket.on('close', () => this.end('closed'));

@@ -8,7 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect as netConnect } from 'node:net';
-import { connect, type TLSSocket } from 'node:tls';
+import { connect, type ConnectionOptions, type TLSSocket } from 'node:tls';
 import { createLogger } from '../../../core/log/logger.js';
 import { createSealer } from '../../../core/secrets/sealer.js';
 import { openStore } from '../../../core/store/level-store.js';
@@ -90,12 +90,15 @@ export class RawDevice {
     socket.on('error', () => undefined);
   }
 
-  /** Connects over TLS from `localAddress` (each device its own 127.x.y.z). */
-  static connect(port: number, localAddress = '127.0.0.1'): Promise<RawDevice> {
+  /**
+   * Connects over TLS from `localAddress` (each device its own 127.x.y.z); TLS 1.2 as AMT firmware
+   * speaks it unless `tls` says otherwise.
+   */
+  static connect(port: number, localAddress = '127.0.0.1', tls: Pick<ConnectionOptions, 'minVersion' | 'maxVersion' | 'ciphers'> = { maxVersion: 'TLSv1.2' }): Promise<RawDevice> {
     return new Promise((resolve, reject) => {
       const tcp = netConnect({ host: '127.0.0.1', port, localAddress });
       tcp.once('error', reject);
-      const socket = connect({ socket: tcp, rejectUnauthorized: false }, () => resolve(new RawDevice(socket)));
+      const socket = connect({ socket: tcp, rejectUnauthorized: false, ...tls }, () => resolve(new RawDevice(socket)));
       socket.once('error', reject);
     });
   }
