@@ -5,7 +5,7 @@
  * gateway's RSS with the idle tunnels, and /api/health latency under their keep-alives beside the
  * same latency with no tunnel.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +16,7 @@ import { startGatewayProcess } from './gateway-process.js';
 import { percentile } from './latency.js';
 import { readRss } from './process-rss.js';
 
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CLI = fileURLToPath(new URL('../sim/cli.ts', import.meta.url));
 export const CIRA_BENCH_BASE = '127.202.0.1';
 export const CIRA_MPS = { username: 'bench-mps', password: 'Bench-MPS-P@ss1' };
@@ -64,7 +65,11 @@ const mib = (r: { rssKiB: number } | undefined) => (r ? `${Math.round(r.rssKiB /
 
 export async function ciraScale(workDir: string, count: number, log: (line: string) => void): Promise<ScaleFigures> {
   const ciraPort = await freePort();
+  log('building dist/ if stale: the gateway runs as a site runs it, the compiled bin');
+  const build = spawnSync(process.execPath, [join(ROOT, 'scripts/build.mjs'), '--if-stale'], { cwd: ROOT, stdio: 'inherit' });
+  if (build.status !== 0) throw new Error('npm run build failed; the compiled gateway cannot be measured');
   const gateway = await startGatewayProcess({
+    runner: 'compiled',
     dataDir: workDir,
     plugins: { 'rest-api': {}, cira: { options: { port: ciraPort, host: '127.0.0.1', keepAliveIntervalSeconds: KEEPALIVE_S, keepAliveTimeoutSeconds: 3 * KEEPALIVE_S } } },
   });

@@ -124,7 +124,13 @@ export function createCiraServer(options: CiraServerOptions): CiraServer {
       handshakeTimeoutMs: config.authTimeoutSeconds * 1000,
       accepted(socket: TunnelSocket, offloaded: boolean) {
         if (closing) return void socket.destroy();
-        if (offloaded) stats.offloaded++;
+        if (offloaded) {
+          stats.offloaded++;
+          socket.on('error', (err) => {
+            stats.tlsErrors++;
+            logger.warn('cira TLS record refused; tunnel closed', { remoteAddress: raw.remoteAddress ?? null, error: err.message });
+          });
+        }
         registry.added(new ApfTunnel(socket, host, { address: raw.remoteAddress, port: raw.remotePort }));
       },
       failed(err, socket) {
