@@ -10,9 +10,13 @@ import { freePort } from './free-port.js';
 import { GatewayClient } from './gateway-client.js';
 import { startGatewayProcess } from './gateway-process.js';
 import { percentile } from './latency.js';
-import { CIRA_MPS } from './cira-scale.js';
+import { CIRA_MPS, healthLatency } from './cira-scale.js';
 
 const BASE = '127.203.0.1';
+/** Devices that only dial in, read at once to load the main thread while /api/health is timed. */
+const LOAD_BASE = '127.203.1.1';
+const LOAD_DEVICES = 16;
+const LOAD_MS = 6_000;
 const ROUND = 100;
 const ROUNDS = 3;
 const DETECTIONS = 3;
@@ -32,6 +36,11 @@ export interface LatencyFigures {
   tunnelP99: number | null;
   directP99: number | null;
   detectionMs: number[];
+  /** /api/health with the tunnels idle, and while every load device is read through its tunnel back to back. */
+  healthIdle: { p50: number | null; p99: number | null };
+  healthUnderReads: { p50: number | null; p99: number | null };
+  /** Tunnelled power reads completed per second during that load. */
+  loadReadsPerS: number;
   /** HTTP requests, 401s and APF channels the device saw over all reads of each path. */
   exchanges: Record<'tunnel' | 'direct', { requests: number; unauthorized: number; channels: number }>;
 }
@@ -108,6 +117,7 @@ export async function ciraLatency(workDir: string, log: (line: string) => void):
     }
     tunnel.sort((a, b) => a - b);
     direct.sort((a, b) => a - b);
+    const load = await healthUnderTunnelReads(client, gateway.url, ciraPort, ca, log);
 
     log(`dead-tunnel detection: the device goes silent (socket open, no keep-alives), ${DETECTIONS} times`);
     const detectionMs: number[] = [];
@@ -127,10 +137,53 @@ export async function ciraLatency(workDir: string, log: (line: string) => void):
       tunnelP99: percentile(tunnel, 99),
       directP99: percentile(direct, 99),
       detectionMs,
+      ...load,
       exchanges,
     };
   } finally {
     await fleet.stop();
     await gateway.stop();
+  }
+}
+
+/**
+ * The main thread's share of tunnelled I/O: /api/health timed with the load devices' tunnels idle, then
+ * while each of their devices is read back to back (one loop per device: reads of one device take
+ * turns in its sign-in memory), all through their tunnels on the main thread.
+ */
+async function healthUnderTunnelReads(client: GatewayClient, url: string, ciraPort: number, ca: string, log: (line: string) => void) {
+  const fleet = await startFleet({
+    count: LOAD_DEVICES,
+    base: LOAD_BASE,
+    rmcpPort: 0,
+    seed: 'cira-latency-load',
+    cira: { host: '127.0.0.1', port: ciraPort, username: CIRA_MPS.username, password: CIRA_MPS.password, ca, keepAliveSeconds: KEEPALIVE.intervalS, reconnectMs: 200 },
+  });
+  try {
+    const uuids = new Set(fleet.devices.map((d) => d.config.uuid));
+    let ids: string[] = [];
+    await until(`the ${LOAD_DEVICES} load devices are read through their tunnels`, async () => {
+      ids = (await client.json<DeviceView[]>('GET', '/api/devices')).filter((d) => d.uuid && uuids.has(d.uuid) && d.hostname).map((d) => d.id);
+      return ids.length === LOAD_DEVICES;
+    }, 60_000, 200);
+    log(`/api/health: ${LOAD_MS / 1000} s with ${LOAD_DEVICES} idle tunnels, then ${LOAD_MS / 1000} s while each of their devices is read back to back through its tunnel`);
+    const healthIdle = await healthLatency(url, LOAD_MS);
+    let reads = 0;
+    let stop = false;
+    const loops = ids.map(async (id) => {
+      while (!stop) {
+        const res = await client.request('GET', `/api/power/${id}`);
+        const body = await res.text();
+        if (res.status !== 200) throw new Error(`power read answered ${res.status}: ${body.slice(0, 300)}`);
+        reads++;
+      }
+    });
+    const t0 = performance.now();
+    const healthUnderReads = await healthLatency(url, LOAD_MS);
+    stop = true;
+    await Promise.all(loops);
+    return { healthIdle, healthUnderReads, loadReadsPerS: Math.round(reads / ((performance.now() - t0) / 1000)) };
+  } finally {
+    await fleet.stop();
   }
 }
