@@ -8,6 +8,7 @@
 import type { DeviceChannelRoute, DeviceRegistry, PluginContext } from '../../core/plugin-api.js';
 import type { CiraConnection, CiraService, CiraTunnelEvent } from './api.js';
 import { createTunnelInterrogator } from './integration-interrogate.js';
+import { createTunnelChannel } from './tunnel-channel.js';
 import { createTunnelOperationBound, type TunnelOperationLimits } from './tunnel-operations.js';
 
 const HTTP_PORT = 16992;
@@ -29,20 +30,24 @@ export function registerCiraIntegration(ctx: PluginContext<unknown>, cira: CiraS
   const devices = ctx.use('devices');
   const bound = createTunnelOperationBound(limits);
 
-  /** Each connection the device's task makes is one APF channel to its management port. */
-  const route = async (deviceId: string): Promise<DeviceChannelRoute | null> => {
+  /**
+   * Each connection the device's task makes is one APF channel to its management port. With
+   * `openAhead` (a route handed to an operation that is about to run) the first channel is opened
+   * right away, unless the bound is full and the operation would wait anyway.
+   */
+  const route = async (deviceId: string, openAhead: boolean): Promise<DeviceChannelRoute | null> => {
     const connection = cira.connection(deviceId);
     const port = connection ? managementPort(connection) : null;
     if (!connection || port === null) return null;
     return {
       port,
       tls: port === TLS_PORT,
-      channel: { key: `cira:${connection.uuid}:${port}`, connect: (signal) => cira.openChannel(deviceId, port, signal ? { signal } : {}) },
+      channel: createTunnelChannel(cira, deviceId, connection.uuid, port, openAhead && bound.active < limits.concurrency),
       schedule: (operation) => bound.schedule(operation),
     };
   };
   const deviceAccess = ctx.use('deviceAccess');
-  deviceAccess.setRouter((device) => route(device.id));
+  deviceAccess.setRouter((device) => route(device.id, true));
 
   const interrogator = createTunnelInterrogator({
     devices,
@@ -51,7 +56,7 @@ export function registerCiraIntegration(ctx: PluginContext<unknown>, cira: CiraS
     pool: ctx.pool,
     site: ctx.site,
     logger: ctx.logger,
-    route: (device) => route(device.id),
+    route: (device) => route(device.id, false),
     timeoutMs: READ_TIMEOUT_MS,
   });
 

@@ -5,6 +5,7 @@
  */
 import type { AmtFailure, DeviceOperationInput, TaskCredential } from '../../workers/tasks/task-types.js';
 import type { DeviceChannel } from '../../workers/amt/device-target.js';
+export type { DeviceChannel } from '../../workers/amt/device-target.js';
 import type { WorkerPool } from '../../core/pool/worker-pool.js';
 export type ProvisioningState = 'PRE' | 'IN' | 'POST';
 /** `locked-out-risk`: sign-ins are paused so that the device's account is not locked (see the sign-in memory). */

@@ -41,6 +41,9 @@ export interface LatencyFigures {
   healthUnderReads: { p50: number | null; p99: number | null };
   /** Tunnelled power reads completed per second during that load. */
   loadReadsPerS: number;
+  /** The reference: /api/health while the same devices are read the same way over direct TCP (worker pool). */
+  healthUnderDirectReads: { p50: number | null; p99: number | null };
+  directLoadReadsPerS: number;
   /** HTTP requests, 401s and APF channels the device saw over all reads of each path. */
   exchanges: Record<'tunnel' | 'direct', { requests: number; unauthorized: number; channels: number }>;
 }
@@ -147,9 +150,11 @@ export async function ciraLatency(workDir: string, log: (line: string) => void):
 }
 
 /**
- * The main thread's share of tunnelled I/O: /api/health timed with the load devices' tunnels idle, then
- * while each of their devices is read back to back (one loop per device: reads of one device take
- * turns in its sign-in memory), all through their tunnels on the main thread.
+ * The main thread's share of tunnelled I/O: /api/health timed with the load devices' tunnels idle,
+ * while each of their devices is read back to back through its tunnel (on the main thread), and,
+ * as the reference, while the same devices are read the same way over direct TCP (in the worker
+ * pool) with their tunnels down. One loop per device: reads of one device take turns in its
+ * sign-in memory.
  */
 async function healthUnderTunnelReads(client: GatewayClient, url: string, ciraPort: number, ca: string, log: (line: string) => void) {
   const fleet = await startFleet({
@@ -157,32 +162,41 @@ async function healthUnderTunnelReads(client: GatewayClient, url: string, ciraPo
     base: LOAD_BASE,
     rmcpPort: 0,
     seed: 'cira-latency-load',
+    ciraLan: true,
     cira: { host: '127.0.0.1', port: ciraPort, username: CIRA_MPS.username, password: CIRA_MPS.password, ca, keepAliveSeconds: KEEPALIVE.intervalS, reconnectMs: 200 },
   });
   try {
     const uuids = new Set(fleet.devices.map((d) => d.config.uuid));
+    const loadDevices = async () => (await client.json<DeviceView[]>('GET', '/api/devices')).filter((d) => d.uuid && uuids.has(d.uuid));
     let ids: string[] = [];
     await until(`the ${LOAD_DEVICES} load devices are read through their tunnels`, async () => {
-      ids = (await client.json<DeviceView[]>('GET', '/api/devices')).filter((d) => d.uuid && uuids.has(d.uuid) && d.hostname).map((d) => d.id);
+      ids = (await loadDevices()).filter((d) => d.hostname && d.connections?.includes('cira')).map((d) => d.id);
       return ids.length === LOAD_DEVICES;
     }, 60_000, 200);
-    log(`/api/health: ${LOAD_MS / 1000} s with ${LOAD_DEVICES} idle tunnels, then ${LOAD_MS / 1000} s while each of their devices is read back to back through its tunnel`);
+    const readAll = async () => {
+      let reads = 0;
+      let stop = false;
+      const loops = ids.map(async (id) => {
+        while (!stop) {
+          const res = await client.request('GET', `/api/power/${id}`);
+          const body = await res.text();
+          if (res.status !== 200) throw new Error(`power read answered ${res.status}: ${body.slice(0, 300)}`);
+          reads++;
+        }
+      });
+      const t0 = performance.now();
+      const health = await healthLatency(url, LOAD_MS);
+      stop = true;
+      await Promise.all(loops);
+      return { health, readsPerS: Math.round(reads / ((performance.now() - t0) / 1000)) };
+    };
+    log(`/api/health: ${LOAD_MS / 1000} s each with ${LOAD_DEVICES} idle tunnels, while their devices are read back to back through the tunnels, and over direct TCP with the tunnels down`);
     const healthIdle = await healthLatency(url, LOAD_MS);
-    let reads = 0;
-    let stop = false;
-    const loops = ids.map(async (id) => {
-      while (!stop) {
-        const res = await client.request('GET', `/api/power/${id}`);
-        const body = await res.text();
-        if (res.status !== 200) throw new Error(`power read answered ${res.status}: ${body.slice(0, 300)}`);
-        reads++;
-      }
-    });
-    const t0 = performance.now();
-    const healthUnderReads = await healthLatency(url, LOAD_MS);
-    stop = true;
-    await Promise.all(loops);
-    return { healthIdle, healthUnderReads, loadReadsPerS: Math.round(reads / ((performance.now() - t0) / 1000)) };
+    const tunnelled = await readAll();
+    await Promise.all(fleet.devices.map((d) => d.cira!.stop()));
+    await until('the load devices\' tunnels are down', async () => (await loadDevices()).every((d) => !d.connections?.includes('cira')), 20_000, 100);
+    const direct = await readAll();
+    return { healthIdle, healthUnderReads: tunnelled.health, loadReadsPerS: tunnelled.readsPerS, healthUnderDirectReads: direct.health, directLoadReadsPerS: direct.readsPerS };
   } finally {
     await fleet.stop();
   }
