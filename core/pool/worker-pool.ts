@@ -74,9 +74,22 @@ function taskFileUrl(file: string): string {
 
 const CANCEL_POLL_MS = 50;
 
+type TaskModule = { default: TaskFunction<unknown, unknown, unknown> };
+/** import() of a cached module still runs the loader's resolve hooks (tsx's among them); the built-in tasks are few, keep them. */
+const loadedTasks = new Map<string, Promise<TaskModule>>();
+function loadTask(file: string): Promise<TaskModule> {
+  let module = loadedTasks.get(file);
+  if (!module) {
+    module = import(file) as Promise<TaskModule>;
+    loadedTasks.set(file, module);
+    module.catch(() => loadedTasks.delete(file));
+  }
+  return module;
+}
+
 /** A task module run on this thread, as `workers/worker-entry.mjs` runs it in a worker (cancellation polled alike). */
 async function runTaskHere<TOutput, TProgress>(file: string, input: unknown, runOptions: TaskRunOptions<TProgress> = {}): Promise<TOutput> {
-  const module = (await import(file)) as { default: TaskFunction<unknown, TOutput, TProgress> };
+  const module = (await loadTask(file)) as { default: TaskFunction<unknown, TOutput, TProgress> };
   const { cancel, onProgress } = runOptions;
   const controller = new AbortController();
   setMaxListeners(0, controller.signal);
