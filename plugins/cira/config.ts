@@ -75,7 +75,7 @@ export const CIRA_CONFIG_SCHEMA = {
       additionalProperties: false,
       default: {},
       properties: {
-        concurrency: { type: 'integer', minimum: 1, maximum: 1024, default: 16 },
+        concurrency: { type: 'integer', minimum: 1, maximum: 1024, default: 4 },
         maxWaiting: { type: 'integer', minimum: 0, maximum: 100000, default: 1000 },
       },
     },
