@@ -56,15 +56,16 @@ export interface DeviceTarget {
   tlsTrust?: TlsTrustInput;
   /** The fingerprint the main thread pinned for this device (TOFU); null or absent on first contact. */
   pinnedFingerprint?: string | null;
-  /** Reach the device through this instead of `address` (which then only labels it). */
+  /** Reach the device through this instead of a TCP connection to `address` (which then only labels it). */
   channel?: DeviceChannel;
 }
 
 /** @throws AmtError `AMT_ERR_INVALID_INPUT` for an address that is not an IP or a port out of range. */
 export function validateTarget(target: DeviceTarget): void {
-  if (target?.channel) {
-    if (typeof target.channel.key !== 'string' || typeof target.channel.connect !== 'function') throw new AmtError('AMT_ERR_INVALID_INPUT', 'a channel needs a key and connect()');
-  } else if (typeof target?.address !== 'string' || isIP(target.address) === 0) {
+  if (target?.channel && (typeof target.channel.key !== 'string' || typeof target.channel.connect !== 'function')) {
+    throw new AmtError('AMT_ERR_INVALID_INPUT', 'a channel needs a key and connect()');
+  }
+  if (typeof target?.address !== 'string' || isIP(target.address) === 0) {
     throw new AmtError('AMT_ERR_INVALID_INPUT', 'address must be an IPv4 or IPv6 address');
   }
   if (!Number.isInteger(target.port) || target.port < 1 || target.port > 65535) {
