@@ -2,7 +2,8 @@ import { MessageChannel } from 'node:worker_threads';
 import { pathToFileURL } from 'node:url';
 import { isAbsolute } from 'node:path';
 import { Piscina } from 'piscina';
-import type { WorkerTasks, TaskEnvelope, WorkerEntryData } from '../../workers/task-api.js';
+import { setMaxListeners } from 'node:events';
+import type { WorkerTasks, TaskEnvelope, TaskFunction, WorkerEntryData } from '../../workers/task-api.js';
 import { CODE_EXTENSION, codePath } from '../assets/package-root.js';
 
 const ENTRY = codePath('workers', 'worker-entry.mjs');
@@ -34,6 +35,13 @@ export interface WorkerPool {
   run<K extends TaskName>(task: K, input: Field<K, 'input'>, options?: TaskRunOptions<Field<K, 'progress'>>): Promise<Field<K, 'output'>>;
   /** Runs a task from any module (absolute path or file URL), e.g. one a third-party plugin ships. */
   runFile<TOutput = unknown, TProgress = unknown>(file: string, input: unknown, options?: TaskRunOptions<TProgress>): Promise<TOutput>;
+  /**
+   * Runs a task from `workers/tasks/` by name on the calling thread, with the same tools (progress,
+   * cancellation) as in a worker: for an input that cannot be cloned to a worker thread because it
+   * holds a live object (a stream into the device, e.g. a CIRA tunnel's channel). It runs on the
+   * event loop of its caller, so the caller bounds how many run at once.
+   */
+  runInProcess<K extends TaskName>(task: K, input: Field<K, 'input'>, options?: TaskRunOptions<Field<K, 'progress'>>): Promise<Field<K, 'output'>>;
   createCancelToken(): CancelToken;
   close(): Promise<void>;
 }
@@ -62,6 +70,38 @@ function taskFileUrl(file: string): string {
   if (file.startsWith('file:')) return file;
   if (isAbsolute(file)) return pathToFileURL(file).href;
   throw new Error(`task file must be absolute: ${file}`);
+}
+
+const CANCEL_POLL_MS = 50;
+
+type TaskModule = { default: TaskFunction<unknown, unknown, unknown> };
+/** import() of a cached module still runs the loader's resolve hooks (tsx's among them); the built-in tasks are few, keep them. */
+const loadedTasks = new Map<string, Promise<TaskModule>>();
+function loadTask(file: string): Promise<TaskModule> {
+  let module = loadedTasks.get(file);
+  if (!module) {
+    module = import(file) as Promise<TaskModule>;
+    loadedTasks.set(file, module);
+    module.catch(() => loadedTasks.delete(file));
+  }
+  return module;
+}
+
+/** A task module run on this thread, as `workers/worker-entry.mjs` runs it in a worker (cancellation polled alike). */
+async function runTaskHere<TOutput, TProgress>(file: string, input: unknown, runOptions: TaskRunOptions<TProgress> = {}): Promise<TOutput> {
+  const module = (await loadTask(file)) as { default: TaskFunction<unknown, TOutput, TProgress> };
+  const { cancel, onProgress } = runOptions;
+  const controller = new AbortController();
+  setMaxListeners(0, controller.signal);
+  const stop = (): void => controller.abort(new Error('task cancelled'));
+  const poll = cancel ? setInterval(() => cancel.cancelled && stop(), CANCEL_POLL_MS) : undefined;
+  poll?.unref();
+  try {
+    if (cancel?.cancelled) stop();
+    return await module.default(input, { progress: (message) => onProgress?.(message), cancelled: () => cancel?.cancelled ?? false, signal: controller.signal });
+  } finally {
+    if (poll) clearInterval(poll);
+  }
 }
 
 export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
@@ -101,6 +141,9 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
   }
 
   return {
+    runInProcess(task, input, runOptions) {
+      return runTaskHere(new URL(`${task}${TASK_EXTENSION}`, TASK_DIR).href, input, runOptions);
+    },
     run(task, input, runOptions) {
       return runEnvelope(new URL(`${task}${TASK_EXTENSION}`, TASK_DIR).href, input, runOptions);
     },

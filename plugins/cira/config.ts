@@ -29,6 +29,8 @@ export interface CiraConfig {
   maxConnections: number;
   /** Failed device sign-ins from one address: free ones, then each waits `delayStepMs` more, at most `maxDelayMs`. */
   authThrottle: { freeFailures: number; delayStepMs: number; maxDelayMs: number; windowSeconds: number };
+  /** Device operations through tunnels run on the main thread: at most `concurrency` at once, `maxWaiting` queued (more: 503). */
+  tunnelOperations: { concurrency: number; maxWaiting: number };
 }
 
 export const CIRA_CONFIG_SCHEMA = {
@@ -66,6 +68,15 @@ export const CIRA_CONFIG_SCHEMA = {
         delayStepMs: { type: 'integer', minimum: 0, maximum: 60000, default: 500 },
         maxDelayMs: { type: 'integer', minimum: 0, maximum: 300000, default: 10000 },
         windowSeconds: { type: 'integer', minimum: 1, maximum: 86400, default: 900 },
+      },
+    },
+    tunnelOperations: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: {
+        concurrency: { type: 'integer', minimum: 1, maximum: 1024, default: 4 },
+        maxWaiting: { type: 'integer', minimum: 0, maximum: 100000, default: 1000 },
       },
     },
   },

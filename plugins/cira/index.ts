@@ -39,7 +39,7 @@ export default definePlugin<CiraConfig>({
       if (event.type === 'up') ctx.events.publish('CiraTunnelUp', event.connection);
       else ctx.events.publish('CiraTunnelDown', { ...event.connection, reason: event.reason });
     });
-    registerCiraIntegration(ctx, server.service);
+    registerCiraIntegration(ctx, server.service, config.tunnelOperations);
     await server.listen();
     const address = server.service.address();
     ctx.logger.info('cira server listening', { host: address?.host, port: address?.port, certificateSha256: certificate.sha256 });

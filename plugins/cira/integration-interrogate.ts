@@ -5,7 +5,7 @@
  * credentials the device refused are not tried again and failed logins stay below its lockout. When
  * that memory (or an empty vault) gives no credential, the device is read without one.
  */
-import { isHttpError, type CancelToken, type Device, type DeviceAccess, type DeviceRegistry, type DeviceRoute, type Logger, type ProvisioningState, type SiteSettings, type TaskOutcome, type WorkerPool } from '../../core/plugin-api.js';
+import { isHttpError, type CancelToken, type Device, type DeviceAccess, type DeviceChannelRoute, type DeviceRegistry, type DeviceTasks, type Logger, type ProvisioningState, type SiteSettings, type TaskOutcome, type WorkerPool } from '../../core/plugin-api.js';
 import type { DeviceTarget, InterrogateOutput, TaskCredential } from '../../workers/tasks/task-types.js';
 
 export interface TunnelInterrogatorParts {
@@ -15,8 +15,8 @@ export interface TunnelInterrogatorParts {
   pool: WorkerPool;
   site: SiteSettings;
   logger: Logger;
-  /** The relay route into the device's tunnel, or null when it has none now. */
-  route: (device: Readonly<Device>) => Promise<DeviceRoute | null>;
+  /** The route into the device's tunnel, or null when it has none now. */
+  route: (device: Readonly<Device>) => Promise<DeviceChannelRoute | null>;
   /** Devices read at once (default 4); more wait their turn. */
   concurrency?: number;
   timeoutMs?: number;
@@ -65,8 +65,8 @@ export function createTunnelInterrogator(parts: TunnelInterrogatorParts): Tunnel
   let running = 0;
   let stopped = false;
 
-  const interrogate = (target: Pick<DeviceTarget, 'address' | 'port' | 'tls' | 'pinnedFingerprint'>, credential: TaskCredential | null, cancel: CancelToken) =>
-    pool.run(
+  const interrogate = (tasks: DeviceTasks, target: Pick<DeviceTarget, 'address' | 'port' | 'tls' | 'pinnedFingerprint' | 'channel'>, credential: TaskCredential | null, cancel: CancelToken) =>
+    tasks.run(
       'interrogate',
       {
         address: target.address,
@@ -78,6 +78,7 @@ export function createTunnelInterrogator(parts: TunnelInterrogatorParts): Tunnel
         timeouts: { connectMs: timeoutMs, firstByteMs: timeoutMs, totalMs: timeoutMs },
         tlsTrust: site.deviceTls,
         pinnedFingerprint: target.pinnedFingerprint,
+        ...(target.channel ? { channel: target.channel } : {}),
         readUuid: false,
       },
       { cancel },
@@ -91,8 +92,8 @@ export function createTunnelInterrogator(parts: TunnelInterrogatorParts): Tunnel
     let last: { result: InterrogateOutput; tls: boolean } | undefined;
     let problem: unknown = null;
     try {
-      await access.run(device, async ({ target, credential }) => {
-        const result = await interrogate(target, credential, cancel);
+      await access.run(device, async ({ target, credential }, tasks) => {
+        const result = await interrogate(tasks, target, credential, cancel);
         last = { result, tls: target.tls };
         return outcomeOf(result);
       });
@@ -101,7 +102,9 @@ export function createTunnelInterrogator(parts: TunnelInterrogatorParts): Tunnel
     }
     // No credential was tried (none stored, every one refused earlier, sign-ins paused): what the device tells without one.
     if (!last && isHttpError(problem) && FINAL_PROBLEMS.has(problem.code ?? '')) {
-      last = { result: await interrogate({ ...route, pinnedFingerprint: device.tlsFingerprint ?? null }, null, cancel), tls: route.tls };
+      const inProcess: DeviceTasks = { run: (task, input, runOptions) => route.schedule(() => pool.runInProcess(task, input, runOptions)) };
+      const target = { address: device.ipAddress, port: route.port, tls: route.tls, channel: route.channel, pinnedFingerprint: device.tlsFingerprint ?? null };
+      last = { result: await interrogate(inProcess, target, null, cancel), tls: route.tls };
     }
     const current = devices.get(deviceId);
     if (current && last) {

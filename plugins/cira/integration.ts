@@ -1,14 +1,15 @@
 /**
  * What a CIRA tunnel means to the rest of the gateway: the device it belongs to (by UUID, the same
  * device a LAN scan finds) carries `cira` in its connections while the tunnel is up; its device
- * operations and diagnostics go through the tunnel (a loopback relay per device the worker threads
- * connect to); it is read like a scanned device through the tunnel; and connect and disconnect
+ * operations and diagnostics go through the tunnel (on the main thread, over APF channels, within a
+ * concurrency bound); it is read like a scanned device through the tunnel; and connect and disconnect
  * publish DeviceStatusChanged, which the SOAP service and the hub carry on.
  */
-import type { DeviceRegistry, DeviceRoute, PluginContext } from '../../core/plugin-api.js';
+import type { DeviceChannelRoute, DeviceRegistry, PluginContext } from '../../core/plugin-api.js';
 import type { CiraConnection, CiraService, CiraTunnelEvent } from './api.js';
 import { createTunnelInterrogator } from './integration-interrogate.js';
-import { createTunnelRelay } from './integration-relay.js';
+import { createTunnelChannel } from './tunnel-channel.js';
+import { createTunnelOperationBound, type TunnelOperationLimits } from './tunnel-operations.js';
 
 const HTTP_PORT = 16992;
 const TLS_PORT = 16993;
@@ -25,18 +26,28 @@ function managementPort(connection: Pick<CiraConnection, 'forwardedPorts'>): num
 }
 
 /** Wires the `cira` service into devices, device access, presence and the hub. Call from the plugin's register. */
-export function registerCiraIntegration(ctx: PluginContext<unknown>, cira: CiraService): void {
+export function registerCiraIntegration(ctx: PluginContext<unknown>, cira: CiraService, limits: TunnelOperationLimits): void {
   const devices = ctx.use('devices');
-  const relay = createTunnelRelay(cira, { logger: ctx.logger });
+  const bound = createTunnelOperationBound(limits);
 
-  const route = async (deviceId: string): Promise<DeviceRoute | null> => {
+  /**
+   * Each connection the device's task makes is one APF channel to its management port. With
+   * `openAhead` (a route handed to an operation that is about to run) the first channel is opened
+   * right away, unless the bound is full and the operation would wait anyway.
+   */
+  const route = async (deviceId: string, openAhead: boolean): Promise<DeviceChannelRoute | null> => {
     const connection = cira.connection(deviceId);
     const port = connection ? managementPort(connection) : null;
-    if (port === null) return null;
-    return { address: '127.0.0.1', port: await relay.port(deviceId, port), tls: port === TLS_PORT };
+    if (!connection || port === null) return null;
+    return {
+      port,
+      tls: port === TLS_PORT,
+      channel: createTunnelChannel(cira, deviceId, connection.uuid, port, openAhead && bound.active < limits.concurrency),
+      schedule: (operation) => bound.schedule(operation),
+    };
   };
   const deviceAccess = ctx.use('deviceAccess');
-  deviceAccess.setRouter((device) => route(device.id));
+  deviceAccess.setRouter((device) => route(device.id, true));
 
   const interrogator = createTunnelInterrogator({
     devices,
@@ -45,7 +56,7 @@ export function registerCiraIntegration(ctx: PluginContext<unknown>, cira: CiraS
     pool: ctx.pool,
     site: ctx.site,
     logger: ctx.logger,
-    route: (device) => route(device.id),
+    route: (device) => route(device.id, false),
     timeoutMs: READ_TIMEOUT_MS,
   });
 
@@ -86,9 +97,8 @@ export function registerCiraIntegration(ctx: PluginContext<unknown>, cira: CiraS
     // A replacing tunnel of the same UUID follows at once: no flap of presence. At shutdown the store
     // is closing; the next start clears what the tunnels left (clearStale).
     if (event.reason === 'replaced' || event.reason === 'shutdown') return;
-    // A newer tunnel of the device is already up (its relays and connection stay).
+    // A newer tunnel of the device is already up (its connection stays).
     if (cira.connection(deviceId)) return;
-    relay.drop(deviceId);
     await clear(uuid, remoteAddress);
   };
   const unsubscribe = cira.onTunnel((event) => {
@@ -102,7 +112,6 @@ export function registerCiraIntegration(ctx: PluginContext<unknown>, cira: CiraS
   ctx.onClose(async () => {
     unsubscribe();
     interrogator.stop();
-    await relay.close();
   });
 }
 

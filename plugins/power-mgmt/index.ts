@@ -24,7 +24,7 @@ export default definePlugin<PowerMgmtConfig>({
   register(ctx) {
     const devices = ctx.use('devices');
     const access = ctx.use('deviceAccess').create(ctx.config.device);
-    const power = createPowerService({ devices, access, pool: ctx.pool, events: ctx.events, logger: ctx.logger, config: ctx.config });
+    const power = createPowerService({ devices, access, events: ctx.events, logger: ctx.logger, config: ctx.config });
     registerPowerRoutes(ctx, power);
   },
 });

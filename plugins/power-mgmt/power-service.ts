@@ -4,7 +4,7 @@
  * the device reports the state the action leads to, and publishes that state as PowerStateChanged.
  */
 import { setTimeout as delay } from 'node:timers/promises';
-import { isHttpError, type Device, type DeviceAccess, type DeviceRegistry, type EventBus, type Logger, type WorkerPool } from '../../core/plugin-api.js';
+import { isHttpError, type Device, type DeviceAccess, type DeviceRegistry, type EventBus, type Logger } from '../../core/plugin-api.js';
 import { createSemaphore } from '../../core/util/semaphore.js';
 import type { TaskCredential } from '../../workers/tasks/task-types.js';
 import type { PowerMgmtConfig } from './config.js';
@@ -54,19 +54,18 @@ export interface PowerService {
 export interface PowerServiceDeps {
   devices: DeviceRegistry;
   access: DeviceAccess;
-  pool: WorkerPool;
   events: EventBus;
   logger: Logger;
   config: PowerMgmtConfig;
 }
 
-export function createPowerService({ devices, access, pool, events, logger, config }: PowerServiceDeps): PowerService {
+export function createPowerService({ devices, access, events, logger, config }: PowerServiceDeps): PowerService {
   const known = (id: string): Device => {
     const device = devices.get(id);
     if (!device) throw PowerErrors.deviceNotFound(id);
     return device;
   };
-  const readPower = (device: Device, credential?: TaskCredential) => access.run(device, (input) => pool.run('power-read', input), credential);
+  const readPower = (device: Device, credential?: TaskCredential) => access.run(device, (input, tasks) => tasks.run('power-read', input), credential);
 
   /** Re-reads until the state is the expected one or the attempts are spent; a device busy rebooting may not answer. */
   async function confirm(device: Device, credential: TaskCredential, expected: PowerStateName): Promise<{ powerState: number | null; confirmed: boolean }> {
@@ -88,7 +87,7 @@ export function createPowerService({ devices, access, pool, events, logger, conf
     const { value: before, credential } = await readPower(device);
     const offered = availableActions(before.availableRequestedPowerStates);
     if (!offered.includes(action)) throw PowerErrors.actionUnsupported(device, action, offered);
-    const { value: requested } = await access.run(device, (input) => pool.run('power-change', { ...input, powerState: POWER_ACTIONS[action] }), credential);
+    const { value: requested } = await access.run(device, (input, tasks) => tasks.run('power-change', { ...input, powerState: POWER_ACTIONS[action] }), credential);
     const base = { deviceId: device.id, action, returnValue: requested.returnValue, ok: requested.accepted };
     if (!requested.accepted) return { ...base, powerState: before.powerState, state: stateName(before.powerState), confirmed: false };
     const after = await confirm(device, credential, expectedState(action));

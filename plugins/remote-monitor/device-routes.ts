@@ -1,5 +1,5 @@
 /** `GET /api/monitor/{deviceId}/hardware` and `GET /api/monitor/{deviceId}/events`: reads of one device. */
-import type { Device, DeviceAccess, DeviceRegistry, PluginContext, WorkerPool } from '../../core/plugin-api.js';
+import type { Device, DeviceAccess, DeviceRegistry, PluginContext } from '../../core/plugin-api.js';
 import { MonitorErrors } from './errors.js';
 import { monitorEvent } from './event-view.js';
 import { hardwareReport } from './hardware-view.js';
@@ -10,7 +10,7 @@ const MAX_EVENT_RECORDS = 1000;
 
 const params = { deviceId: { description: 'Device id' } };
 
-export function registerDeviceRoutes(ctx: PluginContext, devices: DeviceRegistry, access: DeviceAccess, pool: WorkerPool): void {
+export function registerDeviceRoutes(ctx: PluginContext, devices: DeviceRegistry, access: DeviceAccess): void {
   ctx.openapi.addSchema('HardwareReport', HARDWARE_REPORT_SCHEMA);
   ctx.openapi.addSchema('MonitorEvent', MONITOR_EVENT_SCHEMA);
   const tags = ['monitor'];
@@ -32,7 +32,7 @@ export function registerDeviceRoutes(ctx: PluginContext, devices: DeviceRegistry
     responses: { 200: { description: 'The hardware report', schema: { $ref: '#/components/schemas/HardwareReport' } }, ...deviceFailures },
     async handler(req) {
       const device = known(req.params.deviceId);
-      const { value } = await access.run(device, (input) => pool.run('inventory', input));
+      const { value } = await access.run(device, (input, tasks) => tasks.run('inventory', input));
       return hardwareReport(device.id, value.classes, value.summary, device.uuid ?? null);
     },
   });
@@ -57,7 +57,7 @@ export function registerDeviceRoutes(ctx: PluginContext, devices: DeviceRegistry
     async handler(req, reply) {
       const device = known(req.params.deviceId);
       const { offset, limit } = req.query;
-      const { value } = await access.run(device, (input) => pool.run('event-log', { ...input, maxRecords: MAX_EVENT_RECORDS }));
+      const { value } = await access.run(device, (input, tasks) => tasks.run('event-log', { ...input, maxRecords: MAX_EVENT_RECORDS }));
       reply.header('X-Total-Count', String(value.records.length));
       return value.records.slice(offset, offset + limit).map(monitorEvent);
     },

@@ -40,7 +40,7 @@ export default definePlugin<RemoteMonitorConfig>({
     ctx.openapi.addTag('monitor', 'Online monitoring and remote reads of hardware and event logs');
     registerMonitorRoutes(ctx, devices, states, scheduler, allows);
     const access = deviceAccess.create(config.device);
-    registerDeviceRoutes(ctx, devices, access, ctx.pool);
+    registerDeviceRoutes(ctx, devices, access);
 
     const stopListening = feed.listen(scheduler, config.intervalSeconds * 1000);
     ctx.onReady(() => {

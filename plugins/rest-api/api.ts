@@ -4,6 +4,9 @@
  * Other plugins import these as types only and reach the services through `ctx.use(...)`.
  */
 import type { AmtFailure, DeviceOperationInput, TaskCredential } from '../../workers/tasks/task-types.js';
+import type { DeviceChannel } from '../../workers/amt/device-target.js';
+export type { DeviceChannel } from '../../workers/amt/device-target.js';
+import type { WorkerPool } from '../../core/pool/worker-pool.js';
 export type ProvisioningState = 'PRE' | 'IN' | 'POST';
 /** `locked-out-risk`: sign-ins are paused so that the device's account is not locked (see the sign-in memory). */
 export type AuthStatus = 'ok' | 'unauthorized' | 'unreachable' | 'error' | 'locked-out-risk';
@@ -102,12 +105,32 @@ export interface DeviceRegistry {
   setConnection(ref: { uuid: string; ipAddress: string }, kind: DeviceConnection, up: boolean): Promise<{ device: Readonly<Device> | undefined; created: boolean; onlineChanged: boolean }>;
 }
 
-/** Where to reach a device instead of its address on the local network (e.g. a relay into its tunnel). */
-export interface DeviceRoute {
+/** Where to reach a device instead of its address on the local network: another TCP address. */
+export interface DeviceAddressRoute {
   address: string;
   port: number;
   tls: boolean;
 }
+
+/**
+ * A device reached through a channel (an APF channel in its CIRA tunnel). The channel is a live
+ * object that cannot cross to a worker thread, so the device's tasks run on the main thread
+ * (`WorkerPool.runInProcess`), each inside `schedule`, the router's bound on their share of it.
+ */
+export interface DeviceChannelRoute {
+  /** The device's port the channel leads to (16992, or 16993 with TLS inside the channel). */
+  port: number;
+  tls: boolean;
+  channel: DeviceChannel;
+  /** Runs one task within the router's bound (a concurrency limit); rejects with an HttpError (503) when full. */
+  schedule<T>(task: () => Promise<T>): Promise<T>;
+}
+
+/** Where to reach a device instead of its address on the local network. */
+export type DeviceRoute = DeviceAddressRoute | DeviceChannelRoute;
+
+/** Runs the device tasks of one operation where its target can be reached: the worker pool, or in-process for a channel route. */
+export type DeviceTasks = Pick<WorkerPool, 'run'>;
 
 /** Decides a route for a device; null: the local network as usual. */
 export type DeviceRouter = (device: Readonly<Device>) => Promise<DeviceRoute | null>;
@@ -141,11 +164,15 @@ export interface DeviceAccess {
    * Every sign-in goes through the sign-in memory (credentials the device refused are not tried
    * again, failed logins stay below its lockout) and the address must be inside the allowed networks.
    * @throws HttpError 422 outside the allowed networks, 409 offline, no credential stored or sign-ins
-   * paused (lockout risk), 502 refused or failed, 504 timeout.
+   * paused (lockout risk), 502 refused or failed, 504 timeout, 503 when the route's bound is full.
+   *
+   * `operation` runs its task through `tasks` (`tasks.run('power-read', input)`), never `ctx.pool`
+   * directly: for a device reached through a channel route (its CIRA tunnel) `input.target` carries
+   * the live channel, and `tasks` runs the task in-process within the route's bound.
    */
   run<R extends TaskOutcome>(
     device: Readonly<Device>,
-    operation: (input: DeviceOperationInput) => Promise<R>,
+    operation: (input: DeviceOperationInput, tasks: DeviceTasks) => Promise<R>,
     credential?: TaskCredential,
   ): Promise<{ value: Extract<R, { ok: true }>; credential: TaskCredential }>;
 }

@@ -49,7 +49,7 @@ export default definePlugin<RestApiConfig>({
     let router: DeviceRouter | null = null;
     ctx.provide('deviceAccess', {
       create: (options) =>
-        createDeviceAccess({ devices, vault: credentials, signIn, networks }, { ...options, amt: ctx.site.amt, tlsTrust: ctx.site.deviceTls, logger: ctx.logger, router: () => router }),
+        createDeviceAccess({ devices, vault: credentials, signIn, networks }, { ...options, amt: ctx.site.amt, tlsTrust: ctx.site.deviceTls, pool: ctx.pool, logger: ctx.logger, router: () => router }),
       problemResponses: DEVICE_PROBLEM_RESPONSES,
       allows: networks.allows,
       setRouter: (next) => void (router = next),

@@ -3,6 +3,7 @@
  * carry these plain objects; the defaults here apply where a field is omitted.
  */
 import { isIP } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { AmtError } from './errors.js';
 import { createDeviceTransport, type DeviceTransport, type TransportTimeouts } from './http-transport.js';
 import type { TlsTrustMode } from './tls-pinning.js';
@@ -32,6 +33,18 @@ export interface TlsTrustInput {
   legacyTls?: boolean;
 }
 
+/**
+ * A way into a device other than a TCP connection to its address, e.g. an APF channel through its
+ * CIRA tunnel. A live object: it cannot cross to a worker thread, so a task whose target has one
+ * runs on the thread that made it (`WorkerPool.runInProcess`).
+ */
+export interface DeviceChannel {
+  /** Names the endpoint in errors and keys the Digest nonce cache, e.g. `cira:<uuid>:16992`. */
+  readonly key: string;
+  /** Opens one connection to the device's management port (plain bytes; TLS, if any, runs inside). */
+  connect(signal?: AbortSignal): Promise<Duplex>;
+}
+
 /** One device endpoint with its bounds. */
 export interface DeviceTarget {
   address: string;
@@ -43,10 +56,15 @@ export interface DeviceTarget {
   tlsTrust?: TlsTrustInput;
   /** The fingerprint the main thread pinned for this device (TOFU); null or absent on first contact. */
   pinnedFingerprint?: string | null;
+  /** Reach the device through this instead of a TCP connection to `address` (which then only labels it). */
+  channel?: DeviceChannel;
 }
 
 /** @throws AmtError `AMT_ERR_INVALID_INPUT` for an address that is not an IP or a port out of range. */
 export function validateTarget(target: DeviceTarget): void {
+  if (target?.channel && (typeof target.channel.key !== 'string' || typeof target.channel.connect !== 'function')) {
+    throw new AmtError('AMT_ERR_INVALID_INPUT', 'a channel needs a key and connect()');
+  }
   if (typeof target?.address !== 'string' || isIP(target.address) === 0) {
     throw new AmtError('AMT_ERR_INVALID_INPUT', 'address must be an IPv4 or IPv6 address');
   }
@@ -81,6 +99,7 @@ export function openTransport(target: DeviceTarget, signal?: AbortSignal): Devic
       ...(target.tlsTrust?.legacyTls === true ? { legacyTls: true } : {}),
       pinnedFingerprint: target.pinnedFingerprint ?? null,
     },
+    ...(target.channel ? { channel: target.channel } : {}),
     signal,
   });
 }

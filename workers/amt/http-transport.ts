@@ -11,6 +11,8 @@ import { AmtError } from './errors.js';
 import { isProtocolVersionMismatch, probeLegacyTls, tlsVersionName } from './legacy-tls-probe.js';
 import { checkPin, peerFingerprint, tlsConnectOptions, type TlsTrust } from './tls-pinning.js';
 import { classifyTransportError } from './transport-errors.js';
+import { channelConnector, type SocketConnector } from './channel-connector.js';
+import type { DeviceChannel } from './device-target.js';
 
 export interface TransportTimeouts {
   /** TCP (and TLS handshake) connect bound. */
@@ -31,6 +33,8 @@ export interface TransportOptions {
   tlsTrust?: TlsTrust;
   /** The caller's cancellation. */
   signal?: AbortSignal;
+  /** Reach the device through this (e.g. an APF channel) instead of TCP to `host:port`. */
+  channel?: DeviceChannel;
 }
 
 export interface HttpResponse {
@@ -57,8 +61,6 @@ export interface DeviceTransport {
 }
 
 const TOTAL_TIMEOUT = Symbol('total-timeout');
-/** undici's connector returns the socket it opens, though its type says void. */
-type SocketConnector = (options: buildConnector.Options, callback: buildConnector.Callback) => Socket | undefined;
 const TRANSPORT_CLOSED = new Error('device transport closed');
 
 function originOf(host: string, port: number, tls: boolean): string {
@@ -70,7 +72,7 @@ function originOf(host: string, port: number, tls: boolean): string {
 export function createDeviceTransport(options: TransportOptions): DeviceTransport {
   const { host, port, tls, timeouts, maxResponseBytes } = options;
   const trust: TlsTrust = options.tlsTrust ?? { mode: 'tofu' };
-  const target = `${host}:${port}`;
+  const target = options.channel ? options.channel.key : `${host}:${port}`;
   let observedFingerprint: string | null = null;
   let serverHeader: string | null = null;
   let tlsProtocol: string | null = null;
@@ -81,9 +83,11 @@ export function createDeviceTransport(options: TransportOptions): DeviceTranspor
   // No TLS session resumption: a resumed session shows no peer certificate, and every connection
   // must prove the pinned one.
   const base = buildConnector({ timeout: timeouts.connectMs, maxCachedSessions: 0, ...(tls ? tlsConnectOptions(trust) : {}) });
+  /** TCP to the address, or the channel (TLS, if any, inside it), for the connector below. */
+  const open: SocketConnector = options.channel ? channelConnector(options.channel, base, tls, timeouts.connectMs, options.signal) : (base as unknown as SocketConnector);
   const connector: buildConnector.connector = (connectOptions, callback) => {
     let tcpConnected = false;
-    const socket = (base as unknown as SocketConnector)(connectOptions, (error, socket) => {
+    const socket = open(connectOptions, (error, socket) => {
       if (error || !socket) {
         // undici's connect timeout spans TCP and the TLS handshake; a port that accepted TCP and then
         // stayed silent is reachable, and the error says so.
@@ -114,7 +118,7 @@ export function createDeviceTransport(options: TransportOptions): DeviceTranspor
 
   /** Learns, once per transport and without credentials, which old TLS version the device offers. */
   const legacyTlsError = (cause: string | undefined): Promise<AmtError> =>
-    (legacyFailure ??= probeLegacyTls(host, port, trust, timeouts, options.signal).then((probe) => {
+    (legacyFailure ??= probeLegacyTls(host, port, trust, timeouts, options.signal, options.channel).then((probe) => {
       if (!probe) {
         return new AmtError('AMT_ERR_TLS', `TLS with ${target} failed: the device offers no TLS version the gateway accepts (1.2 or later; amt.legacyTls adds 1.0 and 1.1)`, { ...(cause ? { cause } : {}) });
       }

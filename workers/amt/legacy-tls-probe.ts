@@ -9,6 +9,8 @@ import { randomUUID } from 'node:crypto';
 import type { TLSSocket } from 'node:tls';
 import { Client, buildConnector } from 'undici';
 import type { TransportTimeouts } from './http-transport.js';
+import { channelConnector, type SocketConnector } from './channel-connector.js';
+import type { DeviceChannel } from './device-target.js';
 import { checkPin, peerFingerprint, tlsConnectOptions, type TlsTrust } from './tls-pinning.js';
 import { buildEnvelope, enumerateRequest } from './wsman-envelope.js';
 
@@ -39,11 +41,12 @@ export function tlsVersionName(protocol: string): string {
  * bounds as the transport. The pinned certificate still applies.
  * @returns what was learned, or null when the legacy handshake did not succeed either.
  */
-export async function probeLegacyTls(host: string, port: number, trust: TlsTrust, timeouts: TransportTimeouts, signal?: AbortSignal): Promise<LegacyTlsProbe | null> {
+export async function probeLegacyTls(host: string, port: number, trust: TlsTrust, timeouts: TransportTimeouts, signal?: AbortSignal, channel?: DeviceChannel): Promise<LegacyTlsProbe | null> {
   const base = buildConnector({ timeout: timeouts.connectMs, maxCachedSessions: 0, ...tlsConnectOptions({ ...trust, legacyTls: true }) });
+  const open = channel ? channelConnector(channel, base, true, timeouts.connectMs, signal) : (base as unknown as SocketConnector);
   let learned: LegacyTlsProbe | null = null;
   const connect: buildConnector.connector = (options, callback) => {
-    base(options, (error, socket) => {
+    open(options, (error, socket) => {
       if (error || !socket) return callback(error ?? new Error('connect failed'), null);
       const fingerprint = peerFingerprint(socket as TLSSocket);
       const mismatch = checkPin(trust, fingerprint);

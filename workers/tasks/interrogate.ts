@@ -125,6 +125,7 @@ export default async function interrogate(input: InterrogateInput, tools: TaskTo
     maxResponseBytes: input?.maxResponseBytes,
     tlsTrust: input?.tlsTrust,
     pinnedFingerprint: input?.pinnedFingerprint ?? null,
+    ...(input?.channel ? { channel: input.channel } : {}),
   };
   let transport: DeviceTransport | undefined;
   try {

@@ -5,7 +5,7 @@
  * never as a rejected task.
  */
 import type { AmtFailure } from '../amt/errors.js';
-import type { DeviceTarget, TaskCredential, TlsTrustInput } from '../amt/device-target.js';
+import type { DeviceChannel, DeviceTarget, TaskCredential, TlsTrustInput } from '../amt/device-target.js';
 import type { OperationMeta } from '../amt/device-operation.js';
 import type { TransportTimeouts } from '../amt/http-transport.js';
 import type { RmcpPong } from '../amt/rmcp-codec.js';
@@ -95,6 +95,8 @@ export interface InterrogateInput {
   maxResponseBytes?: number;
   tlsTrust?: TlsTrustInput;
   pinnedFingerprint?: string | null;
+  /** Reach the device through this (its CIRA tunnel) rather than `address`; only for in-process runs. */
+  channel?: DeviceChannel;
   /** Also read the platform UUID (default true). */
   readUuid?: boolean;
 }
@@ -177,6 +179,8 @@ export interface WsmanCheckInput {
   maxResponseBytes?: number;
   tlsTrust?: TlsTrustInput;
   pinnedFingerprint?: string | null;
+  /** Reach the device through this (its CIRA tunnel) rather than `address`; only for in-process runs. */
+  channel?: DeviceChannel;
 }
 
 export interface WsmanCheckOutput {

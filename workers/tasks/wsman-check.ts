@@ -42,7 +42,7 @@ export default async function wsmanCheck(input: WsmanCheckInput, tools: TaskTool
     let transport: DeviceTransport | undefined;
     try {
       transport = openTransport(
-        { address: input.address, port, tls, timeouts: input.timeouts, maxResponseBytes: input.maxResponseBytes, tlsTrust: input.tlsTrust, pinnedFingerprint: input.pinnedFingerprint ?? null },
+        { address: input.address, port, tls, timeouts: input.timeouts, maxResponseBytes: input.maxResponseBytes, tlsTrust: input.tlsTrust, pinnedFingerprint: input.pinnedFingerprint ?? null, ...(input.channel ? { channel: input.channel } : {}) },
         tools.signal,
       );
       if (input.credential) {

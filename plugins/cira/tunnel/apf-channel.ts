@@ -103,6 +103,11 @@ export class ApfChannel extends Duplex {
     if (this.open) this.flush();
   }
 
+  /** What was written in one tick (e.g. a request's head and body, corked) leaves as one CHANNEL_DATA, one TLS record. */
+  override _writev(chunks: Array<{ chunk: Buffer }>, callback: (err?: Error | null) => void): void {
+    this._write(chunks.length === 1 ? chunks[0]!.chunk : Buffer.concat(chunks.map((c) => c.chunk)), 'binary', callback);
+  }
+
   override _final(callback: (err?: Error | null) => void): void {
     this.sendClose();
     callback();

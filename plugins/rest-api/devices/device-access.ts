@@ -4,9 +4,9 @@
  * device refused, failed logins kept below its lockout), and a failure turned into a problem the
  * client can act on. Every device operation of every plugin passes here.
  */
-import { isHttpError, type AmtSiteSettings, type Logger, type SiteSettings } from '../../../core/plugin-api.js';
+import { isHttpError, type AmtSiteSettings, type Logger, type SiteSettings, type WorkerPool } from '../../../core/plugin-api.js';
 import type { DeviceTarget, TaskCredential } from '../../../workers/tasks/task-types.js';
-import type { CredentialVault, Device, DeviceAccess, DeviceAccessOptions, DeviceRegistry, DeviceRoute, DeviceRouter, TaskOutcome } from '../api.js';
+import type { CredentialVault, Device, DeviceAccess, DeviceAccessOptions, DeviceRegistry, DeviceRoute, DeviceRouter, DeviceTasks, TaskOutcome } from '../api.js';
 import type { SignInMemory, SignInPause, SignInReport } from '../sign-in/sign-in-memory.js';
 import { memoryKey } from '../sign-in/sign-in-key.js';
 import { deviceProblem, DeviceProblems } from './device-problems.js';
@@ -23,6 +23,15 @@ export interface DeviceAccessDeps {
   networks: NetworkGuard;
 }
 
+/**
+ * Where an operation's tasks run: the worker pool, or, for a device reached through a channel (its
+ * CIRA tunnel), this thread within the route's bound, since the channel cannot cross to a worker.
+ */
+export function tasksFor(pool: WorkerPool, route: DeviceRoute | null): DeviceTasks {
+  if (!route || !('channel' in route)) return pool;
+  return { run: (task, input, runOptions) => route.schedule(() => pool.runInProcess(task, input, runOptions)) };
+}
+
 /** Speaks HTTP to a device that has its HTTP port open, as the scan's interrogation does; TLS otherwise. */
 function usesTls(device: Device, amt: AmtSiteSettings): boolean {
   if (device.openPorts.includes(amt.ports.http)) return false;
@@ -32,7 +41,7 @@ function usesTls(device: Device, amt: AmtSiteSettings): boolean {
 
 export function createDeviceAccess(
   { devices, vault, signIn, networks }: DeviceAccessDeps,
-  options: DeviceAccessOptions & { amt: AmtSiteSettings; tlsTrust: SiteSettings['deviceTls']; logger?: Logger; router?: () => DeviceRouter | null },
+  options: DeviceAccessOptions & { amt: AmtSiteSettings; tlsTrust: SiteSettings['deviceTls']; pool: WorkerPool; logger?: Logger; router?: () => DeviceRouter | null },
 ): DeviceAccess {
   const { amt } = options;
 
@@ -40,12 +49,14 @@ export function createDeviceAccess(
   const targetOf = (device: Readonly<Device>, route: DeviceRoute | null): DeviceTarget => {
     const tls = route ? route.tls : usesTls(device, amt);
     return {
-      address: route ? route.address : device.ipAddress,
+      // Through a channel the address only labels the device: no socket goes there.
+      address: route && !('channel' in route) ? route.address : device.ipAddress,
       port: route ? route.port : tls ? amt.ports.https : amt.ports.http,
       tls,
       timeouts: { connectMs: options.connectTimeoutMs, firstByteMs: options.requestTimeoutMs, totalMs: options.requestTimeoutMs },
       tlsTrust: options.tlsTrust,
       pinnedFingerprint: device.tlsFingerprint ?? null,
+      ...(route && 'channel' in route ? { channel: route.channel } : {}),
     };
   };
 
@@ -82,6 +93,7 @@ export function createDeviceAccess(
       // allowedNetworks bounds where sockets go: a device reached through its tunnel is not reached at its address.
       if (!route) networks.check(device.ipAddress);
       const target = targetOf(device, route);
+      const tasks = tasksFor(options.pool, route);
       const candidates = given ? [given.id] : vault.list().map((c) => c.id);
       if (candidates.length === 0) throw DeviceProblems.noCredentials();
       // Concurrent operations on one device take turns on its failed-login budget rather than fail.
@@ -101,7 +113,7 @@ export function createDeviceAccess(
           const unsealed: TaskCredential | null = given?.id === id ? given : await unsealOrSkip(id);
           if (!unsealed) continue;
           const { maxFailedLogins: _bound, ...credential } = unsealed;
-          const outcome = await operation({ target, credential: { ...credential, maxFailedLogins: Math.min(FAILURES_PER_CREDENTIAL, failuresLeft) } });
+          const outcome = await operation({ target, credential: { ...credential, maxFailedLogins: Math.min(FAILURES_PER_CREDENTIAL, failuresLeft) } }, tasks);
           const failed = outcome.failedLogins ?? (!outcome.ok && outcome.error.code === 'AMT_ERR_UNAUTHORIZED' ? 1 : 0);
           report.failedLogins += failed;
           failuresLeft -= failed;

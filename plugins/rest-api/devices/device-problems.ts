@@ -33,7 +33,7 @@ export const DEVICE_PROBLEM_RESPONSES = {
   409: { description: 'The device is offline, no credential is stored, or sign-ins to it are paused to avoid a lockout' },
   422: { description: 'The device is outside the allowed networks (`amt.allowedNetworks`)' },
   502: { description: 'The device refused the credentials, failed TLS, or answered with an error' },
-  503: { description: 'The gateway is shutting down' },
+  503: { description: 'The gateway is shutting down, or too many device operations run through CIRA tunnels at once (`GW_ERR_CIRA_BUSY`, retry after `Retry-After`)' },
   504: { description: 'The device did not answer in time' },
 };
 

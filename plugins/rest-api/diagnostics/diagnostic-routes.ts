@@ -3,7 +3,7 @@ import type { TaskCredential, WsmanCheckInput, WsmanCheckOutput } from '../../..
 import type { RestApiConfig } from '../config.js';
 import type { ManagedCredentialVault } from '../credentials/credential-vault.js';
 import type { AuthStatus, DeviceRoute, DeviceRouter } from '../api.js';
-import { FAILURES_PER_CREDENTIAL } from '../devices/device-access.js';
+import { FAILURES_PER_CREDENTIAL, tasksFor } from '../devices/device-access.js';
 import type { NetworkGuard } from '../devices/device-networks.js';
 import type { ManagedDeviceRegistry } from '../devices/device-registry.js';
 import { RestApiErrors } from '../errors.js';
@@ -87,18 +87,20 @@ export function registerDiagnosticRoutes(
     }
   };
   const check = async ({ address, route }: CheckTarget, credential: TaskCredential | null) => {
+    const channel = route && 'channel' in route ? route.channel : undefined;
     const input: WsmanCheckInput = {
-      address: route ? route.address : address,
+      address: route && 'address' in route ? route.address : address,
       ports: route ? { ...amt.ports, http: route.tls ? 0 : route.port, https: route.tls ? route.port : 0 } : amt.ports,
       credential,
       timeouts: { connectMs: ctx.config.scan.defaultTimeoutMs, firstByteMs: ctx.config.scan.requestTimeoutMs, totalMs: ctx.config.scan.requestTimeoutMs },
       tlsTrust: ctx.site.deviceTls,
       pinnedFingerprint: devices.findByAddress(address)?.tlsFingerprint ?? null,
+      ...(channel ? { channel } : {}),
     };
-    const result = await ctx.pool.run('wsman-check', input);
+    const result = await tasksFor(ctx.pool, route).run('wsman-check', input);
     noteLegacyTls(ctx.logger, address, result.tlsProtocol);
-    // Report the device's port, not the relay's.
-    if (route && result.port !== null) result.port = route.tls ? amt.ports.https : amt.ports.http;
+    // Report the device's port, not the one of an address route (a relay).
+    if (route && !channel && result.port !== null) result.port = route.tls ? amt.ports.https : amt.ports.http;
     return result;
   };
   const pick = (id: string | undefined) => {

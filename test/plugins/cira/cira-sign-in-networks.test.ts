@@ -82,7 +82,8 @@ test('two CIRA devices behind one NAT address keep separate sign-in memories, an
     const all = await devices();
     const a = all.find((d) => d.uuid === goodUuid);
     const b = all.find((d) => d.uuid === refusingUuid);
-    return a?.authStatus === 'ok' && b?.authStatus === 'unauthorized' ? ([a, b] as const) : undefined;
+    // Device access records the sign-in (authStatus) before the read's patch (hostname) lands: wait for both.
+    return a?.authStatus === 'ok' && a.hostname && b?.authStatus === 'unauthorized' ? ([a, b] as const) : undefined;
   });
   assert.equal(goodDevice.ipAddress, NAT);
   assert.equal(refusingDevice.ipAddress, NAT);

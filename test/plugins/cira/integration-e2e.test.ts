@@ -128,7 +128,7 @@ describe('CIRA devices in the gateway', () => {
     const read = await gw.request('GET', `/api/power/${listed!.id}`, { token });
     assert.equal(read.status, 200);
     assert.ok(device.cira!.counters.channelsOpened > opened);
-    // The relay's channel opened ahead for a next connection is closed unused after 2 s.
+    // The operation closes its connection, so its channel, when it ends.
     await until('no channel left open on the device', async () => device.cira!.openChannels === 0, 5_000);
   });
 
