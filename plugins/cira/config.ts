@@ -49,6 +49,7 @@ export const CIRA_CONFIG_SCHEMA = {
       maxLength: 261,
       // A DNS name, an IPv4 address or a bracketed IPv6 address, then an optional port.
       pattern: '^(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?)(:[0-9]{1,5})?$',
+      'x-pattern-message': 'must be host or host:port (a DNS name, an IPv4 address or a bracketed IPv6 address)',
     },
     tls: {
       type: 'object',

@@ -5,7 +5,9 @@ import { hostname } from 'node:os';
 import { createEventBus } from '../../../core/events/event-bus.js';
 import { createLogger } from '../../../core/log/logger.js';
 import type { CiraConnection, CiraDownReason } from '../../../plugins/cira/api.js';
+import { CIRA_CONFIG_SCHEMA } from '../../../plugins/cira/config.js';
 import { ciraMpsAddress } from '../../../plugins/cira/mps-address.js';
+import { createAjv } from '../../../core/validation/validator.js';
 import { createTunnelAddresses } from '../../../plugins/soap-mps/tunnel-addresses.js';
 
 const ADDRESS = 'mps.example.test';
@@ -100,5 +102,19 @@ describe('the CIRA MPS address', () => {
   test('a listener bound to every address is named by the machine\'s hostname', () => {
     assert.equal(ciraMpsAddress(null, { host: '0.0.0.0', port: 4433 }), hostname());
     assert.equal(ciraMpsAddress(null, { host: '::', port: 4433 }), hostname());
+  });
+});
+
+describe('plugins.cira.options.publicAddress', () => {
+  const validate = createAjv({ useDefaults: true }).compile(CIRA_CONFIG_SCHEMA);
+  test('takes a DNS name, an IPv4 or a bracketed IPv6 address, each with an optional port', () => {
+    for (const publicAddress of ['mps.example.test', 'mps.example.test:4433', '127.147.9.9', '127.147.9.9:14433', '[::1]:4433', null]) {
+      assert.equal(validate({ publicAddress }), true, String(publicAddress));
+    }
+  });
+  test('refuses a URL, a path, spaces or an empty name', () => {
+    for (const publicAddress of ['https://mps.example.test', 'mps.example.test/x', 'mps example', '', ':4433', 'mps.example.test:']) {
+      assert.equal(validate({ publicAddress }), false, publicAddress);
+    }
   });
 });
