@@ -31,6 +31,12 @@ export type CiraDownReason = 'closed' | 'keepalive-timeout' | 'dropped' | 'repla
 
 export type CiraTunnelEvent = { type: 'up'; connection: CiraConnection } | { type: 'down'; connection: CiraConnection; reason: CiraDownReason };
 
+/** `CiraTunnelUp` on the bus: the tunnel, and the address the device dialed (`publicAddress`, else the listener's). */
+export type CiraTunnelUpEvent = CiraConnection & { mpsAddress: string };
+
+/** `CiraTunnelDown` on the bus. */
+export type CiraTunnelDownEvent = CiraTunnelUpEvent & { reason: CiraDownReason };
+
 export interface OpenChannelOptions {
   /** Default: the plugin's `channelOpenTimeoutMs`. */
   timeoutMs?: number;
@@ -69,7 +75,7 @@ declare module '../../core/plugin-api.js' {
     cira: CiraService;
   }
   interface GatewayEvents {
-    CiraTunnelUp: CiraConnection;
-    CiraTunnelDown: CiraConnection & { reason: CiraDownReason };
+    CiraTunnelUp: CiraTunnelUpEvent;
+    CiraTunnelDown: CiraTunnelDownEvent;
   }
 }

@@ -4,6 +4,11 @@ export interface CiraConfig {
   port: number;
   /** Address to bind; null: the main listener's host. */
   host: string | null;
+  /**
+   * Where devices dial in, as provisioned into them (`host` or `host:port`): the `MpsAddress` of SOAP
+   * notifications about CIRA devices. null: the listener's address (the machine's hostname when bound to all addresses).
+   */
+  publicAddress: string | null;
   tls: {
     /** PEM paths; both or neither. Neither: a self-signed pair in `<dataDir>/cira/`. */
     cert: string | null;
@@ -40,6 +45,14 @@ export const CIRA_CONFIG_SCHEMA = {
   properties: {
     port: { type: 'integer', minimum: 0, maximum: 65535, default: 4433 },
     host: { type: ['string', 'null'], default: null },
+    publicAddress: {
+      type: ['string', 'null'],
+      default: null,
+      maxLength: 261,
+      // A DNS name, an IPv4 address or a bracketed IPv6 address, then an optional port.
+      pattern: '^(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?)(:[0-9]{1,5})?$',
+      'x-pattern-message': 'must be host or host:port (a DNS name, an IPv4 address or a bracketed IPv6 address)',
+    },
     tls: {
       type: 'object',
       additionalProperties: false,

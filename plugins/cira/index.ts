@@ -7,6 +7,7 @@ import { openAccountStore } from './accounts/account-store.js';
 import './api.js';
 import { CIRA_CONFIG_SCHEMA, type CiraConfig } from './config.js';
 import { registerCiraIntegration } from './integration.js';
+import { ciraMpsAddress } from './mps-address.js';
 import { registerAccountRoutes } from './routes/account-routes.js';
 import { registerConnectionRoutes } from './routes/connection-routes.js';
 import { createCiraServer } from './server/cira-server.js';
@@ -35,13 +36,15 @@ export default definePlugin<CiraConfig>({
     const certificate = await loadServerCertificate(config.tls, ctx.site.dataDir);
     const accounts = await openAccountStore(ctx.store.namespace('accounts'), ctx.secrets);
     const server = createCiraServer({ config, host: config.host ?? ctx.site.host, certificate, accounts, logger: ctx.logger });
+    let mpsAddress = '';
     server.service.onTunnel((event) => {
-      if (event.type === 'up') ctx.events.publish('CiraTunnelUp', event.connection);
-      else ctx.events.publish('CiraTunnelDown', { ...event.connection, reason: event.reason });
+      if (event.type === 'up') ctx.events.publish('CiraTunnelUp', { ...event.connection, mpsAddress });
+      else ctx.events.publish('CiraTunnelDown', { ...event.connection, mpsAddress, reason: event.reason });
     });
     registerCiraIntegration(ctx, server.service, config.tunnelOperations);
     await server.listen();
     const address = server.service.address();
+    mpsAddress = ciraMpsAddress(config.publicAddress, address);
     ctx.logger.info('cira server listening', { host: address?.host, port: address?.port, certificateSha256: certificate.sha256 });
     ctx.provide('cira', server.service);
     ctx.openapi.addTag('cira', 'CIRA: devices that dial in over APF/TLS, the MPS accounts they use, their tunnels');

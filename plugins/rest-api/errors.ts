@@ -1,5 +1,8 @@
 import { HttpError } from '../../core/plugin-api.js';
 
+/** Device ids an ambiguous-target problem lists at most. */
+const AMBIGUOUS_LISTED = 20;
+
 /** Error codes of the rest-api plugin, each with its HTTP status. */
 export const RestApiErrors = {
   credentialNotFound: (id: string) => new HttpError(404, 'GW_ERR_CREDENTIAL_NOT_FOUND', `no credential '${id}'`),
@@ -15,4 +18,12 @@ export const RestApiErrors = {
   rangeNotAllowed: (part: string) => new HttpError(422, 'GW_ERR_SCAN_RANGE_NOT_ALLOWED', `range part '${part}' is outside the allowed networks`),
   addressMalformed: (value: string) => new HttpError(400, 'GW_ERR_ADDRESS_MALFORMED', `'${value}' is not an IPv4 address`),
   addressNotAllowed: (value: string) => new HttpError(422, 'GW_ERR_ADDRESS_NOT_ALLOWED', `address ${value} is outside the allowed networks`),
+  /** Several devices share the address a diagnostics target names (CIRA devices behind one NAT): the caller names one by id or UUID. */
+  targetAmbiguous: (address: string, deviceIds: readonly string[], path: string) =>
+    new HttpError(
+      409,
+      'GW_ERR_TARGET_AMBIGUOUS',
+      `${deviceIds.length} devices share the address ${address}; name one by its device id or UUID (devices: ${deviceIds.slice(0, AMBIGUOUS_LISTED).join(', ')}${deviceIds.length > AMBIGUOUS_LISTED ? ', ...' : ''})`,
+      { errors: deviceIds.slice(0, AMBIGUOUS_LISTED).map((id) => ({ path, message: `matches device ${id}` })) },
+    ),
 };

@@ -1,7 +1,8 @@
 /**
  * soap-mps: the SOAP 1.1 MPSInterfaceService (CONTRACT section 8) on its own listener.
  * Which machines are connected comes from the remote-monitor plugin's `presence` service;
- * its DeviceStatusChanged events become notifications to the subscribers. See README.md.
+ * its DeviceStatusChanged events become notifications to the subscribers, whose MpsAddress follows
+ * the cira plugin's tunnel events when that plugin runs. See README.md.
  */
 import { hostname } from 'node:os';
 import { definePlugin, type DeviceStatusChangedEvent, type PluginContext } from '../../core/plugin-api.js';
@@ -16,6 +17,7 @@ import { createOperations } from './operations.js';
 import { createPresenceAdapter, systemNameOf, type MachinePresence } from './presence-adapter.js';
 import { createSoapDispatcher } from './soap-dispatcher.js';
 import { createSubscriptionStore, type SubscriptionStore } from './subscription-store.js';
+import { createTunnelAddresses } from './tunnel-addresses.js';
 import { publishedBaseUrl, renderWsdl, SERVICE_PATH, serviceNamespace } from './wsdl.js';
 
 /** The host part of a base URL, without IPv6 brackets. */
@@ -32,7 +34,8 @@ interface NotifierParts {
   presence: MachinePresence;
   subscriptions: SubscriptionStore;
   sender: NotificationSender;
-  mpsAddress: () => string;
+  /** The MPS address the device is connected to (or was, for a disconnect). */
+  mpsAddress: (event: DeviceStatusChangedEvent) => string;
   ctx: PluginContext<SoapMpsConfig>;
 }
 
@@ -51,7 +54,7 @@ function notifier({ namespace, presence, subscriptions, sender, mpsAddress, ctx 
       deviceFqdn: systemNameOf(machine),
       devicePorts: machine.ports,
       deviceUuid: machine.uuid,
-      mpsAddress: mpsAddress(),
+      mpsAddress: mpsAddress(event),
     });
     sender.send(receivers, { body, soapAction: `${namespace}/${NOTIFICATION_ELEMENT}` });
   };
@@ -102,10 +105,14 @@ export default definePlugin<SoapMpsConfig>({
     });
 
     const sender = createNotificationSender({ ...config.delivery, policy: deliveryPolicy, logger: ctx.logger });
-    const mpsAddress = () => {
+    // A device connected over CIRA is connected to the CIRA listener it dialed; any other device is
+    // watched by this gateway as a whole, whose address for SOAP consumers is the SOAP listener's host.
+    const tunnels = createTunnelAddresses(ctx.events);
+    const lanMpsAddress = () => {
       const host = hostOf(listenerUrl || ctx.site.baseUrl()) ?? '';
       return host === '0.0.0.0' || host === '::' || host === '' ? hostname() : host;
     };
+    const mpsAddress = (event: DeviceStatusChangedEvent) => tunnels.addressFor(event) ?? lanMpsAddress();
     const stopListening = ctx.events.subscribe('DeviceStatusChanged', notifier({ namespace, presence, subscriptions, sender, mpsAddress, ctx }));
 
     ctx.onReady(async () => {
@@ -116,6 +123,7 @@ export default definePlugin<SoapMpsConfig>({
     });
     ctx.onClose(async () => {
       stopListening();
+      tunnels.close();
       await sender.close();
     });
   },

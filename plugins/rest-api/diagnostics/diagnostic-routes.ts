@@ -2,7 +2,7 @@ import { isHttpError, type PluginContext } from '../../../core/plugin-api.js';
 import type { TaskCredential, WsmanCheckInput, WsmanCheckOutput } from '../../../workers/tasks/task-types.js';
 import type { RestApiConfig } from '../config.js';
 import type { ManagedCredentialVault } from '../credentials/credential-vault.js';
-import type { AuthStatus, DeviceRoute, DeviceRouter } from '../api.js';
+import type { AuthStatus, Device, DeviceRoute, DeviceRouter } from '../api.js';
 import { FAILURES_PER_CREDENTIAL, tasksFor } from '../devices/device-access.js';
 import type { NetworkGuard } from '../devices/device-networks.js';
 import type { ManagedDeviceRegistry } from '../devices/device-registry.js';
@@ -12,6 +12,7 @@ import { checkSingleAddress } from '../scans/scan-range.js';
 import type { SignInMemory } from '../sign-in/sign-in-memory.js';
 import { memoryKey } from '../sign-in/sign-in-key.js';
 import { TEST_CREDENTIAL_RESULT_SCHEMA, TEST_WSMAN_RESULT_SCHEMA } from './diagnostic-schemas.js';
+import { deviceOfTarget } from './diagnostic-target.js';
 
 /** A check whose credential the sign-in memory held back: why, and the status it gives. */
 interface HeldBack {
@@ -19,9 +20,10 @@ interface HeldBack {
   message: string;
 }
 
-/** Where a check goes: the address asked about, the route into its tunnel if any, the sign-in memory it counts against. */
+/** Where a check goes: the device's address, the device if known, the route into its tunnel if any, the sign-in memory it counts against. */
 interface CheckTarget {
   address: string;
+  device: Readonly<Device> | undefined;
   route: DeviceRoute | null;
   signInKey: string;
 }
@@ -46,16 +48,17 @@ export function registerDiagnosticRoutes(
   ctx.openapi.addTag('diagnostics', 'Credential and WS-Management checks against one device');
   const { amt } = ctx.site;
   /**
-   * Where a check of `text` goes: a known device that the router (its CIRA tunnel) reaches another
-   * way is checked through it, and then no socket goes to its address, so allowedNetworks (which
-   * bounds local-network I/O) does not apply; any other address must be inside them.
+   * Where a check of `text` (an address, a device id or a device UUID) goes: a known device that the
+   * router (its CIRA tunnel) reaches another way is checked through it, and then no socket goes to
+   * its address, so allowedNetworks (which bounds local-network I/O) does not apply; any other
+   * address must be inside them.
    */
-  const targetOf = async (text: string): Promise<CheckTarget> => {
-    const device = devices.findByAddress(text);
+  const targetOf = async (text: string, path: string): Promise<CheckTarget> => {
+    const device = deviceOfTarget(devices, text, path);
     const route = device ? ((await router()?.(device)) ?? null) : null;
-    if (route && device) return { address: text, route, signInKey: memoryKey(signIn, device, text, true) };
-    const address = checkSingleAddress(text, networks);
-    return { address, route: null, signInKey: memoryKey(signIn, device, address, false) };
+    if (route && device) return { address: device.ipAddress, device, route, signInKey: memoryKey(signIn, device, device.ipAddress, true) };
+    const address = checkSingleAddress(device?.ipAddress ?? text, networks);
+    return { address, device, route: null, signInKey: memoryKey(signIn, device, address, false) };
   };
   /**
    * A check through the sign-in memory, like every other sign-in: a credential the device refused
@@ -86,7 +89,7 @@ export function registerDiagnosticRoutes(
       });
     }
   };
-  const check = async ({ address, route }: CheckTarget, credential: TaskCredential | null) => {
+  const check = async ({ address, device, route }: CheckTarget, credential: TaskCredential | null) => {
     const channel = route && 'channel' in route ? route.channel : undefined;
     const input: WsmanCheckInput = {
       address: route && 'address' in route ? route.address : address,
@@ -94,7 +97,7 @@ export function registerDiagnosticRoutes(
       credential,
       timeouts: { connectMs: ctx.config.scan.defaultTimeoutMs, firstByteMs: ctx.config.scan.requestTimeoutMs, totalMs: ctx.config.scan.requestTimeoutMs },
       tlsTrust: ctx.site.deviceTls,
-      pinnedFingerprint: devices.findByAddress(address)?.tlsFingerprint ?? null,
+      pinnedFingerprint: device?.tlsFingerprint ?? null,
       ...(channel ? { channel } : {}),
     };
     const result = await tasksFor(ctx.pool, route).run('wsman-check', input);
@@ -124,17 +127,26 @@ export function registerDiagnosticRoutes(
     permission: 'diagnostics:run',
     query: {
       type: 'object',
-      properties: { id: { type: 'string', minLength: 1, description: 'Credential id (default: the default credential)' }, ip: { type: 'string', minLength: 1, maxLength: 15, description: 'Device address' } },
+      properties: {
+        id: { type: 'string', minLength: 1, description: 'Credential id (default: the default credential)' },
+        ip: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 36,
+          description: 'The device: its IPv4 address, device id or UUID. An address several devices share (CIRA devices behind one NAT) is 409 `GW_ERR_TARGET_AMBIGUOUS`: name the device by id or UUID.',
+        },
+      },
     },
     responses: {
       200: { description: 'The result', schema: TEST_CREDENTIAL_RESULT_SCHEMA },
-      404: { description: 'Unknown credential' },
-      409: { description: 'No credential or no default credential' },
+      400: { description: 'Malformed address' },
+      404: { description: 'Unknown credential, or no device with that UUID' },
+      409: { description: 'No credential or no default credential; or `GW_ERR_TARGET_AMBIGUOUS`: several devices share the address (the problem lists their ids)' },
       422: { description: 'Address outside the allowed networks' },
     },
     async handler(req) {
       const { id, ip } = req.query;
-      const target = ip === undefined ? undefined : await targetOf(ip);
+      const target = ip === undefined ? undefined : await targetOf(ip, 'query.ip');
       const credential = pick(id);
       const base = { credentialId: credential.id, username: credential.username };
       let unsealed: TaskCredential;
@@ -144,10 +156,20 @@ export function registerDiagnosticRoutes(
         return { ...base, unsealed: false, error: isHttpError(err) && err.expose ? err.message : 'the stored password cannot be unsealed' };
       }
       if (target === undefined) return { ...base, unsealed: true };
-      const { address } = target;
+      const { address, device } = target;
       const { result, heldBack } = await signedCheck(target, unsealed);
       const status = statusOf(result, heldBack);
-      return { ...base, unsealed: true, device: { ipAddress: address, authenticated: result.authenticated, status, ...(result.error && status !== 'ok' ? { error: result.error.message } : {}) } };
+      return {
+        ...base,
+        unsealed: true,
+        device: {
+          ipAddress: address,
+          ...(device ? { deviceId: device.id } : {}),
+          authenticated: result.authenticated,
+          status,
+          ...(result.error && status !== 'ok' ? { error: result.error.message } : {}),
+        },
+      };
     },
   });
 
@@ -155,26 +177,32 @@ export function registerDiagnosticRoutes(
     method: 'get',
     path: '/test/test-wsman/:ip_address',
     summary: 'One WS-Management exchange with a device: reachability, TLS, sign-in and the three scan items',
-    description: 'Signs in with `credentialId`, else with the default credential when one exists, else reads only what the device tells without credentials.',
+    description:
+      'Signs in with `credentialId`, else with the default credential when one exists, else reads only what the device tells without credentials. ' +
+      'The target is an IPv4 address, a device id or a device UUID; a device reached through its CIRA tunnel is checked through it. ' +
+      'An address several known devices share (CIRA devices behind one NAT dial in from one address) is refused with 409 `GW_ERR_TARGET_AMBIGUOUS`, ' +
+      'which lists their device ids: name the device by its id or UUID, which always selects exactly one.',
     tags: ['diagnostics'],
     permission: 'diagnostics:run',
-    params: { ip_address: { description: 'IPv4 address of the device', schema: { type: 'string' } } },
+    params: { ip_address: { description: 'The device: its IPv4 address, device id or UUID', schema: { type: 'string', maxLength: 36 } } },
     query: { type: 'object', properties: { credentialId: { type: 'string', minLength: 1 } } },
     responses: {
       200: { description: 'The result', schema: TEST_WSMAN_RESULT_SCHEMA },
       400: { description: 'Malformed address' },
-      404: { description: 'Unknown credential' },
+      404: { description: 'Unknown credential, or no device with that UUID' },
+      409: { description: '`GW_ERR_TARGET_AMBIGUOUS`: several devices share the address (the problem lists their ids); name one by device id or UUID' },
       422: { description: 'Address outside the allowed networks' },
     },
     async handler(req) {
-      const target = await targetOf(req.params.ip_address);
-      const { address } = target;
+      const target = await targetOf(req.params.ip_address, 'params.ip_address');
+      const { address, device } = target;
       const { credentialId } = req.query;
       const chosen = credentialId !== undefined ? pick(credentialId) : vault.list().find((x) => x.isDefault);
       const credential = chosen ? await vault.unseal(chosen.id) : null;
       const { result } = await signedCheck(target, credential);
       return {
         ipAddress: address,
+        ...(device ? { deviceId: device.id } : {}),
         reachable: result.reachable,
         port: result.port,
         tls: result.tls,

@@ -11,6 +11,7 @@ export const TEST_CREDENTIAL_RESULT_SCHEMA = {
       required: ['ipAddress', 'authenticated', 'status'],
       properties: {
         ipAddress: { type: 'string' },
+        deviceId: { type: 'string', description: 'The known device checked; absent for an address the gateway does not know' },
         authenticated: { type: 'boolean' },
         status: { enum: ['ok', 'unauthorized', 'unreachable', 'error', 'locked-out-risk'] },
         error: { type: 'string' },
@@ -24,6 +25,7 @@ export const TEST_WSMAN_RESULT_SCHEMA = {
   required: ['ipAddress', 'reachable', 'port', 'tls', 'authenticated', 'firmwareVersion', 'provisioningState', 'hostname', 'elapsedMs'],
   properties: {
     ipAddress: { type: 'string' },
+    deviceId: { type: 'string', description: 'The known device checked; absent for an address the gateway does not know' },
     reachable: { type: 'boolean' },
     port: { type: ['integer', 'null'] },
     tls: { type: 'boolean' },

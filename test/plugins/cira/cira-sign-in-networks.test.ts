@@ -119,8 +119,9 @@ test('allowedNetworks bounds local-network I/O only: a tunnelled device outside 
   assert.equal(off.status, 200, await off.clone().text());
   assert.equal(good.devices[0]!.state.powerState, 8);
 
-  // Diagnostics of the tunnelled devices' address go through a tunnel too (one of the two behind it).
-  const check = await gw.request('GET', `/api/test/test-wsman/${NAT}`, { token });
+  // Diagnostics of a tunnelled device go through its tunnel too; the address both share names neither.
+  assert.equal((await gw.request('GET', `/api/test/test-wsman/${NAT}`, { token })).status, 409);
+  const check = await gw.request('GET', `/api/test/test-wsman/${tunnelled.id}`, { token });
   assert.equal(check.status, 200, await check.clone().text());
   assert.equal(((await check.json()) as { reachable: boolean }).reachable, true);
 
