@@ -58,6 +58,11 @@ export function acceptTls(raw: Socket, options: TlsAcceptOptions): void {
     secure = true;
     settle();
   });
+  tls.once('close', () => {
+    if (settled) return;
+    settled = true;
+    clearTimeout(timer);
+  });
   tls.on('error', (err: Error) => {
     if (settled) return;
     settled = true;
