@@ -29,11 +29,17 @@ function managementPort(connection: Pick<CiraConnection, 'forwardedPorts'>): num
 export function registerCiraIntegration(ctx: PluginContext<unknown>, cira: CiraService, limits: TunnelOperationLimits): void {
   const devices = ctx.use('devices');
   const bound = createTunnelOperationBound(limits);
+  let aheadOpen = 0;
+  const ahead = {
+    take: () => bound.active + aheadOpen < limits.concurrency && ++aheadOpen > 0,
+    give: () => void aheadOpen--,
+  };
 
   /**
    * Each connection the device's task makes is one APF channel to its management port. With
    * `openAhead` (a route handed to an operation that is about to run) the first channel is opened
-   * right away, unless the bound is full and the operation would wait anyway.
+   * right away, unless the bound is full (running operations plus channels opened ahead) and the
+   * operation would wait anyway.
    */
   const route = async (deviceId: string, openAhead: boolean): Promise<DeviceChannelRoute | null> => {
     const connection = cira.connection(deviceId);
@@ -42,7 +48,7 @@ export function registerCiraIntegration(ctx: PluginContext<unknown>, cira: CiraS
     return {
       port,
       tls: port === TLS_PORT,
-      channel: createTunnelChannel(cira, deviceId, connection.uuid, port, openAhead && bound.active < limits.concurrency),
+      channel: createTunnelChannel(cira, deviceId, connection.uuid, port, openAhead ? ahead : null),
       schedule: (operation) => bound.schedule(operation),
     };
   };

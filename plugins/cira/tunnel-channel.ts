@@ -11,15 +11,31 @@ import type { CiraService } from './api.js';
 /** A channel opened ahead and not taken within this is closed (AMT serves few connections at once). */
 const SPARE_MS = 2_000;
 
-export function createTunnelChannel(cira: CiraService, deviceId: string, uuid: string, port: number, openAhead: boolean): DeviceChannel {
+/** Channels opened ahead count against the tunnelled operations' bound until taken or closed. */
+export interface AheadBudget {
+  /** A channel may be opened ahead now (and is counted); false: the bound is full. */
+  take(): boolean;
+  give(): void;
+}
+
+export function createTunnelChannel(cira: CiraService, deviceId: string, uuid: string, port: number, ahead: AheadBudget | null): DeviceChannel {
   const open = (signal?: AbortSignal): Promise<Duplex> => cira.openChannel(deviceId, port, signal ? { signal } : {});
   let spare: Promise<Duplex> | undefined;
   let timer: NodeJS.Timeout | undefined;
-  if (openAhead) {
+  let counted = false;
+  const release = () => {
+    if (counted) ahead?.give();
+    counted = false;
+  };
+  if (ahead?.take()) {
+    counted = true;
     spare = open();
     spare.then(
-      (channel) => channel.on('error', () => undefined),
-      () => undefined,
+      (channel) => {
+        channel.on('error', () => undefined);
+        channel.once('close', release);
+      },
+      release,
     );
     timer = setTimeout(() => {
       const unused = spare;
@@ -30,11 +46,13 @@ export function createTunnelChannel(cira: CiraService, deviceId: string, uuid: s
   return {
     key: `cira:${uuid}:${port}`,
     connect(signal) {
-      const ahead = spare;
+      const opened = spare;
       spare = undefined;
       clearTimeout(timer);
-      if (!ahead) return open(signal);
-      return ahead.then(
+      // Taken by the operation, which the bound counts from now on.
+      release();
+      if (!opened) return open(signal);
+      return opened.then(
         (channel) => (channel.destroyed ? open(signal) : channel),
         () => open(signal),
       );

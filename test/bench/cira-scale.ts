@@ -112,7 +112,7 @@ export async function ciraScale(workDir: string, count: number, log: (line: stri
     const read = await elapsedUntil(() => atLeast('/api/devices?provisioningState=POST', count), t0, 600_000, 1_000);
     log(`all devices read through their tunnels: ${read === null ? 'not within 600 s' : `${(read / 1000).toFixed(1)} s`}`);
 
-    log('idle tunnels: settling 40 s (the reads' channels and buffers go), then RSS and /api/health for 10 s under the keep-alives');
+    log('idle tunnels: settling 40 s after the reads, then RSS and /api/health for 10 s under the keep-alives');
     await sleep(40_000);
     const rss = gateway.rss();
     const fleetRss = fleet.pid ? readRss(fleet.pid) : undefined;

@@ -100,8 +100,10 @@ describe('device operations through a CIRA tunnel', () => {
     const stalled = fleet.devices.slice(0, 5);
     const ids = await Promise.all(stalled.map(async (d) => (await listed(d.config.uuid))!.id));
     for (const device of stalled) device.setMisbehaviour('stall');
-    let mostChannels = 0;
-    const sampler = setInterval(() => void (mostChannels = Math.max(mostChannels, stalled.reduce((n, d) => n + d.cira!.openChannels, 0))), 5);
+    // What a fragile device sees: never more than two channels of its own at once (the one an
+    // operation uses and one opened ahead or still closing), however many requests queue for it.
+    let mostPerDevice = 0;
+    const sampler = setInterval(() => void (mostPerDevice = Math.max(mostPerDevice, ...stalled.map((d) => d.cira!.openChannels))), 5);
     try {
       const started = Date.now();
       const answers = Promise.all(
@@ -123,7 +125,7 @@ describe('device operations through a CIRA tunnel', () => {
       const timedOut = results.filter((r) => r.status !== 503);
       assert.deepEqual(timedOut.map((r) => r.status), [504, 504, 504, 504]);
       assert.equal(timedOut.filter((r) => r.ms >= 2_500).length, 2, JSON.stringify(results));
-      assert.ok(mostChannels <= 2, `at most 2 channels open at once, saw ${mostChannels}`);
+      assert.ok(mostPerDevice <= 2, `at most 2 channels open on one device at once, saw ${mostPerDevice}`);
     } finally {
       clearInterval(sampler);
       for (const device of stalled) device.setMisbehaviour('none');
