@@ -47,7 +47,7 @@ export type * from '../plugins/power-mgmt/api.js';
 export type * from '../plugins/cira/api.js';
 
 /** The version of the plugin API this kernel implements. Plugins declare the majors they accept. */
-export const KERNEL_API_VERSION = '1.0.0';
+export const KERNEL_API_VERSION = '1.1.0';
 
 /**
  * Events carried on the bus, by name: the payload type. The built-in plugins' events are here
