@@ -56,7 +56,7 @@ test('what CORS covers, allows and exposes comes from the enabled plugins, not f
 });
 
 test('with a certificate and key configured the listener speaks HTTPS', async () => {
-  const { certFile, keyFile, certPem } = makeTestCertificate();
+  const { certFile, keyFile, certPem } = await makeTestCertificate();
   const gw = await startTestGateway({ env: { AMTGW_TLS_CERT: certFile, AMTGW_TLS_KEY: keyFile } });
   try {
     assert.match(gw.url, /^https:\/\/127\.0\.0\.1:\d+$/);
