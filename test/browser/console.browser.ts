@@ -220,7 +220,7 @@ test('monitoring shows the online summary as a picture, diagnostics test a devic
 
   await nav(page).getByText('Diagnostics').click();
   const wsman = page.getByRole('form', { name: 'Test WS-Management' });
-  await wsman.getByLabel('Device address', { exact: true }).fill(kit.fleet.devices[0]!.address);
+  await wsman.getByLabel('Device address, id or UUID', { exact: true }).fill(kit.fleet.devices[0]!.address);
   await wsman.getByRole('button', { name: 'Test WS-Management' }).click();
   await wsman.getByText('authenticated').waitFor({ timeout: 20_000 });
   assert.match((await wsman.locator('dl').textContent()) ?? '', /authenticatedtrue/);

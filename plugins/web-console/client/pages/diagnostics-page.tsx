@@ -33,14 +33,14 @@ export function DiagnosticsPage() {
         title="Test a credential"
         button="Test credential"
         credentials={credentials}
-        addressLabel="Device address (optional)"
+        addressLabel="Device address, id or UUID (optional)"
         request={(id, ip) => `/test/test-credential${query({ id, ip })}`}
       />
       <DiagnosticForm
         title="Test WS-Management"
         button="Test WS-Management"
         credentials={credentials}
-        addressLabel="Device address"
+        addressLabel="Device address, id or UUID"
         request={(id, ip) => `/test/test-wsman/${encodeURIComponent(ip)}${query({ credentialId: id })}`}
       />
     </section>
