@@ -13,7 +13,7 @@ import { ContentType, MAX_PLAINTEXT_BYTES, RecordReader, RecordTooLargeError, re
 const TLS12 = 0x0303;
 const ALERT_WARNING = 1;
 const ALERT_FATAL = 2;
-export const Alert = { closeNotify: 0, unexpectedMessage: 10, badRecordMac: 20, recordOverflow: 22, decodeError: 50, noRenegotiation: 100 } as const;
+export const Alert = { closeNotify: 0, unexpectedMessage: 10, badRecordMac: 20, recordOverflow: 22, decodeError: 50, protocolVersion: 70, noRenegotiation: 100 } as const;
 
 export class RecordSocket extends EventEmitter {
   readonly remoteAddress: string | undefined;
@@ -109,6 +109,7 @@ export class RecordSocket extends EventEmitter {
   }
 
   private handle(record: TlsRecord): void {
+    if (record.version !== TLS12) return this.fail(Alert.protocolVersion, new Error(`TLS record of version 0x${record.version.toString(16)} on a TLS 1.2 connection`));
     if (record.type !== ContentType.applicationData && record.type !== ContentType.alert) {
       // A handshake record now is a renegotiation, which CIRA never needs; anything else is out of place.
       const alert = record.type === ContentType.handshake ? Alert.noRenegotiation : Alert.unexpectedMessage;

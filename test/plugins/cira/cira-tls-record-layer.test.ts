@@ -14,7 +14,8 @@ const is =
 
 /** A TCP connection whose next written chunk can be altered on the way, under a TLS client. */
 class TamperingPipe extends Duplex {
-  flipNext = false;
+  /** Which byte of the next written chunk to flip (negative: from the end), and with what. */
+  flipNext: { at: number; mask: number } | null = null;
   constructor(readonly tcp: Socket) {
     super();
     tcp.on('data', (chunk: Buffer) => this.push(chunk));
@@ -25,9 +26,11 @@ class TamperingPipe extends Duplex {
   override _read(): void {}
   override _write(chunk: Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
     if (this.flipNext) {
-      this.flipNext = false;
+      const { at, mask } = this.flipNext;
+      this.flipNext = null;
       chunk = Buffer.from(chunk);
-      chunk[chunk.length - 1]! ^= 0x01;
+      const index = at < 0 ? chunk.length + at : at;
+      chunk[index] = chunk[index]! ^ mask;
     }
     this.tcp.write(chunk, callback);
   }
@@ -119,12 +122,28 @@ describe('cira server: TLS record layer after the handshake', () => {
     tls.on('error', (err: NodeJS.ErrnoException) => alerts.push(err.code ?? err.message));
     const closed = new Promise<void>((resolve) => tls.once('close', () => resolve()));
     tls.write(encode.protocolVersion(uuidOf(399)));
-    pipe.flipNext = true;
+    pipe.flipNext = { at: -1, mask: 0x01 };
     tls.write(encode.serviceRequest('auth@amt.intel.com'));
     await closed;
     assert.deepEqual(alerts, ['ERR_SSL_SSLV3_ALERT_BAD_RECORD_MAC'], 'the device got bad_record_mac');
     assert.equal(cira.server.stats().tlsErrors, errorsBefore + 1);
     assert.ok(cira.logs.some((line) => line.includes('cira TLS record refused')));
+
+    // A record whose header names another TLS version (0x0301): refused, although its AEAD tag is valid.
+    const tcp2 = netConnect({ host: '127.0.0.1', port: cira.port, localAddress: '127.0.23.201' });
+    const pipe2 = new TamperingPipe(tcp2);
+    const tls2: TLSSocket = await new Promise((resolve, reject) => {
+      const socket = connect({ socket: pipe2, rejectUnauthorized: false, maxVersion: 'TLSv1.2' }, () => resolve(socket));
+      socket.once('error', reject);
+    });
+    const alerts2: string[] = [];
+    tls2.on('error', (err: NodeJS.ErrnoException) => alerts2.push(err.code ?? err.message));
+    const closed2 = new Promise<void>((resolve) => tls2.once('close', () => resolve()));
+    pipe2.flipNext = { at: 2, mask: 0x02 };
+    tls2.write(encode.protocolVersion(uuidOf(398)));
+    await closed2;
+    assert.deepEqual(alerts2, ['ERR_SSL_TLSV1_ALERT_PROTOCOL_VERSION'], 'the device got protocol_version');
+    assert.ok(cira.logs.some((line) => line.includes('TLS record of version 0x301')));
     other.device.send(encode.keepAliveRequest(1));
     assert.equal(((await other.device.next(is('keepalive-reply'))) as Of<'keepalive-reply'>).cookie, 1, 'the other tunnel still answers');
     other.device.destroy();
