@@ -31,8 +31,14 @@ export function registerCiraIntegration(ctx: PluginContext<unknown>, cira: CiraS
   const bound = createTunnelOperationBound(limits);
   let aheadOpen = 0;
   const ahead = {
-    take: () => bound.active + aheadOpen < limits.concurrency && ++aheadOpen > 0,
-    give: () => void aheadOpen--,
+    take(): boolean {
+      if (bound.active + aheadOpen >= limits.concurrency) return false;
+      aheadOpen++;
+      return true;
+    },
+    give(): void {
+      aheadOpen--;
+    },
   };
 
   /**
