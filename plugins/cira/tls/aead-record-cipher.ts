@@ -4,10 +4,10 @@
  */
 import { createCipheriv, createDecipheriv, type CipherGCMTypes, type KeyObject } from 'node:crypto';
 import type { AeadSuite } from './tls12-key-block.js';
+import { TLS12 } from './tls-records.js';
 
 const TAG_BYTES = 16;
 const EXPLICIT_NONCE_BYTES = 8;
-const TLS12 = 0x0303;
 /** Sequence numbers are kept as a JS number: 2^53 records is far beyond any tunnel's life. */
 const MAX_SEQUENCE = Number.MAX_SAFE_INTEGER;
 
@@ -38,6 +38,7 @@ export class AeadRecordCipher {
   seal(type: number, plaintext: Buffer): Buffer {
     const sequence = this.next();
     const nonce = this.nonce(sequence);
+    // The GCM overload's types serve ChaCha20-Poly1305 too: both give setAAD/getAuthTag with a 16-byte tag.
     const cipher = createCipheriv(this.suite.cipher as CipherGCMTypes, this.key, nonce, { authTagLength: TAG_BYTES });
     cipher.setAAD(this.additionalData(sequence, type, plaintext.length), { plaintextLength: plaintext.length });
     const head = cipher.update(plaintext);

@@ -3,21 +3,18 @@
  * JavaScript instead of a Node TLSSocket. What it buys: an idle tunnel costs a TCP socket and two
  * keys (about 10 KiB) instead of Node's per-connection TLS state (50–65 KiB, BENCHMARKS.md "CIRA").
  * It offers the part of the socket interface a tunnel uses: data/error/close events, write, end,
- * destroy, pause/resume and the peer's address.
+ * destroy and pause/resume.
  */
 import { EventEmitter } from 'node:events';
 import type { Socket } from 'node:net';
 import { AeadRecordCipher, RecordAuthError } from './aead-record-cipher.js';
-import { ContentType, MAX_PLAINTEXT_BYTES, RecordReader, RecordTooLargeError, recordHeader, type TlsRecord } from './tls-records.js';
+import { ContentType, MAX_PLAINTEXT_BYTES, RecordReader, RecordTooLargeError, recordHeader, TLS12, type TlsRecord } from './tls-records.js';
 
-const TLS12 = 0x0303;
 const ALERT_WARNING = 1;
 const ALERT_FATAL = 2;
-export const Alert = { closeNotify: 0, unexpectedMessage: 10, badRecordMac: 20, recordOverflow: 22, decodeError: 50, protocolVersion: 70, noRenegotiation: 100 } as const;
+const Alert = { closeNotify: 0, unexpectedMessage: 10, badRecordMac: 20, recordOverflow: 22, decodeError: 50, protocolVersion: 70, noRenegotiation: 100 } as const;
 
 export class RecordSocket extends EventEmitter {
-  readonly remoteAddress: string | undefined;
-  readonly remotePort: number | undefined;
   private readonly reader = new RecordReader();
   /** Records received while paused, handled on resume. */
   private queued: TlsRecord[] = [];
@@ -32,8 +29,6 @@ export class RecordSocket extends EventEmitter {
     early: Buffer,
   ) {
     super();
-    this.remoteAddress = raw.remoteAddress;
-    this.remotePort = raw.remotePort;
     raw.on('data', (chunk: Buffer) => this.received(chunk));
     raw.on('end', () => this.raw.end());
     raw.on('error', (err) => this.emit('error', err));
@@ -67,10 +62,6 @@ export class RecordSocket extends EventEmitter {
 
   destroy(): void {
     this.raw.destroy();
-  }
-
-  setNoDelay(noDelay = true): void {
-    this.raw.setNoDelay(noDelay);
   }
 
   pause(): void {
@@ -141,17 +132,12 @@ export class RecordSocket extends EventEmitter {
     if (!this.closing && !this.raw.destroyed) {
       this.closing = true;
       try {
-        this.raw.end(this.protectAlert(alert));
+        this.raw.end(this.protect(ContentType.alert, Buffer.from([ALERT_FATAL, alert])));
       } catch {
         // The alert is a courtesy; the socket closes either way.
       }
     }
     this.emit('error', error);
     setTimeout(() => this.raw.destroy(), 1000).unref();
-  }
-
-  private protectAlert(alert: number): Buffer {
-    const body = this.writing.seal(ContentType.alert, Buffer.from([ALERT_FATAL, alert]));
-    return Buffer.concat([recordHeader(ContentType.alert, TLS12, body.length), body]);
   }
 }

@@ -19,7 +19,6 @@ export interface TunnelSocket {
   end(): unknown;
   end(data: Buffer): unknown;
   destroy(): void;
-  setNoDelay(noDelay?: boolean): void;
   pause(): void;
   resume(): void;
   on(event: 'data', listener: (chunk: Buffer) => void): this;

@@ -4,11 +4,14 @@
  */
 export const ContentType = { changeCipherSpec: 20, alert: 21, handshake: 22, applicationData: 23 } as const;
 
-export const HEADER_BYTES = 5;
+/** The record-header version of TLS 1.2, the only version whose records the record layer handles. */
+export const TLS12 = 0x0303;
+
+const HEADER_BYTES = 5;
 /** Largest plaintext fragment (2^14). */
 export const MAX_PLAINTEXT_BYTES = 16_384;
 /** Largest protected record body: plaintext plus at most 2,048 bytes of expansion. */
-export const MAX_RECORD_BODY_BYTES = MAX_PLAINTEXT_BYTES + 2_048;
+const MAX_RECORD_BODY_BYTES = MAX_PLAINTEXT_BYTES + 2_048;
 
 export interface TlsRecord {
   type: number;

@@ -41,7 +41,7 @@ export interface KeyBlock {
 }
 
 /** P_hash(secret, label + seed) cut to `length` bytes: the TLS 1.2 PRF. */
-export function tls12Prf(hash: 'sha256' | 'sha384', secret: Buffer, label: string, seed: Buffer, length: number): Buffer {
+function tls12Prf(hash: 'sha256' | 'sha384', secret: Buffer, label: string, seed: Buffer, length: number): Buffer {
   const labelSeed = Buffer.concat([Buffer.from(label, 'latin1'), seed]);
   const out: Buffer[] = [];
   let produced = 0;
