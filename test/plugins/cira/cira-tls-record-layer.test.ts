@@ -78,6 +78,26 @@ describe('cira server: TLS record layer after the handshake', () => {
     channel.destroy();
   }
 
+  /**
+   * A TLS 1.2 device from `localAddress` sends `first`, then `altered` with one byte of its record
+   * changed on the way (`flip`); resolves, once the server has closed it, with the alerts it got.
+   */
+  async function alertsAfterAltering(localAddress: string, first: Buffer[], flip: { at: number; mask: number }, altered: Buffer): Promise<string[]> {
+    const pipe = new TamperingPipe(netConnect({ host: '127.0.0.1', port: cira.port, localAddress }));
+    const tls: TLSSocket = await new Promise((resolve, reject) => {
+      const socket = connect({ socket: pipe, rejectUnauthorized: false, maxVersion: 'TLSv1.2' }, () => resolve(socket));
+      socket.once('error', reject);
+    });
+    const alerts: string[] = [];
+    tls.on('error', (err: NodeJS.ErrnoException) => alerts.push(err.code ?? err.message));
+    const closed = new Promise<void>((resolve) => tls.once('close', () => resolve()));
+    for (const message of first) tls.write(message);
+    pipe.flipNext = flip;
+    tls.write(altered);
+    await closed;
+    return alerts;
+  }
+
   for (const ciphers of ['ECDHE-RSA-AES128-GCM-SHA256', 'ECDHE-RSA-AES256-GCM-SHA384', 'ECDHE-RSA-CHACHA20-POLY1305']) {
     it(`takes the record layer over for TLS 1.2 ${ciphers} and carries messages larger than a record both ways`, async () => {
       const before = cira.server.stats().offloaded;
@@ -112,37 +132,14 @@ describe('cira server: TLS record layer after the handshake', () => {
   it('closes only the tunnel whose record does not authenticate, with an alert, and keeps the others', async () => {
     const other = await up({ maxVersion: 'TLSv1.2' });
     const errorsBefore = cira.server.stats().tlsErrors;
-    const tcp = netConnect({ host: '127.0.0.1', port: cira.port, localAddress: '127.0.23.200' });
-    const pipe = new TamperingPipe(tcp);
-    const tls: TLSSocket = await new Promise((resolve, reject) => {
-      const socket = connect({ socket: pipe, rejectUnauthorized: false, maxVersion: 'TLSv1.2' }, () => resolve(socket));
-      socket.once('error', reject);
-    });
-    const alerts: string[] = [];
-    tls.on('error', (err: NodeJS.ErrnoException) => alerts.push(err.code ?? err.message));
-    const closed = new Promise<void>((resolve) => tls.once('close', () => resolve()));
-    tls.write(encode.protocolVersion(uuidOf(399)));
-    pipe.flipNext = { at: -1, mask: 0x01 };
-    tls.write(encode.serviceRequest('auth@amt.intel.com'));
-    await closed;
-    assert.deepEqual(alerts, ['ERR_SSL_SSLV3_ALERT_BAD_RECORD_MAC'], 'the device got bad_record_mac');
+    const forged = await alertsAfterAltering('127.0.23.200', [encode.protocolVersion(uuidOf(399))], { at: -1, mask: 0x01 }, encode.serviceRequest('auth@amt.intel.com'));
+    assert.deepEqual(forged, ['ERR_SSL_SSLV3_ALERT_BAD_RECORD_MAC'], 'the device got bad_record_mac');
     assert.equal(cira.server.stats().tlsErrors, errorsBefore + 1);
     assert.ok(cira.logs.some((line) => line.includes('cira TLS record refused')));
 
     // A record whose header names another TLS version (0x0301): refused, although its AEAD tag is valid.
-    const tcp2 = netConnect({ host: '127.0.0.1', port: cira.port, localAddress: '127.0.23.201' });
-    const pipe2 = new TamperingPipe(tcp2);
-    const tls2: TLSSocket = await new Promise((resolve, reject) => {
-      const socket = connect({ socket: pipe2, rejectUnauthorized: false, maxVersion: 'TLSv1.2' }, () => resolve(socket));
-      socket.once('error', reject);
-    });
-    const alerts2: string[] = [];
-    tls2.on('error', (err: NodeJS.ErrnoException) => alerts2.push(err.code ?? err.message));
-    const closed2 = new Promise<void>((resolve) => tls2.once('close', () => resolve()));
-    pipe2.flipNext = { at: 2, mask: 0x02 };
-    tls2.write(encode.protocolVersion(uuidOf(398)));
-    await closed2;
-    assert.deepEqual(alerts2, ['ERR_SSL_TLSV1_ALERT_PROTOCOL_VERSION'], 'the device got protocol_version');
+    const otherVersion = await alertsAfterAltering('127.0.23.201', [], { at: 2, mask: 0x02 }, encode.protocolVersion(uuidOf(398)));
+    assert.deepEqual(otherVersion, ['ERR_SSL_TLSV1_ALERT_PROTOCOL_VERSION'], 'the device got protocol_version');
     assert.ok(cira.logs.some((line) => line.includes('TLS record of version 0x301')));
     other.device.send(encode.keepAliveRequest(1));
     assert.equal(((await other.device.next(is('keepalive-reply'))) as Of<'keepalive-reply'>).cookie, 1, 'the other tunnel still answers');
