@@ -23,8 +23,6 @@ export class HandshakeDuplex extends Duplex {
   serverRandom: Buffer | null = null;
   /** The device's ChangeCipherSpec and Finished were passed on; nothing after them was. */
   clientFinishedFed = false;
-  /** The server's ChangeCipherSpec and Finished went out to the device. */
-  serverFinishedSent = false;
   /** Protected records the TLS socket wrote after its ChangeCipherSpec (1: its Finished). */
   serverProtectedRecords = 0;
   private mode: Mode = 'handshake';
@@ -125,7 +123,13 @@ export class HandshakeDuplex extends Duplex {
     if (this.clientFinishedFed) this.changed();
   }
 
+  /** The server's ChangeCipherSpec and Finished went out to the device. */
+  get serverFinishedSent(): boolean {
+    return this.serverProtectedRecords > 0;
+  }
+
   private watchOutbound(chunk: Buffer): void {
+    const finishedBefore = this.serverFinishedSent;
     for (const record of this.outbound.push(chunk)) {
       if (!this.serverRandom && record.type === ContentType.handshake && record.body[0] === SERVER_HELLO && record.body.length >= RANDOM_OFFSET + RANDOM_BYTES) {
         this.serverRandom = Buffer.from(record.body.subarray(RANDOM_OFFSET, RANDOM_OFFSET + RANDOM_BYTES));
@@ -133,10 +137,7 @@ export class HandshakeDuplex extends Duplex {
       if (this.serverCcsSeen) this.serverProtectedRecords++;
       else if (record.type === ContentType.changeCipherSpec) this.serverCcsSeen = true;
     }
-    if (this.serverProtectedRecords > 0 && !this.serverFinishedSent) {
-      this.serverFinishedSent = true;
-      queueMicrotask(this.changed);
-    }
+    if (!finishedBefore && this.serverFinishedSent) queueMicrotask(this.changed);
   }
 
   private toTls(chunk: Buffer): void {
