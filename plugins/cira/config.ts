@@ -32,8 +32,34 @@ export interface CiraConfig {
   forwardSettleMs: number;
   /** Simultaneous TLS connections at most. */
   maxConnections: number;
-  /** Failed device sign-ins from one address: free ones, then each waits `delayStepMs` more, at most `maxDelayMs`. */
-  authThrottle: { freeFailures: number; delayStepMs: number; maxDelayMs: number; windowSeconds: number };
+  /** Bounds before sign-in (README, "Sign-in bounds"). */
+  preAuth: {
+    /** Largest APF message before sign-in. */
+    maxMessageBytes: number;
+    /** USERAUTH_REQUESTs per connection (any method); more end the connection. */
+    maxAuthRequests: number;
+    /** Connections not signed in yet (TLS handshakes included), in total and per address; more are closed at once. */
+    maxConnections: number;
+    maxConnectionsPerAddress: number;
+  };
+  /** Forwarded ports per tunnel; more are refused (REQUEST_FAILURE), and as many refusals again end the tunnel. */
+  maxForwardsPerTunnel: number;
+  /**
+   * Failed device sign-ins: per address and user name, `freeFailures`, then each waits `delayStepMs`
+   * more, at most `maxDelayMs`; per address (every name), `addressFreeFailures`, then the same steps
+   * up to `addressMaxDelayMs`; at most `maxConcurrentPerAddress` waiting at once.
+   */
+  authThrottle: {
+    freeFailures: number;
+    delayStepMs: number;
+    maxDelayMs: number;
+    windowSeconds: number;
+    addressFreeFailures: number;
+    addressMaxDelayMs: number;
+    maxConcurrentPerAddress: number;
+  };
+  /** Refused sign-ins and connections are logged once per address per interval, then as one summary line. */
+  logIntervalSeconds: number;
   /** Device operations through tunnels run on the main thread: at most `concurrency` at once, `maxWaiting` queued (more: 503). */
   tunnelOperations: { concurrency: number; maxWaiting: number };
 }
@@ -81,8 +107,24 @@ export const CIRA_CONFIG_SCHEMA = {
         delayStepMs: { type: 'integer', minimum: 0, maximum: 60000, default: 500 },
         maxDelayMs: { type: 'integer', minimum: 0, maximum: 300000, default: 10000 },
         windowSeconds: { type: 'integer', minimum: 1, maximum: 86400, default: 900 },
+        addressFreeFailures: { type: 'integer', minimum: 0, maximum: 100000, default: 20 },
+        addressMaxDelayMs: { type: 'integer', minimum: 0, maximum: 300000, default: 2000 },
+        maxConcurrentPerAddress: { type: 'integer', minimum: 1, maximum: 10000, default: 8 },
       },
     },
+    preAuth: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: {
+        maxMessageBytes: { type: 'integer', minimum: 512, maximum: 65536, default: 4096 },
+        maxAuthRequests: { type: 'integer', minimum: 1, maximum: 100, default: 4 },
+        maxConnections: { type: 'integer', minimum: 1, maximum: 1000000, default: 1000 },
+        maxConnectionsPerAddress: { type: 'integer', minimum: 1, maximum: 1000000, default: 32 },
+      },
+    },
+    maxForwardsPerTunnel: { type: 'integer', minimum: 1, maximum: 1024, default: 16 },
+    logIntervalSeconds: { type: 'integer', minimum: 1, maximum: 86400, default: 60 },
     tunnelOperations: {
       type: 'object',
       additionalProperties: false,

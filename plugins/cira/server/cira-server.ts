@@ -14,7 +14,9 @@ import { CiraChannelError } from '../errors.js';
 import { ApfTunnel, type TunnelHost, type TunnelLimits } from '../tunnel/apf-tunnel.js';
 import { TunnelRegistry } from '../tunnel/tunnel-registry.js';
 import { acceptTls, type TunnelSocket } from '../tls/tls-accept.js';
-import { createAuthThrottle } from './auth-throttle.js';
+import { createAdmission, type AdmissionTicket } from './admission.js';
+import { createLogDigest } from './log-digest.js';
+import { createSignIn } from './sign-in.js';
 import type { ServerCertificate } from './server-certificate.js';
 
 const LEGACY_TLS = new Set(['TLSv1', 'TLSv1.1']);
@@ -40,6 +42,13 @@ export interface CiraServerStats {
   tlsErrors: number;
   /** Handshakes whose record layer was taken over from Node's TLS (TLS 1.2 with an AEAD suite). */
   offloaded: number;
+  /** Connections closed at accept: too many not signed in yet, in total or from their address. */
+  refusedConnections: number;
+  /** Sign-ins refused unchecked: too many of their address waiting already. */
+  throttledSignIns: number;
+  /** Connections not signed in yet, and the APF bytes all tunnels hold unparsed. */
+  unauthenticated: number;
+  bufferedBytes: number;
 }
 
 export interface CiraServer {
@@ -51,11 +60,14 @@ export interface CiraServer {
 
 export function createCiraServer(options: CiraServerOptions): CiraServer {
   const { config, accounts, logger, certificate } = options;
-  const stats = { authFailures: 0, protocolErrors: 0, ignoredMessages: 0, tlsErrors: 0, offloaded: 0 };
+  const stats = { authFailures: 0, protocolErrors: 0, ignoredMessages: 0, tlsErrors: 0, offloaded: 0, refusedConnections: 0, throttledSignIns: 0 };
   const emitter = new EventEmitter();
   emitter.setMaxListeners(0);
-  const throttle = createAuthThrottle(config.authThrottle);
-  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  const logIntervalMs = config.logIntervalSeconds * 1000;
+  const signIn = createSignIn({ accounts, logger, throttle: config.authThrottle, logIntervalMs, stats });
+  const admission = createAdmission({ maxUnauthenticated: config.preAuth.maxConnections, maxUnauthenticatedPerAddress: config.preAuth.maxConnectionsPerAddress });
+  const refusedLog = createLogDigest({ logger, message: 'cira connection refused before sign-in', summary: 'cira connections refused before sign-in (summary)', intervalMs: logIntervalMs });
+  const preAuthErrorLog = createLogDigest({ logger, message: 'cira protocol error before sign-in; connection closed', summary: 'cira protocol errors before sign-in (summary)', intervalMs: logIntervalMs });
 
   const registry = new TunnelRegistry(
     { authTimeoutSeconds: config.authTimeoutSeconds, keepAliveTimeoutSeconds: config.keepAliveTimeoutSeconds, sweepIntervalMs: options.sweepIntervalMs ?? 1000 },
@@ -75,18 +87,7 @@ export function createCiraServer(options: CiraServerOptions): CiraServer {
   const limits: TunnelLimits = config;
   const host: TunnelHost = {
     limits,
-    async authenticate(username, password, remoteAddress) {
-      const delay = throttle.delayMs(remoteAddress);
-      if (delay > 0) await sleep(delay);
-      const ok = accounts.verify(username, password);
-      if (ok) throttle.succeeded(remoteAddress);
-      else {
-        throttle.failed(remoteAddress);
-        stats.authFailures++;
-        logger.warn('cira device sign-in refused', { username, remoteAddress, delayedMs: delay });
-      }
-      return ok;
-    },
+    authenticate: (username, password, remoteAddress) => signIn.authenticate(username, password, remoteAddress),
     settled: (tunnel) => registry.settled(tunnel),
     ended: (tunnel, reason) => registry.ended(tunnel, reason),
     noted(tunnel, event, detail) {
@@ -96,7 +97,8 @@ export function createCiraServer(options: CiraServerOptions): CiraServer {
         logger.debug('cira message ignored', fields);
       } else {
         stats.protocolErrors++;
-        logger.warn('cira protocol error; tunnel closed', fields);
+        if (tunnel.authenticated) logger.warn('cira protocol error; tunnel closed', fields);
+        else preAuthErrorLog.note(tunnel.remoteAddress, fields);
       }
     },
   };
@@ -115,6 +117,8 @@ export function createCiraServer(options: CiraServerOptions): CiraServer {
   const sockets = new Set<Socket>();
   const server: Server = createServer((raw: Socket) => {
     if (closing) return void raw.destroy();
+    const ticket = admit(raw);
+    if (!ticket) return;
     sockets.add(raw);
     raw.once('close', () => sockets.delete(raw));
     raw.on('error', () => undefined);
@@ -131,7 +135,7 @@ export function createCiraServer(options: CiraServerOptions): CiraServer {
             logger.warn('cira TLS record refused; tunnel closed', { remoteAddress: raw.remoteAddress ?? null, error: err.message });
           });
         }
-        registry.added(new ApfTunnel(socket, host, { address: raw.remoteAddress, port: raw.remotePort }));
+        registry.added(new ApfTunnel(socket, host, { address: raw.remoteAddress, port: raw.remotePort, signedIn: ticket.release }));
       },
       failed(err, socket) {
         stats.tlsErrors++;
@@ -140,6 +144,21 @@ export function createCiraServer(options: CiraServerOptions): CiraServer {
     });
   });
   server.maxConnections = config.maxConnections;
+
+  /** A ticket while the connection has not signed in; null (and the socket closed at once) beyond the bounds. */
+  function admit(raw: Socket): AdmissionTicket | null {
+    const remoteAddress = raw.remoteAddress ?? '';
+    const ticket = admission.admit(remoteAddress);
+    if ('release' in ticket) {
+      raw.once('close', ticket.release);
+      return ticket;
+    }
+    stats.refusedConnections++;
+    refusedLog.note(remoteAddress, { remoteAddress, bound: ticket.refused === 'total' ? 'preAuth.maxConnections' : 'preAuth.maxConnectionsPerAddress' });
+    raw.on('error', () => undefined);
+    raw.resetAndDestroy();
+    return null;
+  }
 
   const service: CiraService = {
     async openChannel(deviceId, port, openOptions) {
@@ -177,9 +196,16 @@ export function createCiraServer(options: CiraServerOptions): CiraServer {
           resolve();
         });
       }),
-    stats: () => ({ tunnels: registry.all.size, live: [...registry.liveTunnels()].length, ...stats }),
+    stats: () => ({
+      tunnels: registry.all.size,
+      live: [...registry.liveTunnels()].length,
+      ...stats,
+      unauthenticated: admission.unauthenticated,
+      bufferedBytes: [...registry.all].reduce((sum, tunnel) => sum + tunnel.bufferedBytes, 0),
+    }),
     async close() {
       closing = true;
+      for (const digest of [signIn, refusedLog, preAuthErrorLog]) digest.close();
       const closed = new Promise<void>((resolve) => (server.listening ? server.close(() => resolve()) : resolve()));
       registry.close();
       // Tunnels got a DISCONNECT; whatever is still open a moment later (handshakes, deaf peers) is cut.

@@ -12,15 +12,21 @@ import { CiraChannelError } from '../errors.js';
 import type { TunnelSocket } from '../tls/tls-accept.js';
 import type { ApfChannel } from './apf-channel.js';
 import { ChannelTable } from './channel-table.js';
+import { forwardRefusal } from './forward-requests.js';
+import { acceptsMessageType } from './state-messages.js';
 
 export type TunnelState = 'version' | 'auth-service' | 'auth' | 'checking' | 'pfwd-service' | 'forwarding' | 'settled';
 /** Why a tunnel ended: the down reasons, plus the endings of tunnels that never came up. */
 export type TunnelEndReason = CiraDownReason | 'auth-failed' | 'auth-timeout';
 
-export type TunnelNote = 'malformed' | 'out-of-order' | 'unknown-channel' | 'window-overrun' | 'not-reading';
+export type TunnelNote = 'malformed' | 'out-of-order' | 'unknown-channel' | 'window-overrun' | 'not-reading' | 'too-many-auth-requests' | 'too-many-refused-forwards';
 
 export interface TunnelLimits {
   maxMessageBytes: number;
+  /** Bounds before sign-in: largest message, and USERAUTH_REQUESTs per connection (any method). */
+  preAuth: { maxMessageBytes: number; maxAuthRequests: number };
+  /** Forwarded ports per tunnel; refused requests beyond it as many again end the tunnel. */
+  maxForwardsPerTunnel: number;
   maxChannelsPerTunnel: number;
   channelWindowBytes: number;
   channelOpenTimeoutMs: number;
@@ -55,6 +61,7 @@ export class ApfTunnel {
   readonly remoteAddress: string;
   readonly remotePort: number;
   private channels: ChannelTable | null = null;
+  private readonly onSignedIn: (() => void) | undefined;
   /** Received bytes not parsed yet: the start of a message, kept as chunks until it can be complete. */
   private pending: Buffer[] | null = null;
   private pendingBytes = 0;
@@ -62,13 +69,19 @@ export class ApfTunnel {
   private pendingNeed = 0;
   private settleTimer: NodeJS.Timeout | null = null;
   private ended = false;
+  private authRequests = 0;
+  private refusedForwards = 0;
 
   constructor(
     private readonly socket: TunnelSocket,
     private readonly host: TunnelHost,
-    /** The device's address, from the TCP socket (a TLS socket over another stream does not know it). */
-    peer: { address?: string | undefined; port?: number | undefined },
+    /**
+     * The device's address, from the TCP socket (a TLS socket over another stream does not know it),
+     * and what to call once it signed in (its connection then stops counting as unauthenticated).
+     */
+    peer: { address?: string | undefined; port?: number | undefined; signedIn?: () => void },
   ) {
+    this.onSignedIn = peer.signedIn;
     this.remoteAddress = peer.address ?? '';
     this.remotePort = peer.port ?? 0;
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
@@ -82,6 +95,11 @@ export class ApfTunnel {
 
   get authenticated(): boolean {
     return this.state === 'pfwd-service' || this.state === 'forwarding' || this.state === 'settled';
+  }
+
+  /** APF bytes received and not parsed yet. */
+  get bufferedBytes(): number {
+    return this.pendingBytes;
   }
 
   get openChannels(): number {
@@ -159,7 +177,9 @@ export class ApfTunnel {
     let offset = 0;
     let need = 0;
     while (!this.ended && this.state !== 'checking') {
-      const result = parseApfMessage(buf, offset, this.host.limits);
+      // Refused from its first byte: a message the state does not take is never waited for.
+      if (offset < buf.length && !acceptsMessageType(this.state, buf[offset]!)) return this.violation('out-of-order', `message type ${buf[offset]} in state ${this.state}`);
+      const result = parseApfMessage(buf, offset, this.authenticated ? this.host.limits : this.host.limits.preAuth);
       if (result.kind === 'need-more') {
         need = result.atLeast;
         break;
@@ -171,6 +191,9 @@ export class ApfTunnel {
     if (this.ended) return;
     // A device that keeps asking (keep-alives) but does not read the answers would grow our send buffer.
     if (this.socket.writableLength > 4 * this.host.limits.maxMessageBytes) return this.violation('not-reading', `${this.socket.writableLength} bytes unsent`);
+    // Before sign-in only the start of one small message may wait (or, while the password is checked, what followed it).
+    const restBytes = buf.length - offset;
+    if (!this.authenticated && restBytes > this.host.limits.preAuth.maxMessageBytes) return this.violation('malformed', `${restBytes} bytes waiting before sign-in`);
     // Copy the remainder so that it does not pin the whole TLS record it came in.
     const rest = offset >= buf.length ? null : offset === 0 ? buf : Buffer.from(buf.subarray(offset));
     this.pending = rest ? [rest] : null;
@@ -203,6 +226,7 @@ export class ApfTunnel {
         return;
       case 'auth':
         if (message.type !== ApfType.USERAUTH_REQUEST) return this.outOfOrder(message);
+        if (++this.authRequests > this.host.limits.preAuth.maxAuthRequests) return this.violation('too-many-auth-requests', `${this.authRequests} USERAUTH_REQUESTs`);
         if (message.password === null) return this.send(build.buildUserAuthFailure());
         return this.checkPassword(message.username, message.password);
       case 'pfwd-service':
@@ -231,6 +255,7 @@ export class ApfTunnel {
         }
         this.username = username;
         this.state = 'pfwd-service';
+        this.onSignedIn?.();
         this.send(build.buildUserAuthSuccess());
         this.socket.resume();
         this.drain();
@@ -276,6 +301,12 @@ export class ApfTunnel {
 
   private globalRequest(message: Extract<ApfMessage, { type: typeof ApfType.GLOBAL_REQUEST }>): void {
     if (message.name === TCPIP_FORWARD && message.port !== null) {
+      const refusal = forwardRefusal(this.forwardedPorts, message.port, this.host.limits.maxForwardsPerTunnel);
+      if (refusal) {
+        if (++this.refusedForwards > this.host.limits.maxForwardsPerTunnel) return this.violation('too-many-refused-forwards', refusal);
+        if (message.wantReply) this.send(build.buildRequestFailure());
+        return;
+      }
       this.forwardedPorts.add(message.port);
       if (message.wantReply) this.send(build.buildRequestSuccess(message.port));
       if (this.state === 'forwarding') {
