@@ -49,6 +49,8 @@ export interface CiraServerStats {
   /** Connections not signed in yet, and the APF bytes all tunnels hold unparsed. */
   unauthenticated: number;
   bufferedBytes: number;
+  /** The most APF bytes one tunnel held unparsed between two reads, since start. */
+  bufferedBytesPeak: number;
 }
 
 export interface CiraServer {
@@ -61,6 +63,7 @@ export interface CiraServer {
 export function createCiraServer(options: CiraServerOptions): CiraServer {
   const { config, accounts, logger, certificate } = options;
   const stats = { authFailures: 0, protocolErrors: 0, ignoredMessages: 0, tlsErrors: 0, offloaded: 0, refusedConnections: 0, throttledSignIns: 0 };
+  let endedPeak = 0;
   const emitter = new EventEmitter();
   emitter.setMaxListeners(0);
   const logIntervalMs = config.logIntervalSeconds * 1000;
@@ -89,7 +92,10 @@ export function createCiraServer(options: CiraServerOptions): CiraServer {
     limits,
     authenticate: (username, password, remoteAddress) => signIn.authenticate(username, password, remoteAddress),
     settled: (tunnel) => registry.settled(tunnel),
-    ended: (tunnel, reason) => registry.ended(tunnel, reason),
+    ended(tunnel, reason) {
+      endedPeak = Math.max(endedPeak, tunnel.peakBufferedBytes);
+      registry.ended(tunnel, reason);
+    },
     noted(tunnel, event, detail) {
       const fields = { event, detail, uuid: tunnel.uuid || null, remoteAddress: tunnel.remoteAddress };
       if (event === 'unknown-channel') {
@@ -202,6 +208,7 @@ export function createCiraServer(options: CiraServerOptions): CiraServer {
       ...stats,
       unauthenticated: admission.unauthenticated,
       bufferedBytes: [...registry.all].reduce((sum, tunnel) => sum + tunnel.bufferedBytes, 0),
+      bufferedBytesPeak: [...registry.all].reduce((peak, tunnel) => Math.max(peak, tunnel.peakBufferedBytes), endedPeak),
     }),
     async close() {
       closing = true;

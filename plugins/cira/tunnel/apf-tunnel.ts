@@ -101,6 +101,8 @@ export class ApfTunnel {
   get bufferedBytes(): number {
     return this.pendingBytes;
   }
+  /** The most bytes this tunnel held unparsed between two reads. */
+  peakBufferedBytes = 0;
 
   get openChannels(): number {
     return this.channels?.size ?? 0;
@@ -168,6 +170,7 @@ export class ApfTunnel {
     this.pendingBytes += chunk.length;
     // Joining the chunks of a large message only once it can be complete keeps this linear.
     if (this.pendingBytes >= this.pendingNeed) this.drain();
+    else this.peakBufferedBytes = Math.max(this.peakBufferedBytes, this.pendingBytes);
   }
 
   private drain(): void {
@@ -199,6 +202,7 @@ export class ApfTunnel {
     this.pending = rest ? [rest] : null;
     this.pendingBytes = rest?.length ?? 0;
     this.pendingNeed = need;
+    this.peakBufferedBytes = Math.max(this.peakBufferedBytes, this.pendingBytes);
   }
 
   private violation(event: Exclude<TunnelNote, 'unknown-channel'>, detail: string): void {
