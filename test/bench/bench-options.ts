@@ -29,7 +29,7 @@ export interface BenchOptions {
 }
 
 export const USAGE = `Usage: npm run bench -- [name ...] [options]
-  names: sweep interrogation api soap hub startup cira console (default: all, in that order)
+  names: sweep interrogation api soap hub startup cira cira-flood console (default: all, in that order)
   --devices N        simulated devices (default 1000)
   --range CIDR       sweep range inside ${BENCH_NETWORK} (default 127.200.0.0/16)
   --stored N         devices stored for api, soap, startup (default 100000)

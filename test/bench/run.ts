@@ -20,10 +20,11 @@ import { soap } from './soap.js';
 import { hub } from './hub.js';
 import { startup } from './startup.js';
 import { cira } from './cira.js';
+import { ciraFlood } from './cira-flood.js';
 import { consoleDevices } from './console-devices.js';
 
 const HERE = fileURLToPath(new URL('.', import.meta.url));
-const BENCHMARKS: Benchmark[] = [sweep, interrogation, api, soap, hub, startup, cira, consoleDevices];
+const BENCHMARKS: Benchmark[] = [sweep, interrogation, api, soap, hub, startup, cira, ciraFlood, consoleDevices];
 
 /**
  * Benchmark scripts other engineers keep beside these (hub-*.ts, monitor-sweep.ts), run when named:

@@ -131,6 +131,8 @@ export class ApfTunnel {
     this.channels = null;
     this.pending = null;
     if (reason !== 'closed' && !this.socket.destroyed) {
+      // Nothing more is read from a peer we are done with while our last words go out.
+      this.socket.pause();
       const code = reason === 'protocol-error' ? DisconnectReason.PROTOCOL_ERROR : reason === 'auth-timeout' || reason === 'keepalive-timeout' ? DisconnectReason.CONNECTION_TIMED_OUT : DisconnectReason.BY_APPLICATION;
       if (reason === 'auth-failed') this.socket.end();
       else this.socket.end(build.buildDisconnect(code));
