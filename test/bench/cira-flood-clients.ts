@@ -38,11 +38,11 @@ export interface DeclaredFlood {
 }
 
 /**
- * `count` connections, each from its own address: PROTOCOLVERSION, the auth service request, then a
+ * `count` connections (all at once by default), each from its own address: PROTOCOLVERSION, the auth service request, then a
  * CHANNEL_DATA declaring `declaredBytes` and all of it but the last byte. Resolves once every
  * connection sent its bytes or was closed.
  */
-export async function declaredMessageFlood(port: number, count: number, declaredBytes: number, concurrency = 64): Promise<DeclaredFlood> {
+export async function declaredMessageFlood(port: number, count: number, declaredBytes: number, concurrency = count): Promise<DeclaredFlood> {
   const body = Buffer.alloc(declaredBytes - 10, 0x41);
   const sockets: TLSSocket[] = [];
   let connected = 0;
@@ -52,6 +52,8 @@ export async function declaredMessageFlood(port: number, count: number, declared
     const socket = await dial(port, floodAddress(n));
     if (!socket) return void refused++;
     connected++;
+    // Read what the gateway answers, so that its close is seen.
+    socket.resume();
     sockets.push(socket);
     await new Promise<void>((resolve) => {
       socket.once('close', () => resolve());
