@@ -12,6 +12,7 @@ import { CiraChannelError } from '../errors.js';
 import type { TunnelSocket } from '../tls/tls-accept.js';
 import type { ApfChannel } from './apf-channel.js';
 import { ChannelTable } from './channel-table.js';
+import { ReceiveBuffer } from './receive-buffer.js';
 import { forwardRefusal } from './forward-requests.js';
 import { acceptsMessageType } from './state-messages.js';
 
@@ -62,11 +63,7 @@ export class ApfTunnel {
   readonly remotePort: number;
   private channels: ChannelTable | null = null;
   private readonly onSignedIn: (() => void) | undefined;
-  /** Received bytes not parsed yet: the start of a message, kept as chunks until it can be complete. */
-  private pending: Buffer[] | null = null;
-  private pendingBytes = 0;
-  /** Bytes the message at the front needs at least; no parse is tried before they are here. */
-  private pendingNeed = 0;
+  private readonly received = new ReceiveBuffer();
   private settleTimer: NodeJS.Timeout | null = null;
   private ended = false;
   private authRequests = 0;
@@ -99,10 +96,13 @@ export class ApfTunnel {
 
   /** APF bytes received and not parsed yet. */
   get bufferedBytes(): number {
-    return this.pendingBytes;
+    return this.received.size;
   }
+
   /** The most bytes this tunnel held unparsed between two reads. */
-  peakBufferedBytes = 0;
+  get peakBufferedBytes(): number {
+    return this.received.peak;
+  }
 
   get openChannels(): number {
     return this.channels?.size ?? 0;
@@ -129,7 +129,7 @@ export class ApfTunnel {
     if (this.settleTimer) clearTimeout(this.settleTimer);
     this.channels?.closeAll();
     this.channels = null;
-    this.pending = null;
+    this.received.clear();
     if (reason !== 'closed' && !this.socket.destroyed) {
       // Nothing more is read from a peer we are done with while our last words go out.
       this.socket.pause();
@@ -168,17 +168,12 @@ export class ApfTunnel {
   private onData(chunk: Buffer): void {
     if (this.ended) return;
     this.lastSeenAt = Date.now();
-    (this.pending ??= []).push(chunk);
-    this.pendingBytes += chunk.length;
-    // Joining the chunks of a large message only once it can be complete keeps this linear.
-    if (this.pendingBytes >= this.pendingNeed) this.drain();
-    else this.peakBufferedBytes = Math.max(this.peakBufferedBytes, this.pendingBytes);
+    if (this.received.push(chunk)) this.drain();
   }
 
   private drain(): void {
-    const chunks = this.pending;
-    if (!chunks) return;
-    const buf = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, this.pendingBytes);
+    const buf = this.received.joined();
+    if (!buf) return;
     let offset = 0;
     let need = 0;
     while (!this.ended && this.state !== 'checking') {
@@ -199,12 +194,7 @@ export class ApfTunnel {
     // Before sign-in only the start of one small message may wait (or, while the password is checked, what followed it).
     const restBytes = buf.length - offset;
     if (!this.authenticated && restBytes > this.host.limits.preAuth.maxMessageBytes) return this.violation('malformed', `${restBytes} bytes waiting before sign-in`);
-    // Copy the remainder so that it does not pin the whole TLS record it came in.
-    const rest = offset >= buf.length ? null : offset === 0 ? buf : Buffer.from(buf.subarray(offset));
-    this.pending = rest ? [rest] : null;
-    this.pendingBytes = rest?.length ?? 0;
-    this.pendingNeed = need;
-    this.peakBufferedBytes = Math.max(this.peakBufferedBytes, this.pendingBytes);
+    this.received.keep(buf, offset, need);
   }
 
   private violation(event: Exclude<TunnelNote, 'unknown-channel'>, detail: string): void {
