@@ -3,6 +3,10 @@
  * total, so that a flood before sign-in cannot hold the memory of thousands of TLS sockets. A
  * connection counts from TCP accept until it signs in or closes.
  */
+import type { Socket } from 'node:net';
+import type { Logger } from '../../../core/plugin-api.js';
+import { createLogDigest } from './log-digest.js';
+
 export interface AdmissionOptions {
   maxUnauthenticated: number;
   maxUnauthenticatedPerAddress: number;
@@ -44,5 +48,44 @@ export function createAdmission(options: AdmissionOptions): Admission {
         },
       };
     },
+  };
+}
+
+export interface ConnectionAdmissionOptions extends AdmissionOptions {
+  logger: Logger;
+  logIntervalMs: number;
+  /** Counter of the server. */
+  stats: { refusedConnections: number };
+}
+
+export interface ConnectionAdmission {
+  /** A ticket (released at the socket's close at the latest), or null after resetting the socket beyond the bounds. */
+  admit(raw: Socket): AdmissionTicket | null;
+  readonly unauthenticated: number;
+  close(): void;
+}
+
+/** The bounds applied to accepted TCP sockets: refused ones are reset at once, counted and logged rate-limited. */
+export function createConnectionAdmission(options: ConnectionAdmissionOptions): ConnectionAdmission {
+  const admission = createAdmission(options);
+  const refusedLog = createLogDigest({ logger: options.logger, message: 'cira connection refused before sign-in', summary: 'cira connections refused before sign-in (summary)', intervalMs: options.logIntervalMs });
+  return {
+    get unauthenticated() {
+      return admission.unauthenticated;
+    },
+    admit(raw) {
+      const remoteAddress = raw.remoteAddress ?? '';
+      const ticket = admission.admit(remoteAddress);
+      if ('release' in ticket) {
+        raw.once('close', ticket.release);
+        return ticket;
+      }
+      options.stats.refusedConnections++;
+      refusedLog.note(remoteAddress, { remoteAddress, bound: ticket.refused === 'total' ? 'preAuth.maxConnections' : 'preAuth.maxConnectionsPerAddress' });
+      raw.on('error', () => undefined);
+      raw.resetAndDestroy();
+      return null;
+    },
+    close: () => refusedLog.close(),
   };
 }

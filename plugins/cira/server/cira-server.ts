@@ -14,7 +14,7 @@ import { CiraChannelError } from '../errors.js';
 import { ApfTunnel, type TunnelHost, type TunnelLimits } from '../tunnel/apf-tunnel.js';
 import { TunnelRegistry } from '../tunnel/tunnel-registry.js';
 import { acceptTls, type TunnelSocket } from '../tls/tls-accept.js';
-import { createAdmission, type AdmissionTicket } from './admission.js';
+import { createConnectionAdmission } from './admission.js';
 import { createLogDigest } from './log-digest.js';
 import { createSignIn } from './sign-in.js';
 import type { ServerCertificate } from './server-certificate.js';
@@ -68,8 +68,7 @@ export function createCiraServer(options: CiraServerOptions): CiraServer {
   emitter.setMaxListeners(0);
   const logIntervalMs = config.logIntervalSeconds * 1000;
   const signIn = createSignIn({ accounts, logger, throttle: config.authThrottle, logIntervalMs, stats });
-  const admission = createAdmission({ maxUnauthenticated: config.preAuth.maxConnections, maxUnauthenticatedPerAddress: config.preAuth.maxConnectionsPerAddress });
-  const refusedLog = createLogDigest({ logger, message: 'cira connection refused before sign-in', summary: 'cira connections refused before sign-in (summary)', intervalMs: logIntervalMs });
+  const admission = createConnectionAdmission({ maxUnauthenticated: config.preAuth.maxConnections, maxUnauthenticatedPerAddress: config.preAuth.maxConnectionsPerAddress, logger, logIntervalMs, stats });
   const preAuthErrorLog = createLogDigest({ logger, message: 'cira protocol error before sign-in; connection closed', summary: 'cira protocol errors before sign-in (summary)', intervalMs: logIntervalMs });
 
   const registry = new TunnelRegistry(
@@ -123,7 +122,7 @@ export function createCiraServer(options: CiraServerOptions): CiraServer {
   const sockets = new Set<Socket>();
   const server: Server = createServer((raw: Socket) => {
     if (closing) return void raw.destroy();
-    const ticket = admit(raw);
+    const ticket = admission.admit(raw);
     if (!ticket) return;
     sockets.add(raw);
     raw.once('close', () => sockets.delete(raw));
@@ -150,21 +149,6 @@ export function createCiraServer(options: CiraServerOptions): CiraServer {
     });
   });
   server.maxConnections = config.maxConnections;
-
-  /** A ticket while the connection has not signed in; null (and the socket closed at once) beyond the bounds. */
-  function admit(raw: Socket): AdmissionTicket | null {
-    const remoteAddress = raw.remoteAddress ?? '';
-    const ticket = admission.admit(remoteAddress);
-    if ('release' in ticket) {
-      raw.once('close', ticket.release);
-      return ticket;
-    }
-    stats.refusedConnections++;
-    refusedLog.note(remoteAddress, { remoteAddress, bound: ticket.refused === 'total' ? 'preAuth.maxConnections' : 'preAuth.maxConnectionsPerAddress' });
-    raw.on('error', () => undefined);
-    raw.resetAndDestroy();
-    return null;
-  }
 
   const service: CiraService = {
     async openChannel(deviceId, port, openOptions) {
@@ -212,7 +196,7 @@ export function createCiraServer(options: CiraServerOptions): CiraServer {
     }),
     async close() {
       closing = true;
-      for (const digest of [signIn, refusedLog, preAuthErrorLog]) digest.close();
+      for (const digest of [signIn, admission, preAuthErrorLog]) digest.close();
       const closed = new Promise<void>((resolve) => (server.listening ? server.close(() => resolve()) : resolve()));
       registry.close();
       // Tunnels got a DISCONNECT; whatever is still open a moment later (handshakes, deaf peers) is cut.
