@@ -15,8 +15,8 @@ const u32 = (n: number) => {
 const field = (s: string) => Buffer.concat([u32(Buffer.byteLength(s)), Buffer.from(s)]);
 const uuid = (n: number) => `${n.toString(16).padStart(8, '0')}-5555-6666-7777-888899990000`;
 
-/** The n-th loopback address of the benchmark's flood range (127.203.0.1 upward, 250 per /24). */
-export const floodAddress = (n: number) => `127.203.${Math.floor(n / 250)}.${(n % 250) + 1}`;
+/** The n-th loopback address of the benchmark's flood range (127.201.0.1 upward, 250 per /24). */
+export const floodAddress = (n: number) => `127.201.${Math.floor(n / 250)}.${(n % 250) + 1}`;
 
 function dial(port: number, localAddress: string): Promise<TLSSocket | null> {
   return new Promise((resolve) => {

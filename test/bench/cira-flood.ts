@@ -4,7 +4,7 @@
  * declaring a 1 MiB APF message before sign-in and sending all of it but the last byte, and (2) 4
  * connections repeating USERAUTH_REQUEST `none` for 8 s. Reports the gateway's RSS and CPU and
  * /api/health latency (timed from a process of its own) beside the same gateway idle. Run it inside
- * a network namespace of its own (it dials from 127.203.x.y).
+ * a network namespace of its own (it dials from 127.201.x.y).
  */
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
@@ -75,7 +75,7 @@ export const ciraFlood: Benchmark = {
           { label: `gateway CPU during ${NONE_CLIENTS} USERAUTH-none floods of ${NONE_MS / 1000} s, CPU-s`, unit: 's', gateway: cpu, better: 'lower', note: `${none.requestsSent} requests written over ${none.connections} connections; ${none.bytesAnswered} bytes answered` },
           { label: '/api/health p99 during the USERAUTH-none floods, ms', unit: 'ms', gateway: healthUnderNone.p99, reference: healthIdle.p99, better: 'lower', note: `p50 ${healthUnderNone.p50?.toFixed(1)} ms` },
         ],
-        notes: ['Every connection dials TLS 1.2 from its own 127.203.x.y; the flood clients run in the benchmark process, /api/health is timed from a process of its own.'],
+        notes: ['Every connection dials TLS 1.2 from its own 127.201.x.y; the flood clients run in the benchmark process, /api/health is timed from a process of its own.'],
       };
     } finally {
       await gateway.stop();
