@@ -1,3 +1,4 @@
+import type { AuthThrottleOptions } from './server/auth-throttle.js';
 /** Options of the cira plugin (`plugins.cira.options`, CONTRACT section 12). */
 export interface CiraConfig {
   /** TLS port devices dial (AMTGW_CIRA_PORT). */
@@ -49,15 +50,7 @@ export interface CiraConfig {
    * more, at most `maxDelayMs`; per address (every name), `addressFreeFailures`, then the same steps
    * up to `addressMaxDelayMs`; at most `maxConcurrentPerAddress` waiting at once.
    */
-  authThrottle: {
-    freeFailures: number;
-    delayStepMs: number;
-    maxDelayMs: number;
-    windowSeconds: number;
-    addressFreeFailures: number;
-    addressMaxDelayMs: number;
-    maxConcurrentPerAddress: number;
-  };
+  authThrottle: Omit<AuthThrottleOptions, 'maxAddresses'>;
   /** Refused sign-ins and connections are logged once per address per interval, then as one summary line. */
   logIntervalSeconds: number;
   /** Device operations through tunnels run on the main thread: at most `concurrency` at once, `maxWaiting` queued (more: 503). */
