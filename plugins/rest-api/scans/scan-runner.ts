@@ -62,8 +62,13 @@ export class ScanRun {
   readonly scan: Scan;
   private readonly cancelToken: CancelToken;
   private readonly progress;
-  private scannedDone = 0;
-  private readonly scannedInFlight = new Map<number, number>();
+  /**
+   * `scanned` counts addresses whose outcome is known: probed without an answer, or answered and
+   * recorded as a device (`found`). A candidate still waiting for its interrogation is not scanned yet.
+   */
+  private silentDone = 0;
+  /** Per running batch: addresses probed so far that are not candidates (a late pong may still make one). */
+  private readonly silentInFlight = new Map<number, number>();
   private lastSaved = 0;
   private saveTimer: NodeJS.Timeout | undefined;
   /** Device writes under way; a cancel waits for them so the cancelled scan counts what it stored. */
@@ -95,6 +100,8 @@ export class ScanRun {
     this.progress.stop();
     this.stopSaving();
     await Promise.allSettled([...this.recording]);
+    // What was done, not the high-water mark progress showed: a late pong can turn a silent address into an unread candidate.
+    this.scan.scanned = this.scannedNow();
   }
 
   /** Runs to the end; resolves when every task has finished, rejects if the pool fails. */
@@ -131,7 +138,7 @@ export class ScanRun {
     } finally {
       this.stopSaving();
     }
-    if (!this.cancelled) this.progress.final({ scanned: this.scan.total, percent: 100 });
+    if (!this.cancelled) this.progress.final({ scanned: this.scan.scanned, percent: 100 });
   }
 
   private offerProgress(): void {
@@ -141,10 +148,15 @@ export class ScanRun {
     this.progress.offer({ scanned, percent });
   }
 
+  private scannedNow(): number {
+    let scanned = this.silentDone + this.scan.found;
+    for (const n of this.silentInFlight.values()) scanned += n;
+    return Math.min(this.scan.total, scanned);
+  }
+
+  /** While running, progress only moves forward. */
   private updateScanned(): void {
-    let scanned = this.scannedDone;
-    for (const n of this.scannedInFlight.values()) scanned += n;
-    this.scan.scanned = Math.min(this.scan.total, scanned);
+    this.scan.scanned = Math.max(this.scan.scanned, this.scannedNow());
     this.offerProgress();
     this.saveSoon();
   }
@@ -180,16 +192,19 @@ export class ScanRun {
       {
         cancel: this.cancelToken,
         onProgress: (p) => {
+          if (this.cancelled) return;
           p.candidates?.forEach(offer);
-          this.scannedInFlight.set(index, p.probed);
-          if (!this.cancelled) this.updateScanned();
+          this.silentInFlight.set(index, Math.max(0, p.probed - p.found));
+          this.updateScanned();
         },
       },
     );
-    this.scannedInFlight.delete(index);
-    this.scannedDone += output.probed;
-    if (!this.cancelled) this.updateScanned();
-    return this.cancelled ? [] : output.candidates;
+    // After a cancel the counts are final: a batch ending later adds nothing.
+    if (this.cancelled) return [];
+    this.silentInFlight.delete(index);
+    this.silentDone += output.probed - output.candidates.length;
+    this.updateScanned();
+    return output.candidates;
   }
 
   private async interrogate(candidate: ProbeCandidate): Promise<void> {
@@ -236,10 +251,7 @@ export class ScanRun {
       const { device } = await recording;
       this.scan.found++;
       events.publish('DeviceDiscovered', { scanId: this.scan.id, device });
-      if (!this.cancelled) {
-        this.offerProgress();
-        this.saveSoon();
-      }
+      if (!this.cancelled) this.updateScanned();
     } finally {
       this.recording.delete(recording);
     }
