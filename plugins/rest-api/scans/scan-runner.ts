@@ -63,12 +63,11 @@ export class ScanRun {
   private readonly cancelToken: CancelToken;
   private readonly progress;
   /**
-   * `scanned` counts addresses whose outcome is known: probed without an answer, or answered and
-   * recorded as a device (`found`). A candidate still waiting for its interrogation is not scanned yet.
+   * `scanned` counts addresses whose outcome is known: silent through a whole batch (a pong may come
+   * until the batch's window closes, so not before), or answered and recorded as a device (`found`).
+   * A candidate still waiting for its interrogation is not scanned yet.
    */
   private silentDone = 0;
-  /** Per running batch: addresses probed so far that are not candidates (a late pong may still make one). */
-  private readonly silentInFlight = new Map<number, number>();
   private lastSaved = 0;
   private saveTimer: NodeJS.Timeout | undefined;
   /** Device writes under way; a cancel waits for them so the cancelled scan counts what it stored. */
@@ -100,7 +99,6 @@ export class ScanRun {
     this.progress.stop();
     this.stopSaving();
     await Promise.allSettled([...this.recording]);
-    // What was done, not the high-water mark progress showed: a late pong can turn a silent address into an unread candidate.
     this.scan.scanned = this.scannedNow();
   }
 
@@ -120,11 +118,9 @@ export class ScanRun {
       offered.add(candidate.address);
       interrogations.push(interrogation.run(() => this.interrogate(candidate)));
     };
-    let batchIndex = 0;
     const prober = async () => {
       for (let next = batches.next(); !next.done && !this.cancelled; next = batches.next()) {
-        const index = batchIndex++;
-        const candidates = await this.probe(index, next.value, perBatchConcurrency, offer);
+        const candidates = await this.probe(next.value, perBatchConcurrency, offer);
         candidates.forEach(offer);
       }
     };
@@ -149,14 +145,12 @@ export class ScanRun {
   }
 
   private scannedNow(): number {
-    let scanned = this.silentDone + this.scan.found;
-    for (const n of this.silentInFlight.values()) scanned += n;
-    return Math.min(this.scan.total, scanned);
+    return Math.min(this.scan.total, this.silentDone + this.scan.found);
   }
 
-  /** While running, progress only moves forward. */
+  /** Only ever grows: both of its parts do. */
   private updateScanned(): void {
-    this.scan.scanned = Math.max(this.scan.scanned, this.scannedNow());
+    this.scan.scanned = this.scannedNow();
     this.offerProgress();
     this.saveSoon();
   }
@@ -177,7 +171,7 @@ export class ScanRun {
     this.saveTimer = undefined;
   }
 
-  private async probe(index: number, addresses: string[], concurrency: number, offer: (candidate: ProbeCandidate) => void): Promise<ProbeCandidate[]> {
+  private async probe(addresses: string[], concurrency: number, offer: (candidate: ProbeCandidate) => void): Promise<ProbeCandidate[]> {
     const { amt, options, pool } = this.deps;
     const output = await pool.run(
       'probe-batch',
@@ -192,16 +186,12 @@ export class ScanRun {
       {
         cancel: this.cancelToken,
         onProgress: (p) => {
-          if (this.cancelled) return;
-          p.candidates?.forEach(offer);
-          this.silentInFlight.set(index, Math.max(0, p.probed - p.found));
-          this.updateScanned();
+          if (!this.cancelled) p.candidates?.forEach(offer);
         },
       },
     );
     // After a cancel the counts are final: a batch ending later adds nothing.
     if (this.cancelled) return [];
-    this.silentInFlight.delete(index);
     this.silentDone += output.probed - output.candidates.length;
     this.updateScanned();
     return output.candidates;
