@@ -32,7 +32,7 @@ export function registerAuthRoutes(ctx: PluginContext, auth: AuthService, thrott
     path: '/auth/login',
     summary: 'Sign in and get a bearer token',
     description:
-      'Repeated failures for one user name from one client address are slowed down, then refused with 429; many failures from one address (any names) refuse every login from it for a while.',
+      'Repeated failures for one user name (matched case-insensitively) from one client address are slowed down, then refused with 429; many failures from one address (any names) refuse every login from it for a while. An attempt counts as a failure from the moment it starts until it succeeds, and only a few attempts per name and per address may run at once (429 beyond).',
     tags: ['auth'],
     permission: 'public',
     body: LOGIN_REQUEST_SCHEMA,
@@ -51,19 +51,20 @@ export function registerAuthRoutes(ctx: PluginContext, auth: AuthService, thrott
     async handler(req) {
       const client = req.ip;
       const { username, password } = req.body;
-      const verdict = throttle.check(client, username);
-      if ('retryAfterSeconds' in verdict) {
-        throw new HttpError(429, 'GW_ERR_LOGIN_RATE_LIMIT', 'too many failed logins; try again later', { headers: { 'Retry-After': String(verdict.retryAfterSeconds) } });
+      const attempt = throttle.begin(client, username);
+      if ('retryAfterSeconds' in attempt) {
+        throw new HttpError(429, 'GW_ERR_LOGIN_RATE_LIMIT', 'too many failed logins; try again later', { headers: { 'Retry-After': String(attempt.retryAfterSeconds) } });
       }
-      if (verdict.delayMs > 0) await sleep(verdict.delayMs);
-      const user = await auth.verifyPassword(username, password);
-      if (!user) {
-        throttle.failed(client, username);
-        throw new HttpError(401, 'GW_ERR_BAD_LOGIN', 'unknown user or wrong password');
+      try {
+        if (attempt.delayMs > 0) await sleep(attempt.delayMs);
+        const user = await auth.verifyPassword(username, password);
+        if (!user) throw new HttpError(401, 'GW_ERR_BAD_LOGIN', 'unknown user or wrong password');
+        attempt.succeeded();
+        const issued = await auth.tokens.issue(user.username);
+        return { token: issued.token, expiresAt: issued.expiresAt, user };
+      } finally {
+        attempt.end();
       }
-      throttle.succeeded(client, username);
-      const issued = await auth.tokens.issue(user.username);
-      return { token: issued.token, expiresAt: issued.expiresAt, user };
     },
   });
   ctx.http.route({

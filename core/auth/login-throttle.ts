@@ -1,3 +1,5 @@
+import { userKey } from './user-store.js';
+
 /**
  * Slows down, then refuses, repeated failed logins. Failures count per client address and user name,
  * so that guesses at one name (a made-up one included) do not lock out the other users behind the
@@ -5,13 +7,25 @@
  * more, and at `maxFailures` within the window that name gets 429 from that address until the
  * oldest failure leaves the window. A looser ceiling, `addressMaxFailures` failures from one address
  * whatever the names, refuses every login from it (spraying many names).
+ *
+ * An attempt counts from the moment it begins: until it ends it is held as a failure, so parallel
+ * guesses cannot all pass the check before any of them failed, and at most `maxConcurrentPerName`
+ * attempts per name and `maxConcurrentPerAddress` per address run at once. Names are keyed the way
+ * sign-in matches them (case-insensitively), so `ADMIN` shares the count of `admin`.
  */
 export interface LoginThrottle {
-  /** Milliseconds to wait before answering, or a refusal with the seconds to retry after. */
-  check(client: string, username: string): { delayMs: number } | { retryAfterSeconds: number };
-  failed(client: string, username: string): void;
-  /** Clears the failures of this name from this address; the address's ceiling count stays. */
-  succeeded(client: string, username: string): void;
+  /** Starts an attempt, or refuses it with the seconds to retry after. */
+  begin(client: string, username: string): LoginAttempt | { retryAfterSeconds: number };
+}
+
+/** One login attempt under way. End it exactly once (in a `finally`): it then counts as a failure unless it succeeded. */
+export interface LoginAttempt {
+  /** Milliseconds to wait before checking the password. */
+  readonly delayMs: number;
+  /** The password was right: clears the failures of this name from this address (the address's ceiling count stays). */
+  succeeded(): void;
+  /** Releases the attempt's slot; records a failure unless `succeeded()` was called. Idempotent. */
+  end(): void;
 }
 
 export interface LoginThrottleOptions {
@@ -21,6 +35,10 @@ export interface LoginThrottleOptions {
   delayStepMs: number;
   /** Failures from one address, all names together, before every login from it is refused (default 10 × maxFailures). */
   addressMaxFailures?: number;
+  /** Attempts for one name from one address under way at once (default 2). */
+  maxConcurrentPerName?: number;
+  /** Attempts from one address under way at once, all names together (default 10). */
+  maxConcurrentPerAddress?: number;
   /** Keys tracked at most per kind; the oldest are forgotten first. */
   maxClients?: number;
 }
@@ -38,10 +56,15 @@ function failureWindow(windowMs: number, maxKeys: number, keep: number, now: () 
   };
   return {
     recent,
-    /** Seconds until fewer than `max` failures remain in the window, or 0 when already fewer. */
-    blockedFor(key: string, max: number): number {
+    /**
+     * Seconds until fewer than `max` failures, the `pending` attempts counted as failures, remain in
+     * the window; 0 when already fewer. Pending attempts end within seconds, so a refusal they alone
+     * cause says 1.
+     */
+    blockedFor(key: string, max: number, pending: number): number {
       const list = recent(key);
-      if (list.length < max) return 0;
+      if (list.length + pending < max) return 0;
+      if (list.length < max) return 1;
       const retryAt = list[list.length - max]! + windowMs;
       return Math.max(1, Math.ceil((retryAt - now()) / 1000));
     },
@@ -57,29 +80,62 @@ function failureWindow(windowMs: number, maxKeys: number, keep: number, now: () 
   };
 }
 
+/** Attempts under way per key; a key leaves the map when its last attempt ends (bounded by the attempts themselves). */
+function inFlightCounter() {
+  const counts = new Map<string, number>();
+  return {
+    get: (key: string) => counts.get(key) ?? 0,
+    add: (key: string) => void counts.set(key, (counts.get(key) ?? 0) + 1),
+    remove(key: string) {
+      const left = (counts.get(key) ?? 1) - 1;
+      if (left > 0) counts.set(key, left);
+      else counts.delete(key);
+    },
+  };
+}
+
 export function createLoginThrottle(options: LoginThrottleOptions, now: () => number = Date.now): LoginThrottle {
   const windowMs = options.windowSeconds * 1000;
   const maxKeys = options.maxClients ?? 10_000;
   // The default ceiling stays within what the schema allows an explicit one (1,000 failures kept per address).
   const addressMax = options.addressMaxFailures ?? Math.max(options.maxFailures, Math.min(1000, options.maxFailures * 10));
+  const nameConcurrency = options.maxConcurrentPerName ?? 2;
+  const addressConcurrency = options.maxConcurrentPerAddress ?? 10;
   const perName = failureWindow(windowMs, maxKeys, options.maxFailures, now);
   const perAddress = failureWindow(windowMs, maxKeys, addressMax, now);
+  const busyNames = inFlightCounter();
+  const busyAddresses = inFlightCounter();
   // A NUL cannot occur in an address, so the pair key is unambiguous.
-  const pair = (client: string, username: string) => `${client}\u0000${username}`;
+  const pair = (client: string, username: string) => `${client}\u0000${userKey(username)}`;
   return {
-    check(client, username) {
+    begin(client, username) {
       const key = pair(client, username);
-      const blocked = Math.max(perAddress.blockedFor(client, addressMax), perName.blockedFor(key, options.maxFailures));
+      const pendingForName = busyNames.get(key);
+      const pendingForAddress = busyAddresses.get(client);
+      if (pendingForName >= nameConcurrency || pendingForAddress >= addressConcurrency) return { retryAfterSeconds: 1 };
+      const blocked = Math.max(perAddress.blockedFor(client, addressMax, pendingForAddress), perName.blockedFor(key, options.maxFailures, pendingForName));
       if (blocked > 0) return { retryAfterSeconds: blocked };
-      const counted = perName.recent(key).length - options.freeFailures + 1;
-      return { delayMs: counted > 0 ? counted * options.delayStepMs : 0 };
-    },
-    failed(client, username) {
-      perName.add(pair(client, username));
-      perAddress.add(client);
-    },
-    succeeded(client, username) {
-      perName.clear(pair(client, username));
+      const counted = perName.recent(key).length + pendingForName - options.freeFailures + 1;
+      busyNames.add(key);
+      busyAddresses.add(client);
+      let ok = false;
+      let ended = false;
+      return {
+        delayMs: counted > 0 ? counted * options.delayStepMs : 0,
+        succeeded() {
+          ok = true;
+          perName.clear(key);
+        },
+        end() {
+          if (ended) return;
+          ended = true;
+          busyNames.remove(key);
+          busyAddresses.remove(client);
+          if (ok) return;
+          perName.add(key);
+          perAddress.add(client);
+        },
+      };
     },
   };
 }

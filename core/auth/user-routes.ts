@@ -3,6 +3,7 @@ import { HttpError } from '../http/http-error.js';
 import type { AuthService } from './auth-service.js';
 import { ALL_PERMISSIONS, USERS_MANAGE } from './core-permissions.js';
 import { hashPassword } from './password-hash.js';
+import { assertManagerRemains, assertMayGrant, assertMayManage, userMutations } from './user-authority.js';
 import type { StoredUser } from './user-store.js';
 
 interface CreateUserBody {
@@ -43,7 +44,8 @@ export function registerUserRoutes(ctx: PluginContext, auth: AuthService): void 
     if (!user) throw new HttpError(404, 'GW_ERR_USER_NOT_FOUND', `no user '${username}'`);
     return user;
   };
-  const managers = async () => (await auth.users.list()).filter((u) => u.permissions.includes(ALL_PERMISSIONS) || u.permissions.includes(USERS_MANAGE));
+  const mutation = userMutations(auth.users);
+  const othersThan = async (username: string) => (await auth.users.list()).filter((u) => u.username !== username);
   const params = { username: { description: 'The user name' } };
   const common = { tags: ['users'], permission: USERS_MANAGE };
   type ByName = { Params: { username: string } };
@@ -62,14 +64,19 @@ export function registerUserRoutes(ctx: PluginContext, auth: AuthService): void 
     path: '/users',
     summary: 'Create a user',
     body: { type: 'object', additionalProperties: false, required: ['username', 'password', 'permissions'], properties: { username: USERNAME, password: PASSWORD, permissions: PERMISSIONS } },
-    responses: { 201: { description: 'Created', schema: USER_REF }, 409: { description: 'The user exists' } },
+    responses: { 201: { description: 'Created', schema: USER_REF }, 403: { description: 'A permission the caller does not hold itself (`GW_ERR_PERMISSION_NOT_HELD`)' }, 409: { description: 'The user exists' } },
     async handler(req, reply) {
       const { body } = req;
       checkPermissions(body.permissions);
-      if (await auth.users.get(body.username)) throw new HttpError(409, 'GW_ERR_USER_EXISTS', `user '${body.username}' exists`);
-      const now = new Date().toISOString();
-      const user: StoredUser = { username: body.username, passwordHash: await hashPassword(body.password), permissions: body.permissions, createdAt: now, updatedAt: now };
-      await auth.users.put(user);
+      const passwordHash = await hashPassword(body.password);
+      const user = await mutation(req.user!.username, async (caller) => {
+        assertMayGrant(caller, body.permissions);
+        if (await auth.users.get(body.username)) throw new HttpError(409, 'GW_ERR_USER_EXISTS', `user '${body.username}' exists`);
+        const now = new Date().toISOString();
+        const created: StoredUser = { username: body.username, passwordHash, permissions: body.permissions, createdAt: now, updatedAt: now };
+        await auth.users.put(created);
+        return created;
+      });
       reply.status(201);
       return view(user);
     },
@@ -88,25 +95,30 @@ export function registerUserRoutes(ctx: PluginContext, auth: AuthService): void 
     method: 'put',
     path: '/users/:username',
     summary: "Change a user's password or permissions",
-    description: 'Changing the password or permissions revokes the user\'s tokens.',
+    description:
+      "Changing the password revokes the user's tokens. The caller must hold every permission the user holds (`GW_ERR_USER_OUTRANKS_YOU`) and every permission it grants (`GW_ERR_PERMISSION_NOT_HELD`).",
     params,
     body: { type: 'object', additionalProperties: false, minProperties: 1, properties: { password: PASSWORD, permissions: PERMISSIONS } },
-    responses: { 200: { description: 'Updated', schema: USER_REF }, 404: { description: 'Unknown user' }, 409: { description: 'Would leave no user manager' } },
+    responses: { 200: { description: 'Updated', schema: USER_REF }, 403: { description: 'The user holds, or the change grants, a permission the caller does not hold' }, 404: { description: 'Unknown user' }, 409: { description: 'Would leave no user manager' } },
     async handler(req) {
       const { body } = req;
-      const user = await load(req.params.username);
-      if (body.permissions) {
-        checkPermissions(body.permissions);
-        const stillManager = body.permissions.includes(ALL_PERMISSIONS) || body.permissions.includes(USERS_MANAGE);
-        const others = (await managers()).filter((u) => u.username !== user.username);
-        if (!stillManager && others.length === 0) throw new HttpError(409, 'GW_ERR_LAST_MANAGER', 'at least one user must keep users:manage');
-        user.permissions = body.permissions;
-      }
-      if (body.password) user.passwordHash = await hashPassword(body.password);
-      user.updatedAt = new Date().toISOString();
-      await auth.users.put(user);
-      if (body.password) await auth.tokens.revokeUser(user.username);
-      return view(user);
+      if (body.permissions) checkPermissions(body.permissions);
+      const passwordHash = body.password ? await hashPassword(body.password) : undefined;
+      const updated = await mutation(req.user!.username, async (caller) => {
+        const current = await load(req.params.username);
+        assertMayManage(caller, current);
+        const user: StoredUser = { ...current, updatedAt: new Date().toISOString() };
+        if (body.permissions) {
+          assertMayGrant(caller, body.permissions);
+          user.permissions = body.permissions;
+          assertManagerRemains([...(await othersThan(user.username)), user]);
+        }
+        if (passwordHash) user.passwordHash = passwordHash;
+        await auth.users.put(user);
+        if (passwordHash) await auth.tokens.revokeUser(user.username);
+        return user;
+      });
+      return view(updated);
     },
   });
   ctx.http.route<ByName>({
@@ -114,14 +126,17 @@ export function registerUserRoutes(ctx: PluginContext, auth: AuthService): void 
     method: 'delete',
     path: '/users/:username',
     summary: 'Delete a user and revoke their tokens',
+    description: 'The caller must hold every permission the user holds. Deletions and changes run one at a time, so the last user manager is never removed.',
     params,
-    responses: { 204: { description: 'Deleted' }, 404: { description: 'Unknown user' }, 409: { description: 'Would leave no user manager' } },
+    responses: { 204: { description: 'Deleted' }, 403: { description: 'The user holds a permission the caller does not hold (`GW_ERR_USER_OUTRANKS_YOU`)' }, 404: { description: 'Unknown user' }, 409: { description: 'Would leave no user manager' } },
     async handler(req) {
-      const user = await load(req.params.username);
-      const others = (await managers()).filter((u) => u.username !== user.username);
-      if (others.length === 0) throw new HttpError(409, 'GW_ERR_LAST_MANAGER', 'at least one user must keep users:manage');
-      await auth.users.delete(user.username);
-      await auth.tokens.revokeUser(user.username);
+      await mutation(req.user!.username, async (caller) => {
+        const user = await load(req.params.username);
+        assertMayManage(caller, user);
+        assertManagerRemains(await othersThan(user.username));
+        await auth.users.delete(user.username);
+        await auth.tokens.revokeUser(user.username);
+      });
     },
   });
 }

@@ -22,8 +22,11 @@ export interface UserStore {
   hasAny(): Promise<boolean>;
 }
 
+/** How a user name is matched (sign-in, lookups, the login throttle): case-insensitively. */
+export const userKey = (username: string): string => username.toLowerCase();
+
 export async function createUserStore(store: KeyValueStore): Promise<UserStore> {
-  const key = (username: string) => username.toLowerCase();
+  const key = userKey;
   const users = new Map<string, StoredUser>();
   for await (const [name, user] of store.entries<StoredUser>()) users.set(name, user);
   return {

@@ -25,7 +25,15 @@ export interface GatewayConfig {
   auth: {
     tokenTtlSeconds: number;
     adminPasswordFile?: string | null;
-    login: { freeFailures: number; maxFailures: number; windowSeconds: number; delayStepMs: number; addressMaxFailures?: number };
+    login: {
+      freeFailures: number;
+      maxFailures: number;
+      windowSeconds: number;
+      delayStepMs: number;
+      addressMaxFailures?: number;
+      maxConcurrentPerName?: number;
+      maxConcurrentPerAddress?: number;
+    };
   };
   amt: AmtSiteSettings;
   workers: { threads: number; concurrentTasksPerWorker: number; maxQueue: number; idleTimeoutMs: number };

@@ -9,6 +9,7 @@ import { HttpError } from './http-error.js';
 import { jsonBody } from './json-body.js';
 import { problemMiddleware } from './problem.js';
 import { requestLogMiddleware } from './request-log.js';
+import { securityHeadersMiddleware } from './security-headers.js';
 import { SWAGGER_ASSET_BASE, SWAGGER_ASSET_VERSION, swaggerAssets } from './swagger-assets.js';
 
 export interface AppOptions {
@@ -24,11 +25,12 @@ export const OPENAPI_PATH = '/swagger/openapi.json';
 
 const underPrefix = (path: string, prefix: string) => path === prefix || path.startsWith(prefix.endsWith('/') ? prefix : prefix + '/');
 
-/** The Koa application: logging, problems, CORS, plugin mounts, body limits, routes, docs. */
+/** The Koa application: logging, security headers, problems, CORS, plugin mounts, body limits, routes, docs. */
 export function createApp(options: AppOptions): Koa<GatewayState> {
   const app = new Koa<GatewayState>();
   app.silent = true;
   app.use(requestLogMiddleware(options.logger));
+  app.use(securityHeadersMiddleware());
   app.use(problemMiddleware(options.logger));
   app.use(corsMiddleware(options.cors));
   for (const { prefix, handler } of options.mounts) {

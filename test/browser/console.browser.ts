@@ -2,7 +2,8 @@
  * The operator console in a real Chromium against a real gateway and a simulated fleet: sign-in and
  * its errors, the menu for an admin and for a reader, a scan watched to 100 % with its discoveries,
  * a power change that reaches the device, a credential whose password never comes back, the other
- * pages, sign-out revoking the token, and 429 after repeated failures. Run: npm run test:browser.
+ * pages, an expired session said so on the sign-in page, sign-out revoking the token, and 429 after
+ * repeated failures. Run: npm run test:browser.
  */
 import { test, before, after } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -289,6 +290,48 @@ test('a user with only devices:read signs in and moves by keyboard, sees Home an
   await other.keyboard.press('Enter');
   await other.waitForFunction(() => (globalThis as unknown as PageGlobals).document.querySelectorAll('.devices tbody tr:not(.spacer) a').length > 0);
   await other.close();
+});
+
+const EXPIRED = 'Your session has expired. Sign in again.';
+
+async function signInAsAdmin(p: Page): Promise<void> {
+  await signIn(p, 'admin', ADMIN_PASSWORD);
+  await p.getByRole('button', { name: 'Sign out' }).waitFor();
+}
+
+/** Rewrites the stored session's expiry, as if the token had been issued earlier. */
+async function setStoredExpiry(p: Page, expiresAt: number): Promise<void> {
+  await p.evaluate((at) => {
+    const storage = (globalThis as unknown as PageGlobals).sessionStorage;
+    const session = JSON.parse(storage.getItem('amtgw.session')!) as { expiresAt: string };
+    storage.setItem('amtgw.session', JSON.stringify({ ...session, expiresAt: new Date(at).toISOString() }));
+  }, expiresAt);
+}
+
+test('a token the gateway no longer accepts, or one that ran out, brings the sign-in page with "session expired"', async () => {
+  const revoked = (await token(page))!;
+  assert.equal((await kit.gw.request('POST', '/api/auth/logout', { token: revoked })).status, 204, 'revoked behind the console\'s back');
+  // A page that loads from the API: its first call gets 401.
+  await nav(page).getByText('Credentials').click();
+  await page.getByText(EXPIRED).waitFor();
+  await page.getByRole('button', { name: 'Sign in' }).waitFor();
+  assert.equal(await token(page), null);
+  await screenshot(page, 'session-expired');
+
+  await signInAsAdmin(page);
+  assert.equal(await page.getByText(EXPIRED).count(), 0, 'the message goes once signed in again');
+  await setStoredExpiry(page, Date.now() - 1000);
+  await page.reload();
+  await page.getByText(EXPIRED).waitFor();
+  assert.equal(await token(page), null, 'a stored session past its expiry is dropped on load, and said so');
+
+  await signInAsAdmin(page);
+  await setStoredExpiry(page, Date.now() + 2000);
+  await page.reload();
+  await page.getByRole('button', { name: 'Sign out' }).waitFor();
+  await page.getByText(EXPIRED).waitFor({ timeout: 10_000 });
+  assert.equal(await token(page), null, 'the console signs out when the token runs out, without waiting for a click');
+  await signInAsAdmin(page);
 });
 
 test('signing out revokes the token and returns to the sign-in form', async () => {

@@ -2,40 +2,53 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ADMIN_PASSWORD, startTestGateway } from '../helpers/gateway-harness.js';
-import { createLoginThrottle } from '../../core/auth/login-throttle.js';
+import { createLoginThrottle, type LoginThrottle } from '../../core/auth/login-throttle.js';
+
+/** One attempt that fails: the throttle's verdict for it. */
+function fail(throttle: LoginThrottle, client: string, name: string) {
+  const attempt = throttle.begin(client, name);
+  if (!('delayMs' in attempt)) return attempt;
+  attempt.end();
+  return { delayMs: attempt.delayMs };
+}
+
+/** One attempt that succeeds: the throttle's verdict for it. */
+function succeed(throttle: LoginThrottle, client: string, name: string) {
+  const attempt = throttle.begin(client, name);
+  if (!('delayMs' in attempt)) return attempt;
+  attempt.succeeded();
+  attempt.end();
+  return { delayMs: attempt.delayMs };
+}
 
 test('the login throttle adds a delay step per failure past the free ones, then refuses until the window moves on', () => {
   let now = 1_000_000;
   const throttle = createLoginThrottle({ freeFailures: 2, maxFailures: 5, windowSeconds: 60, delayStepMs: 250 }, () => now);
   const delays: unknown[] = [];
   for (let i = 0; i < 5; i++) {
-    delays.push(throttle.check('127.0.60.1', 'olga'));
-    throttle.failed('127.0.60.1', 'olga');
+    delays.push(fail(throttle, '127.0.60.1', 'olga'));
     now += 1000;
   }
   assert.deepEqual(delays, [{ delayMs: 0 }, { delayMs: 0 }, { delayMs: 250 }, { delayMs: 500 }, { delayMs: 750 }]);
-  assert.deepEqual(throttle.check('127.0.60.1', 'olga'), { retryAfterSeconds: 55 });
-  assert.deepEqual(throttle.check('127.0.60.2', 'olga'), { delayMs: 0 }, 'other addresses are unaffected');
-  assert.deepEqual(throttle.check('127.0.60.1', 'igor'), { delayMs: 0 }, 'other names behind the same address are unaffected');
+  assert.deepEqual(throttle.begin('127.0.60.1', 'olga'), { retryAfterSeconds: 55 });
+  assert.deepEqual(succeed(throttle, '127.0.60.2', 'olga'), { delayMs: 0 }, 'other addresses are unaffected');
+  assert.deepEqual(succeed(throttle, '127.0.60.1', 'igor'), { delayMs: 0 }, 'other names behind the same address are unaffected');
   now += 55_500;
-  assert.deepEqual(throttle.check('127.0.60.1', 'olga'), { delayMs: 750 }, 'the oldest failure left the window');
-  throttle.succeeded('127.0.60.1', 'olga');
-  assert.deepEqual(throttle.check('127.0.60.1', 'olga'), { delayMs: 0 });
+  assert.deepEqual(succeed(throttle, '127.0.60.1', 'olga'), { delayMs: 750 }, 'the oldest failure left the window');
+  assert.deepEqual(succeed(throttle, '127.0.60.1', 'olga'), { delayMs: 0 }, 'a success cleared the name');
 });
 
 test('the login throttle refuses every name from an address past its looser per-address ceiling', () => {
   let now = 1_000_000;
   const throttle = createLoginThrottle({ freeFailures: 2, maxFailures: 5, windowSeconds: 60, delayStepMs: 0, addressMaxFailures: 12 }, () => now);
   for (let i = 0; i < 12; i++) {
-    assert.ok('delayMs' in throttle.check('127.0.60.1', `made-up-${i % 3}`), `failure ${i + 1} is not refused yet`);
-    throttle.failed('127.0.60.1', `made-up-${i % 3}`);
+    assert.ok('delayMs' in fail(throttle, '127.0.60.1', `made-up-${i % 3}`), `failure ${i + 1} is not refused yet`);
     now += 1000;
   }
-  assert.deepEqual(throttle.check('127.0.60.1', 'admin'), { retryAfterSeconds: 48 }, 'spraying many names from one address is stopped');
-  assert.deepEqual(throttle.check('127.0.60.3', 'admin'), { delayMs: 0 });
-  throttle.succeeded('127.0.60.1', 'admin');
-  assert.ok('retryAfterSeconds' in throttle.check('127.0.60.1', 'admin'), 'a success does not reset the address ceiling');
-  assert.deepEqual(createLoginThrottle({ freeFailures: 0, maxFailures: 1, windowSeconds: 60, delayStepMs: 0 }).check('x', 'y'), { delayMs: 0 });
+  assert.deepEqual(throttle.begin('127.0.60.1', 'admin'), { retryAfterSeconds: 48 }, 'spraying many names from one address is stopped');
+  assert.deepEqual(succeed(throttle, '127.0.60.3', 'admin'), { delayMs: 0 });
+  assert.ok('retryAfterSeconds' in throttle.begin('127.0.60.1', 'admin'), 'still refused');
+  assert.deepEqual(succeed(createLoginThrottle({ freeFailures: 0, maxFailures: 1, windowSeconds: 60, delayStepMs: 0 }), 'x', 'y'), { delayMs: 0 });
 });
 
 test('ten failed logins for a made-up user do not lock out another user behind the same address', async () => {
@@ -163,8 +176,8 @@ test('the default per-address ceiling is reachable with a large per-name limit (
   let now = 1_000_000;
   const throttle = createLoginThrottle({ freeFailures: 0, maxFailures: 200, windowSeconds: 3600, delayStepMs: 0 }, () => now);
   for (let i = 0; i < 1000; i++) {
-    throttle.failed('127.0.60.4', `made-up-${i % 10}`);
+    assert.ok('delayMs' in fail(throttle, '127.0.60.4', `made-up-${i % 10}`));
     now += 1;
   }
-  assert.ok('retryAfterSeconds' in throttle.check('127.0.60.4', 'admin'), '1,000 failures from one address reach its default ceiling');
+  assert.ok('retryAfterSeconds' in throttle.begin('127.0.60.4', 'admin'), '1,000 failures from one address reach its default ceiling');
 });

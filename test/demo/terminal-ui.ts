@@ -7,7 +7,7 @@ const BAR_WIDTH = 32;
 export function progressLine(percent: number, scanned: number, total: number, found: number, elapsedMs: number): string {
   const filled = Math.round((percent / 100) * BAR_WIDTH);
   const bar = '#'.repeat(filled) + '.'.repeat(BAR_WIDTH - filled);
-  const phase = scanned < total ? 'probing' : percent < 100 ? 'signing in' : 'done';
+  const phase = percent < 100 ? 'scanning' : 'done';
   return `[${bar}] ${String(percent).padStart(3)}%  ${scanned}/${total} addresses  ${String(found).padStart(4)} devices  ${phase.padEnd(10)} ${(elapsedMs / 1000).toFixed(1)} s`;
 }
 

@@ -52,8 +52,8 @@ export async function openScanHistory(store: KeyValueStore, historySize: number)
         .filter((s) => s.status === 'running')
         .map((s): Scan => {
           const found = storedUnder(s.id);
-          // Every stored device was probed first, so at least that many addresses were scanned.
-          const scanned = Math.min(s.total, Math.max(s.scanned, found));
+          // Each device stored after the last progress save is one more address done.
+          const scanned = Math.min(s.total, s.scanned + Math.max(0, found - s.found));
           return { ...s, found, scanned, status: 'interrupted', finishedAt: now, error: 'the gateway stopped while the scan was running' };
         });
       for (const scan of interrupted) scans.set(scan.id, scan);

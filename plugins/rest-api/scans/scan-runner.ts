@@ -62,8 +62,12 @@ export class ScanRun {
   readonly scan: Scan;
   private readonly cancelToken: CancelToken;
   private readonly progress;
-  private scannedDone = 0;
-  private readonly scannedInFlight = new Map<number, number>();
+  /**
+   * `scanned` counts addresses whose outcome is known: silent through a whole batch (a pong may come
+   * until the batch's window closes, so not before), or answered and recorded as a device (`found`).
+   * A candidate still waiting for its interrogation is not scanned yet.
+   */
+  private silentDone = 0;
   private lastSaved = 0;
   private saveTimer: NodeJS.Timeout | undefined;
   /** Device writes under way; a cancel waits for them so the cancelled scan counts what it stored. */
@@ -95,6 +99,7 @@ export class ScanRun {
     this.progress.stop();
     this.stopSaving();
     await Promise.allSettled([...this.recording]);
+    this.scan.scanned = this.scannedNow();
   }
 
   /** Runs to the end; resolves when every task has finished, rejects if the pool fails. */
@@ -113,11 +118,9 @@ export class ScanRun {
       offered.add(candidate.address);
       interrogations.push(interrogation.run(() => this.interrogate(candidate)));
     };
-    let batchIndex = 0;
     const prober = async () => {
       for (let next = batches.next(); !next.done && !this.cancelled; next = batches.next()) {
-        const index = batchIndex++;
-        const candidates = await this.probe(index, next.value, perBatchConcurrency, offer);
+        const candidates = await this.probe(next.value, perBatchConcurrency, offer);
         candidates.forEach(offer);
       }
     };
@@ -131,7 +134,7 @@ export class ScanRun {
     } finally {
       this.stopSaving();
     }
-    if (!this.cancelled) this.progress.final({ scanned: this.scan.total, percent: 100 });
+    if (!this.cancelled) this.progress.final({ scanned: this.scan.scanned, percent: 100 });
   }
 
   private offerProgress(): void {
@@ -141,10 +144,13 @@ export class ScanRun {
     this.progress.offer({ scanned, percent });
   }
 
+  private scannedNow(): number {
+    return Math.min(this.scan.total, this.silentDone + this.scan.found);
+  }
+
+  /** Only ever grows: both of its parts do. */
   private updateScanned(): void {
-    let scanned = this.scannedDone;
-    for (const n of this.scannedInFlight.values()) scanned += n;
-    this.scan.scanned = Math.min(this.scan.total, scanned);
+    this.scan.scanned = this.scannedNow();
     this.offerProgress();
     this.saveSoon();
   }
@@ -165,7 +171,7 @@ export class ScanRun {
     this.saveTimer = undefined;
   }
 
-  private async probe(index: number, addresses: string[], concurrency: number, offer: (candidate: ProbeCandidate) => void): Promise<ProbeCandidate[]> {
+  private async probe(addresses: string[], concurrency: number, offer: (candidate: ProbeCandidate) => void): Promise<ProbeCandidate[]> {
     const { amt, options, pool } = this.deps;
     const output = await pool.run(
       'probe-batch',
@@ -180,16 +186,15 @@ export class ScanRun {
       {
         cancel: this.cancelToken,
         onProgress: (p) => {
-          p.candidates?.forEach(offer);
-          this.scannedInFlight.set(index, p.probed);
-          if (!this.cancelled) this.updateScanned();
+          if (!this.cancelled) p.candidates?.forEach(offer);
         },
       },
     );
-    this.scannedInFlight.delete(index);
-    this.scannedDone += output.probed;
-    if (!this.cancelled) this.updateScanned();
-    return this.cancelled ? [] : output.candidates;
+    // After a cancel the counts are final: a batch ending later adds nothing.
+    if (this.cancelled) return [];
+    this.silentDone += output.probed - output.candidates.length;
+    this.updateScanned();
+    return output.candidates;
   }
 
   private async interrogate(candidate: ProbeCandidate): Promise<void> {
@@ -236,10 +241,7 @@ export class ScanRun {
       const { device } = await recording;
       this.scan.found++;
       events.publish('DeviceDiscovered', { scanId: this.scan.id, device });
-      if (!this.cancelled) {
-        this.offerProgress();
-        this.saveSoon();
-      }
+      if (!this.cancelled) this.updateScanned();
     } finally {
       this.recording.delete(recording);
     }

@@ -5,17 +5,17 @@ import { connectHub, disconnectHub } from './hub.js';
 import { matchRoute, NavMenu, type FrontendRoute } from './components/nav-menu.js';
 import { Message } from './components/field.js';
 import { navigate, onLinkClick, usePath } from './router.js';
-import { loadSession, saveSession, type Session } from './session.js';
+import { loadSession, saveSession, SESSION_EXPIRED, type Session } from './session.js';
 import { SignIn } from './pages/sign-in.js';
 import { PageFor } from './pages/page-for.js';
 
 export function App() {
+  const [stored] = useState(loadSession);
   const [session, setSession] = useState<Session | null>(() => {
-    const s = loadSession();
-    setToken(s?.token ?? null);
-    return s;
+    setToken(stored.session?.token ?? null);
+    return stored.session;
   });
-  const [notice, setNotice] = useState<string | null>(null);
+  const [notice, setNotice] = useState<string | null>(stored.expired ? SESSION_EXPIRED : null);
   const [routes, setRoutes] = useState<FrontendRoute[] | null>(null);
   const [routeError, setRouteError] = useState<string | null>(null);
   const path = usePath();
@@ -38,7 +38,18 @@ export function App() {
     setNotice(message);
   }, []);
 
-  useEffect(() => setUnauthorizedHandler(() => end('Your session has ended. Sign in again.')), [end]);
+  // A 401 to a signed-in call means the token expired or was revoked.
+  useEffect(() => setUnauthorizedHandler(() => end(SESSION_EXPIRED)), [end]);
+
+  // The token's end is known: say so then, rather than at the next click.
+  useEffect(() => {
+    if (!session) return;
+    const left = Date.parse(session.expiresAt) - Date.now();
+    // Timers fire at once past 2^31-1 ms; a token that long-lived is re-checked by its next 401.
+    if (!(left < 2 ** 31 - 1)) return;
+    const timer = setTimeout(() => end(SESSION_EXPIRED), Math.max(0, left));
+    return () => clearTimeout(timer);
+  }, [session, end]);
 
   useEffect(() => {
     if (!session) return;

@@ -12,15 +12,22 @@ export interface Session {
 
 const KEY = 'amtgw.session';
 
-export function loadSession(): Session | null {
+/** The stored session, or null; `expired` when one was stored but its token has run out (to say so). */
+export function loadSession(): { session: Session | null; expired: boolean } {
   try {
     const raw = sessionStorage.getItem(KEY);
     const session = raw ? (JSON.parse(raw) as Session) : null;
-    return session && Date.parse(session.expiresAt) > Date.now() ? session : null;
+    if (!session) return { session: null, expired: false };
+    if (Date.parse(session.expiresAt) > Date.now()) return { session, expired: false };
+    sessionStorage.removeItem(KEY);
+    return { session: null, expired: true };
   } catch {
-    return null;
+    return { session: null, expired: false };
   }
 }
+
+/** What the sign-in page says when a token ran out or the gateway stopped accepting it. */
+export const SESSION_EXPIRED = 'Your session has expired. Sign in again.';
 
 export function saveSession(session: Session | null): void {
   if (session) sessionStorage.setItem(KEY, JSON.stringify(session));
