@@ -7,7 +7,7 @@ import { ConfigError } from './config/load-config.js';
 import type { PluginDefinition, PluginManifest, SiteSettings, UpgradeHandler } from './plugin-api.js';
 import { createLogger, type Logger } from './log/logger.js';
 import { openStore, type GatewayStore } from './store/level-store.js';
-import { loadMasterKey } from './secrets/master-key.js';
+import { establishMasterKey } from './secrets/key-check.js';
 import { createSealer } from './secrets/sealer.js';
 import { createWorkerPool, type WorkerPool } from './pool/worker-pool.js';
 import { createEventBus } from './events/event-bus.js';
@@ -58,6 +58,8 @@ export interface StartOptions {
   env?: NodeJS.ProcessEnv;
   /** Log sink; default stdout. */
   writeLog?: (line: string) => void;
+  /** Start even when LevelDB would drop unreadable records of its log (`--accept-store-damage`); logged loudly. */
+  acceptStoreDamage?: boolean;
 }
 
 interface LoadedPlugin {
@@ -117,6 +119,11 @@ function readDeviceTls(config: GatewayConfig, cwd: string): SiteSettings['device
   } catch (err) {
     throw new ConfigError(`invalid configuration: amt.caFile ${caFile} cannot be read (${(err as NodeJS.ErrnoException).code ?? 'unreadable'})`);
   }
+}
+
+/** The master key file: `masterKeyFile` of the configuration, else `<dataDir>/master.key`. */
+export function masterKeyFile(config: GatewayConfig, cwd: string): string {
+  return resolve(cwd, config.masterKeyFile ?? join(resolve(cwd, config.dataDir), 'master.key'));
 }
 
 function bearerToken(authorization: string): string | undefined {
@@ -205,7 +212,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
   const allPermissionNames = Object.freeze(collectPermissions([{ name: KERNEL, permissions: CORE_PERMISSIONS }, ...plugins.map((p) => ({ name: p.name, permissions: p.def.permissions ?? [] }))])) as string[];
   const permissionNames = () => allPermissionNames;
 
-  const store: GatewayStore = await openStore(dataDir);
+  const store: GatewayStore = await openStore(dataDir, { acceptDamage: options.acceptStoreDamage ?? false, logger });
   let pool: WorkerPool | undefined;
   const listeners: Listener[] = [];
   const listenerOwners: Array<{ plugin: string; url: string }> = [];
@@ -229,9 +236,10 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
   };
 
   try {
-    const masterKey = loadMasterKey(resolve(cwd, config.masterKeyFile ?? join(dataDir, 'master.key')), env);
-    const secrets = createSealer(masterKey.key);
     const coreStore = store.namespace(KERNEL);
+    const masterKey = await establishMasterKey(store, coreStore, masterKeyFile(config, cwd), env, dataDir);
+    if (masterKey.recovered) logger.warn('finished a key rotation that was cut off: the key file now holds the new key');
+    const secrets = createSealer(masterKey.key);
     const auth = createAuthService(await createUserStore(coreStore.namespace('users')), createTokenService(coreStore.namespace('tokens'), config.auth.tokenTtlSeconds), permissionNames);
     await auth.tokens.sweep();
     const sweeper = setInterval(() => void auth.tokens.sweep().catch((err: Error) => logger.warn('token sweep failed', { error: err.message })), TOKEN_SWEEP_MS);
