@@ -178,11 +178,12 @@ export async function openStore(dataDir: string, options: OpenStoreOptions = {})
   let status: StoreStatus = { state: 'ok' };
   const guard: Guard = {
     async write(operation) {
-      if (status.state !== 'ok') throw status.state === 'read-only' ? readOnlyError(status.reason) : damagedReadError(status.reason);
+      if (status.state === 'read-only') throw readOnlyError(status.reason);
       try {
         return await operation();
       } catch (err) {
         if (!isStoreFault(err)) throw err;
+        if (status.state === 'read-only') throw readOnlyError(status.reason);
         status = { state: 'read-only', reason: levelMessage(err) };
         options.logger?.error('store write failed: the store is read-only until restart', { store: location, error: status.reason });
         throw readOnlyError(status.reason);
@@ -192,13 +193,15 @@ export async function openStore(dataDir: string, options: OpenStoreOptions = {})
       try {
         return await operation();
       } catch (err) {
-        if (!isStoreFault(err)) throw err;
-        const reason = levelMessage(err);
+        const undecodable = levelCode(err) === 'LEVEL_DECODE_ERROR';
+        if (!isStoreFault(err) && !undecodable) throw err;
+        // A decoder's message may quote the stored bytes: say what happened, not what they were.
+        const reason = undecodable ? 'Corruption: a stored value is not the JSON that was written' : levelMessage(err);
         if (status.state === 'ok') {
           status = { state: 'damaged', reason };
           options.logger?.error('store read failed: its files are damaged', { store: location, error: reason });
         }
-        throw damagedReadError(reason);
+        throw damagedReadError(location, reason);
       }
     },
   };

@@ -30,8 +30,8 @@ export function readOnlyError(reason: string): HttpError {
 }
 
 /** Answered to a read the store could not serve because its files are damaged. */
-export function damagedReadError(reason: string): HttpError {
-  return new HttpError(503, 'GW_ERR_STORE_DAMAGED', `the store could not read its files (${reason}). ${STORE_WAY_OUT}`, { expose: true });
+export function damagedReadError(location: string, reason: string): HttpError {
+  return new HttpError(503, 'GW_ERR_STORE_DAMAGED', `the store in ${location} could not read its files (${reason}). ${STORE_WAY_OUT}`, { expose: true });
 }
 
 /** LevelDB's own code on an error or its cause: `LEVEL_IO_ERROR`, `LEVEL_CORRUPTION`, ... */
