@@ -183,7 +183,9 @@ export async function openStore(dataDir: string, options: OpenStoreOptions = {})
         return await operation();
       } catch (err) {
         if (!isStoreFault(err)) throw err;
-        if (status.state === 'read-only') throw readOnlyError(status.reason);
+        // Several writes may have been in flight when the first failed: one log line, one reason.
+        const now = status as StoreStatus;
+        if (now.state === 'read-only') throw readOnlyError(now.reason);
         status = { state: 'read-only', reason: levelMessage(err) };
         options.logger?.error('store write failed: the store is read-only until restart', { store: location, error: status.reason });
         throw readOnlyError(status.reason);
