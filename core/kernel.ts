@@ -30,6 +30,7 @@ import { PluginError } from './plugins/plugin-errors.js';
 import { collectPermissions } from './plugins/plugin-permissions.js';
 import { CORE_PLUGIN, corePlugin } from './core-plugin.js';
 import { PACKAGE_VERSION } from './assets/package-root.js';
+import { ReadinessRegistry } from './health/readiness.js';
 
 const KERNEL = CORE_PLUGIN;
 const TOKEN_SWEEP_MS = 10 * 60_000;
@@ -130,6 +131,18 @@ function bearerToken(authorization: string): string | undefined {
   return /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1];
 }
 
+/** The kernel's readiness checks: the store takes writes, the pool takes tasks, each plugin has started and is not stopping. */
+function kernelReadiness(store: GatewayStore, pool: WorkerPool, plugins: string[], serving: () => boolean): ReadinessRegistry {
+  const readiness = new ReadinessRegistry();
+  readiness.add(KERNEL, 'store', () => {
+    const status = store.status();
+    return status.state === 'ok' ? { ready: true } : { ready: false, reason: `the store is ${status.state}: ${status.reason}` };
+  });
+  readiness.add(KERNEL, 'workers', () => pool.status());
+  for (const name of plugins) readiness.add(KERNEL, `plugin:${name}`, () => (serving() ? { ready: true } : { ready: false, reason: 'not started, or stopping' }));
+  return readiness;
+}
+
 /** Phase `register`: the kernel's own routes, then each plugin in dependency order, each through its context. */
 async function registerPlugins(plugins: LoadedPlugin[], parts: KernelParts, core: PluginDefinition<Record<string, unknown>>, registered: PluginManifest[]): Promise<void> {
   await core.register(createPluginContext(core, {}, parts));
@@ -227,7 +240,9 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
       }
     }
   };
+  let serving = false;
   const shutdown = async () => {
+    serving = false;
     await runHooks(stoppingHooks, 'stopping hook');
     await Promise.allSettled(listeners.map((l) => l.close(config.server.shutdownTimeoutMs)));
     await runHooks(closeHooks, 'teardown');
@@ -254,6 +269,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     const schemas = new SchemaRegistry();
     const upgrades = new Map<string, { plugin: string; handler: UpgradeHandler }>();
     const readyHooks: KernelParts['readyHooks'] = [];
+    const readiness = kernelReadiness(store, pool, plugins.map((p) => p.name), () => serving);
     const registered: PluginManifest[] = [];
     const parts: KernelParts = {
       site,
@@ -279,11 +295,12 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
         logger.info('plugin listener started', { plugin, url: listener.url });
         return listener;
       },
+      readiness,
       readyHooks,
       stoppingHooks,
       closeHooks,
     };
-    const core = corePlugin({ version: PACKAGE_VERSION, auth, throttle: createLoginThrottle(config.auth.login), plugins: () => registered.map((p) => p.name) });
+    const core = corePlugin({ version: PACKAGE_VERSION, auth, throttle: createLoginThrottle(config.auth.login), plugins: () => registered.map((p) => p.name), store: () => store.status(), readiness });
     await registerPlugins(plugins, parts, core, registered);
     const app = buildHttpApp(config, parts, auth);
 
@@ -292,6 +309,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     listenerOwners.unshift({ plugin: KERNEL, url: main.url });
     mainUrl = main.url;
     for (const hook of readyHooks) await hook();
+    serving = true;
     logger.info('gateway serving', { url: main.url, plugins: registered.map((p) => p.name) });
 
     let stopping: Promise<void> | undefined;
