@@ -8,6 +8,7 @@ import type { PluginDefinition, PluginManifest, SiteSettings, UpgradeHandler } f
 import { createLogger, type Logger } from './log/logger.js';
 import { openStore, type GatewayStore } from './store/level-store.js';
 import { establishMasterKey } from './secrets/key-check.js';
+import { masterKeyFile } from './secrets/master-key.js';
 import { createSealer } from './secrets/sealer.js';
 import { createWorkerPool, type WorkerPool } from './pool/worker-pool.js';
 import { createEventBus } from './events/event-bus.js';
@@ -31,6 +32,7 @@ import { collectPermissions } from './plugins/plugin-permissions.js';
 import { CORE_PLUGIN, corePlugin } from './core-plugin.js';
 import { PACKAGE_VERSION } from './assets/package-root.js';
 import { ReadinessRegistry } from './health/readiness.js';
+import { startAdminSocket, type AdminSocket } from './backup/admin-socket.js';
 
 const KERNEL = CORE_PLUGIN;
 const TOKEN_SWEEP_MS = 10 * 60_000;
@@ -120,11 +122,6 @@ function readDeviceTls(config: GatewayConfig, cwd: string): SiteSettings['device
   } catch (err) {
     throw new ConfigError(`invalid configuration: amt.caFile ${caFile} cannot be read (${(err as NodeJS.ErrnoException).code ?? 'unreadable'})`);
   }
-}
-
-/** The master key file: `masterKeyFile` of the configuration, else `<dataDir>/master.key`. */
-export function masterKeyFile(config: GatewayConfig, cwd: string): string {
-  return resolve(cwd, config.masterKeyFile ?? join(resolve(cwd, config.dataDir), 'master.key'));
 }
 
 function bearerToken(authorization: string): string | undefined {
@@ -227,6 +224,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
 
   const store: GatewayStore = await openStore(dataDir, { acceptDamage: options.acceptStoreDamage ?? false, logger });
   let pool: WorkerPool | undefined;
+  let adminSocket: AdminSocket | undefined;
   const listeners: Listener[] = [];
   const listenerOwners: Array<{ plugin: string; url: string }> = [];
   const closeHooks: KernelParts['closeHooks'] = [];
@@ -247,6 +245,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     await Promise.allSettled(listeners.map((l) => l.close(config.server.shutdownTimeoutMs)));
     await runHooks(closeHooks, 'teardown');
     await pool?.close();
+    await adminSocket?.close();
     await store.close();
   };
 
@@ -262,6 +261,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     closeHooks.push({ plugin: KERNEL, hook: () => clearInterval(sweeper) });
     const bootstrap = await bootstrapAdmin(auth.users, resolve(cwd, config.auth.adminPasswordFile ?? join(dataDir, 'admin-password')), logger, env);
     pool = createWorkerPool(config.workers);
+    adminSocket = await startAdminSocket(dataDir, store, PACKAGE_VERSION, logger);
 
     let mainUrl = '';
     const site: SiteSettings = { baseUrl: () => mainUrl, host: config.server.host, dataDir, amt: config.amt, deviceTls: readDeviceTls(config, cwd) };

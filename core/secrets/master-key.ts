@@ -1,5 +1,5 @@
 import { chmodSync, existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 
 export const MASTER_KEY_BYTES = 32;
@@ -67,3 +67,8 @@ export function loadMasterKey(keyFile: string, env: NodeJS.ProcessEnv = process.
 export const pendingKeyFile = (keyFile: string): string => `${keyFile}.new`;
 /** Where `rotate-key` keeps the key it replaced (backups taken before the rotation need it). */
 export const retiredKeyFile = (keyFile: string, keyId: string): string => `${keyFile}.old-${keyId}`;
+
+/** The master key file: `masterKeyFile` of the configuration, else `<dataDir>/master.key`. */
+export function masterKeyFile(config: { dataDir: string; masterKeyFile?: string | null }, cwd: string): string {
+  return resolve(cwd, config.masterKeyFile ?? join(resolve(cwd, config.dataDir), 'master.key'));
+}
