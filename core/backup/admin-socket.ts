@@ -54,6 +54,7 @@ export async function startAdminSocket(dataDir: string, store: GatewayStore, ver
   };
   const sendBackup = async (socket: Socket) => {
     try {
+      logger.info('backup started over the admin socket');
       for await (const line of backupLines(store.rawPages(), version)) {
         if (socket.destroyed) return;
         if (!socket.write(line)) await new Promise((resolve) => socket.once('drain', resolve));
