@@ -9,6 +9,8 @@ import { CORE_PERMISSIONS } from './auth/core-permissions.js';
 import { AUTHENTICATED_USER_SCHEMA, registerAuthRoutes } from './auth/auth-routes.js';
 import { registerUserRoutes, USER_SCHEMA } from './auth/user-routes.js';
 import { registerHealthRoute } from './http/health-route.js';
+import type { StoreStatus } from './store/level-store.js';
+import type { ReadinessRegistry } from './health/readiness.js';
 
 /** The name the kernel goes by wherever plugins are named (routes, listeners, log lines). */
 export const CORE_PLUGIN = 'core';
@@ -19,6 +21,8 @@ export interface CorePluginParts {
   throttle: LoginThrottle;
   /** Names of the registered plugins, for the health answer. */
   plugins: () => string[];
+  store: () => StoreStatus;
+  readiness: ReadinessRegistry;
 }
 
 export function corePlugin(parts: CorePluginParts): PluginDefinition<Record<string, unknown>> {
@@ -31,12 +35,12 @@ export function corePlugin(parts: CorePluginParts): PluginDefinition<Record<stri
     register(ctx) {
       ctx.openapi.addTag('auth', 'Sign-in and tokens');
       ctx.openapi.addTag('users', 'Gateway users and permissions');
-      ctx.openapi.addTag('health', 'Liveness');
+      ctx.openapi.addTag('health', 'Liveness and readiness');
       ctx.openapi.addSchema('User', USER_SCHEMA);
       ctx.openapi.addSchema('AuthenticatedUser', AUTHENTICATED_USER_SCHEMA);
       registerAuthRoutes(ctx, parts.auth, parts.throttle);
       registerUserRoutes(ctx, parts.auth);
-      registerHealthRoute(ctx, parts.version, parts.plugins);
+      registerHealthRoute(ctx, { version: parts.version, plugins: parts.plugins, store: parts.store, readiness: parts.readiness });
     },
   });
 }

@@ -7,7 +7,8 @@ import { ConfigError } from './config/load-config.js';
 import type { PluginDefinition, PluginManifest, SiteSettings, UpgradeHandler } from './plugin-api.js';
 import { createLogger, type Logger } from './log/logger.js';
 import { openStore, type GatewayStore } from './store/level-store.js';
-import { loadMasterKey } from './secrets/master-key.js';
+import { establishMasterKey } from './secrets/key-check.js';
+import { masterKeyFile } from './secrets/master-key.js';
 import { createSealer } from './secrets/sealer.js';
 import { createWorkerPool, type WorkerPool } from './pool/worker-pool.js';
 import { createEventBus } from './events/event-bus.js';
@@ -30,6 +31,8 @@ import { PluginError } from './plugins/plugin-errors.js';
 import { collectPermissions } from './plugins/plugin-permissions.js';
 import { CORE_PLUGIN, corePlugin } from './core-plugin.js';
 import { PACKAGE_VERSION } from './assets/package-root.js';
+import { ReadinessRegistry } from './health/readiness.js';
+import { startAdminSocket, type AdminSocket } from './backup/admin-socket.js';
 
 const KERNEL = CORE_PLUGIN;
 const TOKEN_SWEEP_MS = 10 * 60_000;
@@ -58,6 +61,8 @@ export interface StartOptions {
   env?: NodeJS.ProcessEnv;
   /** Log sink; default stdout. */
   writeLog?: (line: string) => void;
+  /** Start even when LevelDB would drop unreadable records of its log (`--accept-store-damage`); logged loudly. */
+  acceptStoreDamage?: boolean;
 }
 
 interface LoadedPlugin {
@@ -121,6 +126,18 @@ function readDeviceTls(config: GatewayConfig, cwd: string): SiteSettings['device
 
 function bearerToken(authorization: string): string | undefined {
   return /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1];
+}
+
+/** The kernel's readiness checks: the store takes writes, the pool takes tasks, each plugin has started and is not stopping. */
+function kernelReadiness(store: GatewayStore, pool: WorkerPool, plugins: string[], serving: () => boolean): ReadinessRegistry {
+  const readiness = new ReadinessRegistry();
+  readiness.add(KERNEL, 'store', () => {
+    const status = store.status();
+    return status.state === 'ok' ? { ready: true } : { ready: false, reason: `the store is ${status.state}: ${status.reason}` };
+  });
+  readiness.add(KERNEL, 'workers', () => pool.status());
+  for (const name of plugins) readiness.add(KERNEL, `plugin:${name}`, () => (serving() ? { ready: true } : { ready: false, reason: 'not started, or stopping' }));
+  return readiness;
 }
 
 /** Phase `register`: the kernel's own routes, then each plugin in dependency order, each through its context. */
@@ -205,8 +222,9 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
   const allPermissionNames = Object.freeze(collectPermissions([{ name: KERNEL, permissions: CORE_PERMISSIONS }, ...plugins.map((p) => ({ name: p.name, permissions: p.def.permissions ?? [] }))])) as string[];
   const permissionNames = () => allPermissionNames;
 
-  const store: GatewayStore = await openStore(dataDir);
+  const store: GatewayStore = await openStore(dataDir, { acceptDamage: options.acceptStoreDamage ?? false, logger });
   let pool: WorkerPool | undefined;
+  let adminSocket: AdminSocket | undefined;
   const listeners: Listener[] = [];
   const listenerOwners: Array<{ plugin: string; url: string }> = [];
   const closeHooks: KernelParts['closeHooks'] = [];
@@ -220,18 +238,22 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
       }
     }
   };
+  let serving = false;
   const shutdown = async () => {
+    serving = false;
     await runHooks(stoppingHooks, 'stopping hook');
     await Promise.allSettled(listeners.map((l) => l.close(config.server.shutdownTimeoutMs)));
     await runHooks(closeHooks, 'teardown');
     await pool?.close();
+    await adminSocket?.close();
     await store.close();
   };
 
   try {
-    const masterKey = loadMasterKey(resolve(cwd, config.masterKeyFile ?? join(dataDir, 'master.key')), env);
-    const secrets = createSealer(masterKey.key);
     const coreStore = store.namespace(KERNEL);
+    const masterKey = await establishMasterKey(store, coreStore, masterKeyFile(config, cwd), env, dataDir);
+    if (masterKey.recovered) logger.warn('finished a key rotation that was cut off: the key file now holds the new key');
+    const secrets = createSealer(masterKey.key);
     const auth = createAuthService(await createUserStore(coreStore.namespace('users')), createTokenService(coreStore.namespace('tokens'), config.auth.tokenTtlSeconds), permissionNames);
     await auth.tokens.sweep();
     const sweeper = setInterval(() => void auth.tokens.sweep().catch((err: Error) => logger.warn('token sweep failed', { error: err.message })), TOKEN_SWEEP_MS);
@@ -239,6 +261,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     closeHooks.push({ plugin: KERNEL, hook: () => clearInterval(sweeper) });
     const bootstrap = await bootstrapAdmin(auth.users, resolve(cwd, config.auth.adminPasswordFile ?? join(dataDir, 'admin-password')), logger, env);
     pool = createWorkerPool(config.workers);
+    adminSocket = await startAdminSocket(dataDir, store, PACKAGE_VERSION, logger);
 
     let mainUrl = '';
     const site: SiteSettings = { baseUrl: () => mainUrl, host: config.server.host, dataDir, amt: config.amt, deviceTls: readDeviceTls(config, cwd) };
@@ -246,6 +269,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     const schemas = new SchemaRegistry();
     const upgrades = new Map<string, { plugin: string; handler: UpgradeHandler }>();
     const readyHooks: KernelParts['readyHooks'] = [];
+    const readiness = kernelReadiness(store, pool, plugins.map((p) => p.name), () => serving);
     const registered: PluginManifest[] = [];
     const parts: KernelParts = {
       site,
@@ -271,11 +295,12 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
         logger.info('plugin listener started', { plugin, url: listener.url });
         return listener;
       },
+      readiness,
       readyHooks,
       stoppingHooks,
       closeHooks,
     };
-    const core = corePlugin({ version: PACKAGE_VERSION, auth, throttle: createLoginThrottle(config.auth.login), plugins: () => registered.map((p) => p.name) });
+    const core = corePlugin({ version: PACKAGE_VERSION, auth, throttle: createLoginThrottle(config.auth.login), plugins: () => registered.map((p) => p.name), store: () => store.status(), readiness });
     await registerPlugins(plugins, parts, core, registered);
     const app = buildHttpApp(config, parts, auth);
 
@@ -284,6 +309,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     listenerOwners.unshift({ plugin: KERNEL, url: main.url });
     mainUrl = main.url;
     for (const hook of readyHooks) await hook();
+    serving = true;
     logger.info('gateway serving', { url: main.url, plugins: registered.map((p) => p.name) });
 
     let stopping: Promise<void> | undefined;

@@ -1,7 +1,8 @@
 #!/usr/bin/env -S MALLOC_MMAP_THRESHOLD_=131072 node --max-semi-space-size=4 --heap-growing-percent=50
 /**
  * `npm start`: runs the gateway with the site configuration from `--config <file>` or AMTGW_CONFIG.
- * SIGTERM / SIGINT stop it gracefully; a second signal exits at once.
+ * SIGTERM / SIGINT stop it gracefully; a second signal exits at once. The same bin runs the
+ * operator commands `backup --out FILE`, `restore FILE` and `rotate-key` (cli/store-commands.ts).
  *
  * The bin and `npm start` run this file compiled, with 4 MiB young-generation semi-spaces instead
  * of V8's 16: the gateway's garbage is small and short-lived, and the default keeps ~25 MiB more
@@ -15,12 +16,15 @@
  */
 import { parseArgs } from 'node:util';
 import { loadConfig } from './config/load-config.js';
-import { startGateway } from './kernel.js';
+import type { GatewayConfig } from './config/gateway-config.js';
+import { backupCommand, restoreCommand, rotateKeyCommand } from './cli/store-commands.js';
 
-async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { config: { type: 'string', short: 'c' } }, strict: true });
-  const config = loadConfig(values.config ? { file: values.config } : {});
-  const gateway = await startGateway(config);
+const COMMANDS = ['serve', 'backup', 'restore', 'rotate-key'] as const;
+
+async function serve(config: GatewayConfig, acceptStoreDamage: boolean): Promise<void> {
+  // Imported here: the operator commands need none of the kernel, its plugins or its HTTP stack.
+  const { startGateway } = await import('./kernel.js');
+  const gateway = await startGateway(config, { acceptStoreDamage });
   let signalled = false;
   const stop = (signal: string) => {
     if (signalled) process.exit(1);
@@ -38,8 +42,32 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => stop('SIGINT'));
 }
 
-main().catch((err: unknown) => {
-  const code = (err as { code?: string }).code;
-  process.stderr.write(`amt-gateway: cannot start: ${(err as Error).message}${code ? ` (${code})` : ''}\n`);
-  process.exit(1);
-});
+let command = 'serve';
+
+async function main(): Promise<void> {
+  const { values, positionals } = parseArgs({
+    options: { config: { type: 'string', short: 'c' }, out: { type: 'string', short: 'o' }, 'accept-store-damage': { type: 'boolean' } },
+    allowPositionals: true,
+    strict: true,
+  });
+  command = positionals[0] ?? 'serve';
+  if (!(COMMANDS as readonly string[]).includes(command)) throw new Error(`unknown command ${command}; commands: ${COMMANDS.join(', ')}`);
+  const config = loadConfig(values.config ? { file: values.config } : {});
+  const print = (line: string) => process.stdout.write(line + '\n');
+  if (command === 'backup') await backupCommand(config, values.out, print);
+  else if (command === 'restore') await restoreCommand(config, positionals[1], process.env, print);
+  else if (command === 'rotate-key') await rotateKeyCommand(config, process.env, print);
+  else await serve(config, values['accept-store-damage'] === true);
+}
+
+main().then(
+  () => {
+    if (command !== 'serve') process.exit(0);
+  },
+  (err: unknown) => {
+    const code = (err as { code?: string }).code;
+    const what = command === 'serve' ? 'cannot start' : `${command} failed`;
+    process.stderr.write(`amt-gateway: ${what}: ${(err as Error).message}${code ? ` (${code})` : ''}\n`);
+    process.exit(1);
+  },
+);

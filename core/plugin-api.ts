@@ -37,6 +37,7 @@ export type {
   RouteResponse,
   RouteSpec,
 } from './http/route-api.js';
+export type { ReadinessCheck, ReadinessResult } from './health/readiness.js';
 export { HttpError, isHttpError, type HttpErrorShape, type ProblemFieldError } from './http/http-error.js';
 // The built-in plugins' services and event payloads (type-only). Importing this module also brings
 // their augmentations of GatewayServices and GatewayEvents, so `ctx.use('devices')` and
@@ -47,7 +48,7 @@ export type * from '../plugins/power-mgmt/api.js';
 export type * from '../plugins/cira/api.js';
 
 /** The version of the plugin API this kernel implements. Plugins declare the majors they accept. */
-export const KERNEL_API_VERSION = '1.1.0';
+export const KERNEL_API_VERSION = '1.2.0';
 
 /**
  * Events carried on the bus, by name: the payload type. The built-in plugins' events are here
@@ -146,6 +147,17 @@ export interface PluginSecrets {
   unseal(sealed: string): string;
 }
 
+/** What a plugin tells the readiness answer (`GET /api/health/ready`). */
+export interface PluginHealth {
+  /**
+   * Adds a readiness check, reported as `plugin:<plugin>/<name>`: while it answers
+   * `{ ready: false, reason }` the gateway is not ready (503) and the answer says why. Checks run
+   * on every readiness request, at once, each cut off after 2 s: keep them cheap. The reason is
+   * served without a token, so it must hold no secret. A name used twice is an error.
+   */
+  addReadinessCheck(name: string, check: import('./health/readiness.js').ReadinessCheck): void;
+}
+
 /** Options for an extra listener a plugin opens (e.g. the SOAP service on its own port). */
 export interface ListenerOptions {
   host: string;
@@ -184,6 +196,8 @@ export interface PluginContext<TConfig = unknown> {
   readonly logger: Logger;
   readonly auth: PluginAuth;
   readonly secrets: PluginSecrets;
+  /** Readiness checks the plugin adds to `GET /api/health/ready`. */
+  readonly health: PluginHealth;
   /** Manifests of every loaded plugin, in registration order. */
   plugins(): PluginManifest[];
   /** Offers a service to the plugins that depend on this one. */

@@ -18,6 +18,7 @@ import type { SchemaRegistry } from '../openapi/schema-registry.js';
 import type { Listener } from '../http/listener.js';
 import type { MountHandler } from '../http/route-api.js';
 import { PluginError } from './plugin-errors.js';
+import type { ReadinessRegistry } from '../health/readiness.js';
 
 type Hook = () => void | Promise<void>;
 
@@ -49,6 +50,7 @@ export interface KernelParts {
   /** The transitive dependencies of each plugin. */
   dependencyClosure: (plugin: string) => Set<string>;
   listen: (plugin: string, handler: RequestListener, host: string, port: number) => Promise<Listener>;
+  readiness: ReadinessRegistry;
   readyHooks: Hook[];
   stoppingHooks: Array<{ plugin: string; hook: Hook }>;
   closeHooks: Array<{ plugin: string; hook: Hook }>;
@@ -96,6 +98,11 @@ export function createPluginContext<TConfig>(def: PluginDefinition<TConfig>, con
     logger: parts.logger.child({ plugin: name }),
     auth: parts.auth,
     secrets: parts.secrets,
+    health: {
+      addReadinessCheck(checkName, check) {
+        parts.readiness.add(name, `plugin:${name}/${checkName}`, check);
+      },
+    },
     plugins: parts.manifests,
     provide(serviceName, service) {
       const existing = parts.services.get(serviceName);

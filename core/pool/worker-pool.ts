@@ -43,6 +43,8 @@ export interface WorkerPool {
    */
   runInProcess<K extends TaskName>(task: K, input: Field<K, 'input'>, options?: TaskRunOptions<Field<K, 'progress'>>): Promise<Field<K, 'output'>>;
   createCancelToken(): CancelToken;
+  /** Whether the pool takes tasks: not when closed, its threads are gone, or its queue is full. */
+  status(): { ready: boolean; reason?: string };
   close(): Promise<void>;
 }
 
@@ -108,6 +110,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
   // The threads start with the first task, not with the gateway: booting them (~50 ms of CPU
   // each) would compete with the start for the CPUs, before any device work is asked for.
   let piscina: Piscina | undefined;
+  let closed = false;
   const threads = () =>
     (piscina ??= new Piscina({
       filename: ENTRY,
@@ -151,7 +154,15 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
       return runEnvelope(taskFileUrl(file), input, runOptions);
     },
     createCancelToken,
+    status() {
+      if (closed) return { ready: false, reason: 'the worker pool is closed' };
+      if (!piscina) return { ready: true }; // threads start with the first task
+      if (piscina.threads.length === 0) return { ready: false, reason: 'no worker thread is running' };
+      if (piscina.queueSize >= options.maxQueue) return { ready: false, reason: `the task queue is full (${piscina.queueSize} tasks waiting)` };
+      return { ready: true };
+    },
     async close() {
+      closed = true;
       await piscina?.destroy();
     },
   };

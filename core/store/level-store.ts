@@ -1,7 +1,12 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Level } from 'level';
 import type { BatchOperation, KeyValueStore, PageOptions } from './key-value-store.js';
+import type { Logger } from '../log/logger.js';
+import { damagedReadError, isStoreFault, levelCode, levelMessage, readOnlyError, STORE_WAY_OUT, StoreDamagedError, StoreLockedError } from './store-errors.js';
+import { droppedAtOpen } from './recovery-check.js';
+
+export { StoreLockedError, StoreDamagedError } from './store-errors.js';
 
 /** The part of abstract-level this module uses; one shape for the root and for sublevels. */
 interface Db {
@@ -17,13 +22,13 @@ interface Db {
   sublevel(name: string, options: { valueEncoding: 'json' }): Db;
 }
 
-/** The data directory is held by another process. */
-export class StoreLockedError extends Error {
-  readonly code = 'GW_ERR_STORE_LOCKED';
-  constructor(dir: string) {
-    super(`data directory ${dir} is already in use by another amt-gateway process`);
-    this.name = 'StoreLockedError';
-  }
+/** Whether the store takes writes: `read-only` after a write failed, `damaged` after a read found broken files. */
+export type StoreStatus = { state: 'ok' } | { state: 'read-only' | 'damaged'; reason: string };
+
+/** Sees every operation's outcome: refuses writes once read-only, turns faults into clear errors. */
+interface Guard {
+  write<T>(operation: () => Promise<T>): Promise<T>;
+  read<T>(operation: () => Promise<T>): Promise<T>;
 }
 
 const ENTRIES_PAGE = 1000;
@@ -40,23 +45,23 @@ function keyRange({ prefix, gte, lt }: PageOptions): { gte?: string; lt?: string
   return range;
 }
 
-function wrap(db: Db): KeyValueStore {
+function wrap(db: Db, guard: Guard): KeyValueStore {
   const ns: KeyValueStore = {
     async get<T>(key: string) {
-      return (await db.get(key)) as T | undefined;
+      return (await guard.read(() => db.get(key))) as T | undefined;
     },
     async getMany<T>(keys: string[]) {
-      return (await db.getMany(keys)) as Array<T | undefined>;
+      return (await guard.read(() => db.getMany(keys))) as Array<T | undefined>;
     },
     async put(key, value) {
-      await db.put(key, value);
+      await guard.write(() => db.put(key, value));
     },
     async del(key) {
-      await db.del(key);
+      await guard.write(() => db.del(key));
     },
     async batch(operations: BatchOperation[]) {
       if (operations.length === 0) return;
-      await db.batch(operations.map((op) => (op.type === 'put' ? { type: 'put', key: op.key, value: op.value } : { type: 'del', key: op.key })));
+      await guard.write(() => db.batch(operations.map((op) => (op.type === 'put' ? { type: 'put', key: op.key, value: op.value } : { type: 'del', key: op.key }))));
     },
     async *entries<T>(options: { prefix?: string; limit?: number; reverse?: boolean } = {}) {
       // In pages: one await per entry of the iterator on top of this generator's own costs a quarter
@@ -68,13 +73,13 @@ function wrap(db: Db): KeyValueStore {
       const iterator = db.iterator({ ...range, limit: options.limit ?? -1, reverse: options.reverse ?? false });
       const size = Math.min(Math.max(1, options.size ?? ENTRIES_PAGE), MAX_PAGE);
       // The next page is read (on LevelDB's thread) while the caller works through this one.
-      let next: Promise<Array<[string, unknown]>> | undefined = iterator.nextv(size);
+      let next: Promise<Array<[string, unknown]>> | undefined = guard.read(() => iterator.nextv(size));
       try {
         for (;;) {
           const page: Array<[string, unknown]> = await next;
           next = undefined;
           if (page.length === 0) return;
-          next = iterator.nextv(size);
+          next = guard.read(() => iterator.nextv(size));
           yield page as Array<[string, T]>;
         }
       } finally {
@@ -83,33 +88,144 @@ function wrap(db: Db): KeyValueStore {
       }
     },
     namespace(name) {
-      return wrap(db.sublevel(name, { valueEncoding: 'json' }));
+      return wrap(db.sublevel(name, { valueEncoding: 'json' }), guard);
     },
   };
   return ns;
 }
 
+/** One raw entry: the whole key as LevelDB holds it (namespaces included) and the JSON text of its value. */
+export type RawEntry = [key: string, json: string];
+
 /** The gateway's LevelDB database under `<dataDir>/db`. */
 export interface GatewayStore {
   /** The namespace a plugin (or the kernel, under `core`) owns. */
   namespace(name: string): KeyValueStore;
+  /** Whether the store takes writes, and why not. */
+  status(): StoreStatus;
+  /**
+   * Every entry of every namespace, in pages, from one LevelDB snapshot taken when the iteration
+   * starts (writes made meanwhile are not seen): for backups and for re-sealing.
+   */
+  rawPages(): AsyncIterable<RawEntry[]>;
+  /** Writes raw entries (and deletions) in one atomic batch, synced to disk before it resolves. */
+  rawBatch(operations: Array<{ type: 'put'; key: string; value: string } | { type: 'del'; key: string }>): Promise<void>;
   close(): Promise<void>;
 }
 
-export async function openStore(dataDir: string): Promise<GatewayStore> {
-  const location = join(dataDir, 'db');
+export interface OpenStoreOptions {
+  /** Open even when LevelDB would drop unreadable log records (logged loudly); default: refuse. */
+  acceptDamage?: boolean;
+  logger?: Logger;
+}
+
+/** The data directory's `db` folder. */
+export const storeLocation = (dataDir: string): string => join(dataDir, 'db');
+
+/** A LevelDB folder holds files (a store) or nothing yet (a first start). */
+export function hasStoreFiles(location: string): boolean {
+  try {
+    return readdirSync(location).some((f) => f !== 'LOCK' && !f.startsWith('LOG'));
+  } catch {
+    return false;
+  }
+}
+
+/** The start-up error for a store LevelDB refuses to open, naming the file it names or the likely one. */
+function openFailure(err: unknown, location: string): Error {
+  const code = levelCode(err);
+  if (code === 'LEVEL_LOCKED') return new StoreLockedError(join(location, '..'));
+  const said = levelMessage(err);
+  let file = /(\/\S+\.(?:ldb|sst|log))\b/.exec(said)?.[1];
+  if (!file && /CURRENT/.test(said)) file = join(location, 'CURRENT');
+  if (!file && code === 'LEVEL_CORRUPTION') {
+    const current = (() => {
+      try {
+        return readFileSync(join(location, 'CURRENT'), 'utf8').trim();
+      } catch {
+        return 'MANIFEST';
+      }
+    })();
+    file = join(location, current);
+  }
+  if (!file && /does not exist/.test(said)) file = join(location, 'CURRENT');
+  return new StoreDamagedError(`the store in ${location} cannot be opened: ${file ? `${file} is damaged or missing` : 'its files are damaged'} (LevelDB: ${said}). ${STORE_WAY_OUT}`, { cause: err });
+}
+
+/**
+ * Opens (or, in an empty folder, creates) the store. Refuses a store whose files LevelDB cannot
+ * open, one missing its CURRENT file (LevelDB would silently start a new, empty one beside the
+ * old tables), and one whose log holds records LevelDB would drop (unless `acceptDamage`).
+ */
+export async function openStore(dataDir: string, options: OpenStoreOptions = {}): Promise<GatewayStore> {
+  const location = storeLocation(dataDir);
   mkdirSync(location, { recursive: true, mode: 0o700 });
-  const db = new Level<string, unknown>(location, { valueEncoding: 'json' });
+  const existing = hasStoreFiles(location);
+  const dropped = existing ? await droppedAtOpen(location) : [];
+  if (dropped.length > 0) {
+    const what = `LevelDB cannot read part of the store's write-ahead log and would drop it: ${dropped.join('; ')}`;
+    if (!options.acceptDamage) {
+      throw new StoreDamagedError(`the store in ${location} is damaged: ${what}. Nothing was changed. ${STORE_WAY_OUT}; or start once with --accept-store-damage to continue with the records LevelDB can read`);
+    }
+    options.logger?.error('STORE DAMAGED: starting anyway (--accept-store-damage); the dropped records are lost', { store: location, dropped });
+  }
+  const db = new Level<string, unknown>(location, { valueEncoding: 'json', createIfMissing: !existing });
   try {
     await db.open();
   } catch (err) {
-    const cause = (err as { cause?: { code?: string } }).cause;
-    if (cause?.code === 'LEVEL_LOCKED') throw new StoreLockedError(dataDir);
-    throw err;
+    throw openFailure(err, location);
   }
-  const root = wrap(db as unknown as Db);
+  let status: StoreStatus = { state: 'ok' };
+  const guard: Guard = {
+    async write(operation) {
+      if (status.state === 'read-only') throw readOnlyError(status.reason);
+      try {
+        return await operation();
+      } catch (err) {
+        if (!isStoreFault(err)) throw err;
+        // Several writes may have been in flight when the first failed: one log line, one reason.
+        const now = status as StoreStatus;
+        if (now.state === 'read-only') throw readOnlyError(now.reason);
+        status = { state: 'read-only', reason: levelMessage(err) };
+        options.logger?.error('store write failed: the store is read-only until restart', { store: location, error: status.reason });
+        throw readOnlyError(status.reason);
+      }
+    },
+    async read(operation) {
+      try {
+        return await operation();
+      } catch (err) {
+        const undecodable = levelCode(err) === 'LEVEL_DECODE_ERROR';
+        if (!isStoreFault(err) && !undecodable) throw err;
+        // A decoder's message may quote the stored bytes: say what happened, not what they were.
+        const reason = undecodable ? 'Corruption: a stored value is not the JSON that was written' : levelMessage(err);
+        if (status.state === 'ok') {
+          status = { state: 'damaged', reason };
+          options.logger?.error('store read failed: its files are damaged', { store: location, error: reason });
+        }
+        throw damagedReadError(location, reason);
+      }
+    },
+  };
+  const root = wrap(db as unknown as Db, guard);
   return {
     namespace: (name) => root.namespace(name),
+    status: () => status,
+    async *rawPages() {
+      const iterator = db.iterator<string, string>({ keyEncoding: 'utf8', valueEncoding: 'utf8' });
+      try {
+        for (;;) {
+          const page = await guard.read(() => iterator.nextv(ENTRIES_PAGE));
+          if (page.length === 0) return;
+          yield page;
+        }
+      } finally {
+        await iterator.close();
+      }
+    },
+    async rawBatch(operations) {
+      await guard.write(() => db.batch(operations, { keyEncoding: 'utf8', valueEncoding: 'utf8', sync: true }));
+    },
     close: () => db.close(),
   };
 }

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -42,7 +42,8 @@ test('SIGTERM lets in-flight requests finish, runs plugin teardown, closes the s
     assert.ok(out.indexOf('example plugin closed') > out.indexOf('"signal":"SIGTERM"'), 'teardown ran after the signal');
     assert.match(out, /gateway stopped/);
     await assert.rejects(fetch(`${url}/api/health`), 'no longer accepting');
-    const again = await startTestGateway({ plugins: ['rest-api'], dataDir });
+    const masterKey = (await readFile(join(dataDir, 'master.key'), 'utf8')).trim();
+    const again = await startTestGateway({ plugins: ['rest-api'], dataDir, masterKey });
     await again.stop();
   } finally {
     await rm(dataDir, { recursive: true, force: true });

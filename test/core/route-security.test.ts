@@ -21,7 +21,7 @@ test('every route but login and health answers 401 without a valid token and 403
     const routes = gw.gateway.routes;
     assert.ok(routes.length > 15, `all plugins' routes are registered (${routes.length})`);
     const publicRoutes = routes.filter((r) => r.permission === 'public').map((r) => `${r.method} ${r.path}`);
-    assert.deepEqual(publicRoutes.sort(), ['get /api/health', 'post /api/auth/login']);
+    assert.deepEqual(publicRoutes.sort(), ['get /api/health', 'get /api/health/ready', 'post /api/auth/login']);
     const permissions = [...new Set(routes.map((r) => r.permission).filter((p) => p !== 'public' && p !== 'authenticated'))];
     const admin = await gw.login();
     const allPermissions = ((await (await gw.request('GET', '/api/auth/me', { token: admin })).json()) as { permissions: string[] }).permissions;

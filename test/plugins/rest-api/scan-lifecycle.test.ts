@@ -95,23 +95,23 @@ test('a scan running when the process is killed is marked interrupted on the nex
   }
 });
 
-test('a wrong master key gives a clear error when unsealing, never garbage', async () => {
+test('a wrong master key stops start-up with a clear error before anything is unsealed or written', async () => {
   const gw = await startTestGateway({ plugins: ['rest-api'] });
   await createCredential(gw, await gw.login(), { username: 'admin', password: 'Sealed-Under-Key-A' });
   await gw.stop();
-  const wrong = await startTestGateway({ plugins: ['rest-api'], dataDir: gw.dataDir, masterKey: randomBytes(32).toString('base64') });
   try {
-    const token = await wrong.login();
-    const res = await wrong.request('GET', '/api/test/test-credential', { token });
-    const body = (await res.json()) as { unsealed: boolean; error: string };
-    assert.equal(body.unsealed, false);
-    assert.match(body.error, /different master key/);
-    assert.equal(JSON.stringify(body).includes('Sealed-Under-Key-A'), false);
-    const scan = await wrong.request('POST', '/api/scan/start', { token, body: { range: '127.34.0.1' } });
-    assert.equal(scan.status, 500);
-    assert.match(((await scan.json()) as { detail: string }).detail, /different master key/);
+    await assert.rejects(startTestGateway({ plugins: ['rest-api'], dataDir: gw.dataDir, masterKey: randomBytes(32).toString('base64') }), (err: Error & { code?: string }) => {
+      assert.equal(err.code, 'GW_ERR_MASTER_KEY');
+      assert.match(err.message, /from AMTGW_MASTER_KEY \(key id \S+\) is not the key the store in .* is sealed with/);
+      assert.equal(err.message.includes('Sealed-Under-Key-A'), false);
+      return true;
+    });
+    const again = await startTestGateway({ plugins: ['rest-api'], dataDir: gw.dataDir, masterKey: gw.masterKey });
+    const token = await again.login();
+    const res = await again.request('GET', '/api/test/test-credential', { token });
+    assert.equal(((await res.json()) as { unsealed: boolean }).unsealed, true, 'the right key still opens every secret');
+    await again.stop();
   } finally {
-    await wrong.cleanup();
     await gw.cleanup();
   }
 });
