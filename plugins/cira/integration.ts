@@ -61,7 +61,7 @@ export function registerCiraIntegration(ctx: PluginContext<unknown>, cira: CiraS
     return {
       port,
       tls: port === TLS_PORT,
-      channel: createTunnelChannel(cira, deviceId, connection.uuid, port, openAhead ? ahead : null),
+      channel: createTunnelChannel(cira, deviceId, connection, port, openAhead ? ahead : null),
       schedule: (operation) => bound.schedule(operation),
     };
   };
@@ -110,7 +110,7 @@ export function registerCiraIntegration(ctx: PluginContext<unknown>, cira: CiraS
     const device = devices.get(connection.deviceId);
     if (!device) return;
     const proofParts = { pool: ctx.pool, site: ctx.site, schedule: bound.schedule, timeoutMs: PROOF_TIMEOUT_MS };
-    const result = await provePinnedCertificate(proofParts, device, connection.forwardedPorts, () => createTunnelChannel(cira, device.id, connection.uuid, TLS_PORT, null));
+    const result = await provePinnedCertificate(proofParts, device, connection.forwardedPorts, () => createTunnelChannel(cira, device.id, connection, TLS_PORT, null));
     const fields = { deviceId: device.id, uuid: connection.uuid, username: connection.username, remoteAddress: connection.remoteAddress };
     if (result === 'proven') {
       ctx.logger.info('CIRA tunnel proved to be the device pinned on the LAN (its TLS certificate)', fields);
