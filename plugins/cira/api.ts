@@ -3,6 +3,16 @@
  * reach devices through their tunnels, and the tunnel events it publishes. See INTERFACE.md.
  */
 import type { Duplex } from 'node:stream';
+import type { TunnelTrust } from './identity/uuid-bindings.js';
+
+export type { TunnelTrust } from './identity/uuid-bindings.js';
+
+/**
+ * Whether a tunnel is known to be the device whose UUID it claims: a {@link TunnelTrust}, or
+ * `unverified` (the device was first known from the LAN and the tunnel has not proven it is that
+ * device; nothing but the proof goes through it until it does or an operator accepts it).
+ */
+export type TunnelIdentity = TunnelTrust | 'unverified';
 
 /** A live tunnel, as `GET /api/cira/connections` lists it. */
 export interface CiraConnection {
@@ -17,6 +27,10 @@ export interface CiraConnection {
   lastKeepAliveAt: string | null;
   forwardedPorts: number[];
   openChannels: number;
+  /** How the tunnel is known to be the device (see {@link TunnelIdentity}). */
+  identity: TunnelIdentity;
+  /** false while `identity` is `unverified`: no credential, Digest response or operation goes through the tunnel. */
+  verified: boolean;
 }
 
 /** What the device resolver learns of a tunnel that authenticated. */
@@ -25,11 +39,27 @@ export interface CiraIdentity {
   remoteAddress: string;
   remotePort: number;
   username: string;
+  /** How the UUID's bound account's tunnels were trusted before (null: not yet). */
+  trust: TunnelTrust | null;
+}
+
+/** What the device resolver decides: the device id, and whether the tunnel is known to be that device. */
+export interface ResolvedTunnel {
+  deviceId: string;
+  identity: TunnelIdentity;
 }
 
 export type CiraDownReason = 'closed' | 'keepalive-timeout' | 'dropped' | 'replaced' | 'protocol-error' | 'shutdown';
 
-export type CiraTunnelEvent = { type: 'up'; connection: CiraConnection } | { type: 'down'; connection: CiraConnection; reason: CiraDownReason };
+/**
+ * `up`: a tunnel known to be its device (at once, or when it proved it or was accepted); `unverified`:
+ * a tunnel that must prove it is its device first (not up: no presence, no device I/O); `down`: an
+ * `up` tunnel ended.
+ */
+export type CiraTunnelEvent =
+  | { type: 'up'; connection: CiraConnection }
+  | { type: 'unverified'; connection: CiraConnection }
+  | { type: 'down'; connection: CiraConnection; reason: CiraDownReason };
 
 /** `CiraTunnelUp` on the bus: the tunnel, and the address the device dialed (`publicAddress`, else the listener's). */
 export type CiraTunnelUpEvent = CiraConnection & { mpsAddress: string };
@@ -53,8 +83,17 @@ export interface CiraService {
   drop(deviceId: string): boolean;
   /** Subscribes to tunnel up/down; returns the unsubscribe function. */
   onTunnel(listener: (event: CiraTunnelEvent) => void): () => void;
-  /** Decides the device id of an authenticated tunnel before it is announced; default: its UUID. */
-  setDeviceResolver(resolve: (identity: CiraIdentity) => Promise<string>): void;
+  /**
+   * Decides the device id of an authenticated tunnel before it is announced, and whether it is known
+   * to be that device; default: its UUID, trusted as bound. A plain id means `bound`.
+   */
+  setDeviceResolver(resolve: (identity: CiraIdentity) => Promise<string | ResolvedTunnel>): void;
+  /**
+   * Marks the device's unverified tunnel as its device (`proven` by its certificate, or `accepted` by
+   * an operator), remembers it for the UUID's bound account, and announces it up.
+   * @returns the tunnel, or undefined when the device has no live tunnel.
+   */
+  verify(deviceId: string, how: 'proven' | 'accepted'): Promise<Readonly<CiraConnection> | undefined>;
   /** The CIRA listener's address once listening. */
   address(): { host: string; port: number } | null;
   certificate(): { pem: string; sha256: string };

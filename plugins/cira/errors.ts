@@ -17,5 +17,6 @@ export class CiraChannelError extends Error {
 export const CiraErrors = {
   accountNotFound: (id: string) => new HttpError(404, 'GW_ERR_CIRA_ACCOUNT_NOT_FOUND', `no MPS account '${id}'`),
   accountExists: (username: string) => new HttpError(409, 'GW_ERR_CIRA_ACCOUNT_EXISTS', `an MPS account named '${username}' exists`),
+  bindingNotFound: (uuid: string) => new HttpError(404, 'GW_ERR_CIRA_BINDING_NOT_FOUND', `no MPS account is bound to UUID '${uuid}'`),
   connectionNotFound: (deviceId: string) => new HttpError(404, 'GW_ERR_CIRA_CONNECTION_NOT_FOUND', `no live CIRA tunnel for device '${deviceId}'`),
 };

@@ -4,11 +4,13 @@
  */
 import { definePlugin } from '../../core/plugin-api.js';
 import { openAccountStore } from './accounts/account-store.js';
+import { openBindingStore } from './identity/uuid-bindings.js';
 import './api.js';
 import { CIRA_CONFIG_SCHEMA, type CiraConfig } from './config.js';
 import { registerCiraIntegration } from './integration.js';
 import { ciraMpsAddress } from './mps-address.js';
 import { registerAccountRoutes } from './routes/account-routes.js';
+import { registerBindingRoutes } from './routes/binding-routes.js';
 import { registerConnectionRoutes } from './routes/connection-routes.js';
 import { createCiraServer } from './server/cira-server.js';
 import { loadServerCertificate } from './server/server-certificate.js';
@@ -21,7 +23,7 @@ export default definePlugin<CiraConfig>({
   prefix: '/api/cira',
   permissions: [
     { name: 'cira:read', description: 'Read CIRA tunnels, MPS accounts (never their passwords) and the CIRA server certificate' },
-    { name: 'cira:manage', description: 'Manage MPS accounts and drop CIRA tunnels' },
+    { name: 'cira:manage', description: 'Manage MPS accounts, drop CIRA tunnels, accept an unverified tunnel as its device and rebind a device UUID to another MPS account' },
   ],
   routes: [{ path: '/cira', name: 'cira', meta: { title: 'CIRA', icon: 'cloud', permission: 'cira:read', order: 80 } }],
   configSchema: CIRA_CONFIG_SCHEMA,
@@ -35,11 +37,12 @@ export default definePlugin<CiraConfig>({
     }
     const certificate = await loadServerCertificate(config.tls, ctx.site.dataDir);
     const accounts = await openAccountStore(ctx.store.namespace('accounts'), ctx.secrets);
-    const server = createCiraServer({ config, host: config.host ?? ctx.site.host, certificate, accounts, logger: ctx.logger });
+    const bindings = await openBindingStore(ctx.store.namespace('bindings'));
+    const server = createCiraServer({ config, host: config.host ?? ctx.site.host, certificate, accounts, bindings, logger: ctx.logger });
     let mpsAddress = '';
     server.service.onTunnel((event) => {
       if (event.type === 'up') ctx.events.publish('CiraTunnelUp', { ...event.connection, mpsAddress });
-      else ctx.events.publish('CiraTunnelDown', { ...event.connection, mpsAddress, reason: event.reason });
+      else if (event.type === 'down') ctx.events.publish('CiraTunnelDown', { ...event.connection, mpsAddress, reason: event.reason });
     });
     registerCiraIntegration(ctx, server.service, config.tunnelOperations);
     await server.listen();
@@ -50,6 +53,7 @@ export default definePlugin<CiraConfig>({
     ctx.openapi.addTag('cira', 'CIRA: devices that dial in over APF/TLS, the MPS accounts they use, their tunnels');
     registerAccountRoutes(ctx, accounts);
     registerConnectionRoutes(ctx, server.service);
+    registerBindingRoutes(ctx, { cira: server.service, accounts, bindings });
     ctx.onStopping(() => server.close());
   },
 });

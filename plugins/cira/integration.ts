@@ -5,18 +5,24 @@
  * concurrency bound); it is read like a scanned device through the tunnel; and connect and disconnect
  * publish DeviceStatusChanged, which the SOAP service and the hub carry on.
  */
-import type { DeviceChannelRoute, DeviceRegistry, PluginContext } from '../../core/plugin-api.js';
+import type { Device, DeviceChannelRoute, DeviceRegistry, PluginContext } from '../../core/plugin-api.js';
 import type { CiraConnection, CiraService, CiraTunnelEvent } from './api.js';
+import { provePinnedCertificate, TLS_PORT } from './identity/tunnel-proof.js';
 import { createTunnelInterrogator } from './integration-interrogate.js';
 import { createTunnelChannel } from './tunnel-channel.js';
 import { createTunnelOperationBound, type TunnelOperationLimits } from './tunnel-operations.js';
 
 const HTTP_PORT = 16992;
-const TLS_PORT = 16993;
 /** A tunnel resolved to a device but never announced up within this is taken back. */
 const UP_GRACE_MS = 30_000;
 /** Bound of each request of a read through a tunnel. */
 const READ_TIMEOUT_MS = 15_000;
+
+/** Bound of the TLS handshake that proves a tunnel is the device pinned on the LAN. */
+const PROOF_TIMEOUT_MS = 15_000;
+
+/** Known from the local network (a scan found it there): a tunnel claiming its UUID must prove it is that device. */
+const knownFromLan = (device: Readonly<Device>): boolean => device.lastScanId !== null || (device.connections?.includes('lan') ?? false);
 
 /** The device port WS-Management goes to through a tunnel: 16992, else 16993 (devices that forward only TLS). */
 function managementPort(connection: Pick<CiraConnection, 'forwardedPorts'>): number | null {
@@ -49,12 +55,13 @@ export function registerCiraIntegration(ctx: PluginContext<unknown>, cira: CiraS
    */
   const route = async (deviceId: string, openAhead: boolean): Promise<DeviceChannelRoute | null> => {
     const connection = cira.connection(deviceId);
-    const port = connection ? managementPort(connection) : null;
+    // A tunnel not known to be the device is no way to it: nothing of the device's goes through it.
+    const port = connection?.verified ? managementPort(connection) : null;
     if (!connection || port === null) return null;
     return {
       port,
       tls: port === TLS_PORT,
-      channel: createTunnelChannel(cira, deviceId, connection.uuid, port, openAhead ? ahead : null),
+      channel: createTunnelChannel(cira, deviceId, connection, port, openAhead ? ahead : null),
       schedule: (operation) => bound.schedule(operation),
     };
   };
@@ -82,6 +89,9 @@ export function registerCiraIntegration(ctx: PluginContext<unknown>, cira: CiraS
   };
 
   cira.setDeviceResolver(async (identity) => {
+    const known = devices.findByUuid(identity.uuid);
+    // The UUID names a device the LAN knows, and this account's tunnels never proved to be it.
+    if (!identity.trust && known && knownFromLan(known)) return { deviceId: known.id, identity: 'unverified' };
     const { device, created, onlineChanged } = await devices.setConnection({ uuid: identity.uuid, ipAddress: identity.remoteAddress }, 'cira', true);
     if (!device) throw new Error('device registry refused the tunnel');
     if (created) ctx.logger.info('device first seen through a CIRA tunnel', { deviceId: device.id, uuid: identity.uuid });
@@ -92,11 +102,29 @@ export function registerCiraIntegration(ctx: PluginContext<unknown>, cira: CiraS
       const current = devices.get(device.id);
       if (current?.connections?.includes('cira')) void clear(identity.uuid, identity.remoteAddress).catch(() => undefined);
     }, UP_GRACE_MS).unref();
-    return device.id;
+    return { deviceId: device.id, identity: identity.trust ?? 'bound' };
   });
+
+  /** An unverified tunnel: proven by the certificate pinned on the LAN if it can be, else left to an operator. */
+  const prove = async (connection: CiraConnection): Promise<void> => {
+    const device = devices.get(connection.deviceId);
+    if (!device) return;
+    const proofParts = { pool: ctx.pool, site: ctx.site, schedule: bound.schedule, timeoutMs: PROOF_TIMEOUT_MS };
+    const result = await provePinnedCertificate(proofParts, device, connection.forwardedPorts, () => createTunnelChannel(cira, device.id, connection, TLS_PORT, null));
+    const fields = { deviceId: device.id, uuid: connection.uuid, username: connection.username, remoteAddress: connection.remoteAddress };
+    if (result === 'proven') {
+      ctx.logger.info('CIRA tunnel proved to be the device pinned on the LAN (its TLS certificate)', fields);
+      await cira.verify(device.id, 'proven');
+    } else if (result === 'mismatch') {
+      ctx.logger.warn('CIRA tunnel presented another TLS certificate than the one pinned for the device on the LAN; it stays unverified', fields);
+    } else {
+      ctx.logger.warn('CIRA tunnel claims the UUID of a device known from the LAN and cannot prove it; unverified until an operator accepts it', { ...fields, why: result });
+    }
+  };
 
   const onTunnel = async (event: CiraTunnelEvent): Promise<void> => {
     const { deviceId, uuid, remoteAddress } = event.connection;
+    if (event.type === 'unverified') return prove(event.connection);
     if (event.type === 'up') {
       let changed = flipped.delete(deviceId);
       // A down of an older tunnel may have cleared the connection between this one's resolving and its announcement.

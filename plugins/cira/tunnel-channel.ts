@@ -6,7 +6,7 @@
  */
 import type { Duplex } from 'node:stream';
 import type { DeviceChannel } from '../../core/plugin-api.js';
-import type { CiraService } from './api.js';
+import type { CiraConnection, CiraService } from './api.js';
 
 /** A channel opened ahead and not taken within this is closed (AMT serves few connections at once). */
 const SPARE_MS = 2_000;
@@ -18,7 +18,16 @@ export interface AheadBudget {
   give(): void;
 }
 
-export function createTunnelChannel(cira: CiraService, deviceId: string, uuid: string, port: number, ahead: AheadBudget | null): DeviceChannel {
+/**
+ * What the Digest nonce cache knows the device's port by: one tunnel connection, not the UUID alone,
+ * so that a nonce one peer issued is never signed for another that took the UUID's tunnel over
+ * (each new tunnel challenges afresh; a Digest response goes only to the peer that asked for it).
+ */
+export function tunnelKey(connection: Pick<CiraConnection, 'uuid' | 'remotePort' | 'connectedAt'>): string {
+  return `${connection.uuid}@${Date.parse(connection.connectedAt)}:${connection.remotePort}`;
+}
+
+export function createTunnelChannel(cira: CiraService, deviceId: string, connection: Pick<CiraConnection, 'uuid' | 'remotePort' | 'connectedAt'>, port: number, ahead: AheadBudget | null): DeviceChannel {
   const open = (signal?: AbortSignal): Promise<Duplex> => cira.openChannel(deviceId, port, signal ? { signal } : {});
   let spare: Promise<Duplex> | undefined;
   let timer: NodeJS.Timeout | undefined;
@@ -44,7 +53,7 @@ export function createTunnelChannel(cira: CiraService, deviceId: string, uuid: s
     }, SPARE_MS).unref();
   }
   return {
-    key: `cira:${uuid}:${port}`,
+    key: `cira:${tunnelKey(connection)}:${port}`,
     connect(signal) {
       const opened = spare;
       spare = undefined;

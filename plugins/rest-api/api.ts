@@ -91,6 +91,8 @@ export interface DeviceRegistry {
   /** Devices in address order, filtered. The array is frozen too: copy it to sort or change it. */
   list(filter?: DeviceFilter): ReadonlyArray<Readonly<Device>>;
   count(): number;
+  /** The device with this UUID (any case), if known. */
+  findByUuid(uuid: string): Readonly<Device> | undefined;
   /**
    * Applies a partial update; returns the updated device or undefined if unknown. A patch of `online`
    * alone is the local network's answer: it sets or clears `lan` in `connections`, and `online`

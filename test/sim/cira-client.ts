@@ -2,7 +2,8 @@
  * A simulated device's CIRA side: it dials out over TLS from its own loopback address, signs in with
  * MPS credentials, registers its forwards, sends and answers keep-alives, and serves its WS-Management
  * HTTP(S) face inside the channels the server opens. Faults on demand: wrong password, vanish, silent,
- * reconnect storms.
+ * reconnect storms; an impostor that claims another device's UUID (`claimUuid`, with the device's
+ * `no-auth` or `refuse-all` misbehaviour and another certificate).
  */
 import { EventEmitter } from 'node:events';
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
@@ -36,6 +37,8 @@ export interface CiraOptions {
   maxChannels?: number;
   /** Connect + sign-in bound (default 30,000 ms). */
   handshakeTimeoutMs?: number;
+  /** The UUID sent in PROTOCOLVERSION (default the device's own): an impostor claims another device's. */
+  claimUuid?: string;
 }
 
 export type CiraFault = 'none' | 'wrong-password' | 'silent';
@@ -226,7 +229,7 @@ export class SimCiraClient extends EventEmitter {
     this.#session = session;
     socket.setNoDelay(true);
     socket.once('secureConnect', () => {
-      socket.write(Buffer.concat([encode.protocolVersion(this.state.config.uuid), encode.serviceRequest('auth@amt.intel.com')]));
+      socket.write(Buffer.concat([encode.protocolVersion(this.options.claimUuid ?? this.state.config.uuid), encode.serviceRequest('auth@amt.intel.com')]));
     });
     socket.on('data', (chunk: Buffer) => this.#onData(session, chunk));
     socket.on('error', () => undefined);

@@ -8,7 +8,12 @@ export type ProvisioningState = 0 | 1 | 2;
  * `not-soap`: the device signs in normally (a valid Digest exchange) and then answers 200 with an HTML
  * page instead of a SOAP envelope; the others act before any sign-in.
  */
-export type Misbehaviour = 'none' | 'stall' | 'garbage' | 'oversized' | 'endless-chunks' | 'not-soap';
+/**
+ * `no-auth`: answers /wsman without ever asking for Digest (an impostor that skips authentication);
+ * `refuse-all`: answers every /wsman request with a Digest 401, whatever it carries (an impostor
+ * that collects Digest responses and makes the gateway believe its credentials are wrong).
+ */
+export type Misbehaviour = 'none' | 'stall' | 'garbage' | 'oversized' | 'endless-chunks' | 'not-soap' | 'no-auth' | 'refuse-all';
 export type CertificateName = 'a' | 'b';
 export type TlsVersion = 'TLSv1' | 'TLSv1.1' | 'TLSv1.2' | 'TLSv1.3';
 

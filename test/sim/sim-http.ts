@@ -81,7 +81,7 @@ export function deviceRequestHandler(state: DeviceState): (req: IncomingMessage,
       }
       const authorization = req.headers['authorization'];
       if (authorization) state.counters.authAttempts++;
-      const verdict = state.digest.verify(authorization, 'POST', req.url ?? '');
+      const verdict = state.misbehaviour === 'no-auth' ? 'ok' : state.misbehaviour === 'refuse-all' ? 'missing' : state.digest.verify(authorization, 'POST', req.url ?? '');
       if (verdict !== 'ok') {
         sendUnauthorized(state, res, verdict === 'stale', verdict === 'locked');
         return;

@@ -180,4 +180,17 @@ describe('Digest against a simulated device', () => {
     assert.equal(device.lockedOut, false);
     assert.equal((await readProvisioning(clientFor(device, ADMIN, cache))).provisioningStateName, 'IN');
   });
+  it('refuses an answer that never asked for authentication: a 200 to the unsigned first request is AMT_ERR_NO_CHALLENGE, and no Digest response is sent', async () => {
+    const device = fleet.devices[2]!;
+    device.setMisbehaviour('no-auth');
+    try {
+      device.resetCounters();
+      const error = await rejectsWith(readProvisioning(clientFor(device)), 'AMT_ERR_NO_CHALLENGE');
+      assert.match(error.message, /without asking for authentication/);
+      assert.equal(error.detail.status, 200);
+      assert.deepEqual([device.counters().requests, device.counters().authAttempts], [1, 0]);
+    } finally {
+      device.setMisbehaviour('none');
+    }
+  });
 });

@@ -23,6 +23,8 @@ export type AmtErrorCode =
   | 'AMT_ERR_UNAUTHORIZED'
   /** The device refused a signed request with a page saying the account is locked (anti-hammering). */
   | 'AMT_ERR_LOCKED_OUT'
+  /** The peer answered a request the gateway meant to sign without ever asking for Digest authentication: not AMT, or an impostor. */
+  | 'AMT_ERR_NO_CHALLENGE'
   /** TLS handshake or certificate validation failed. */
   | 'AMT_ERR_TLS'
   /** The device presented a certificate whose fingerprint differs from the pinned one. */

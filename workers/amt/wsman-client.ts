@@ -174,7 +174,10 @@ export class WsmanClient {
       if (signed) headers['authorization'] = digestAuthorization(this.#credentials, signed, 'POST', PATH);
       const response = await this.#transport.request('POST', PATH, headers, xml);
       if (response.status !== 401) {
-        if (signed) this.#cache.give(key, signed);
+        // AMT asks every unsigned request for Digest: a peer that answers one instead never checked
+        // who we are, and whatever it says (a 200, a Fault) is no answer of the device.
+        if (!signed) throw new AmtError('AMT_ERR_NO_CHALLENGE', `${key} answered HTTP ${response.status} without asking for authentication`, { status: response.status });
+        this.#cache.give(key, signed);
         return { response, session: signed };
       }
       const challenge = parseDigestChallenge(response.headers['www-authenticate']);

@@ -11,6 +11,8 @@ export interface MpsAccount {
   id: string;
   username: string;
   createdAt: string;
+  /** The device UUIDs the account may serve (lower case); absent: any. */
+  uuids?: string[];
 }
 
 interface StoredAccount extends MpsAccount {
@@ -19,14 +21,21 @@ interface StoredAccount extends MpsAccount {
 
 export interface AccountStore {
   list(): MpsAccount[];
-  create(input: { username: string; password: string }): Promise<MpsAccount>;
+  create(input: { username: string; password: string; uuids?: string[] | null }): Promise<MpsAccount>;
+  /** Limits the account to `uuids` (null: any UUID). */
+  update(id: string, patch: { uuids: string[] | null }): Promise<MpsAccount>;
   delete(id: string): Promise<void>;
+  get(id: string): MpsAccount | undefined;
+  /** The account a device signed in with. */
+  find(username: string): MpsAccount | undefined;
   /** True when `username` exists and `password` is its password; time does not tell which failed. */
   verify(username: string, password: string): boolean;
 }
 
 const digest = (text: string) => createHash('sha256').update(text, 'utf8').digest();
 const publicView = ({ sealedPassword: _sealed, ...account }: StoredAccount): MpsAccount => account;
+/** A UUID list as stored: lower case, each once, in order; null or absent: no limit. */
+const uuidLimit = (uuids: string[] | null | undefined): { uuids?: string[] } => (uuids ? { uuids: [...new Set(uuids.map((u) => u.toLowerCase()))] } : {});
 
 export async function openAccountStore(store: KeyValueStore, secrets: PluginSecrets): Promise<AccountStore> {
   const byId = new Map<string, StoredAccount>();
@@ -43,12 +52,31 @@ export async function openAccountStore(store: KeyValueStore, secrets: PluginSecr
     create: (input) =>
       serial(async () => {
         if (byUsername.has(input.username)) throw CiraErrors.accountExists(input.username);
-        const account: StoredAccount = { id: randomUUID(), username: input.username, createdAt: new Date().toISOString(), sealedPassword: secrets.seal(input.password) };
+        const account: StoredAccount = { id: randomUUID(), username: input.username, createdAt: new Date().toISOString(), ...uuidLimit(input.uuids), sealedPassword: secrets.seal(input.password) };
         await store.put(account.id, account);
         byId.set(account.id, account);
         byUsername.set(account.username, account);
         return publicView(account);
       }),
+    update: (id, patch) =>
+      serial(async () => {
+        const current = byId.get(id);
+        if (!current) throw CiraErrors.accountNotFound(id);
+        const { uuids: _old, ...rest } = current;
+        const account: StoredAccount = { ...rest, ...uuidLimit(patch.uuids) };
+        await store.put(id, account);
+        byId.set(id, account);
+        byUsername.set(account.username, account);
+        return publicView(account);
+      }),
+    get(id) {
+      const account = byId.get(id);
+      return account ? publicView(account) : undefined;
+    },
+    find(username) {
+      const account = byUsername.get(username);
+      return account ? publicView(account) : undefined;
+    },
     delete: (id) =>
       serial(async () => {
         const account = byId.get(id);

@@ -1,7 +1,7 @@
 /** `GET/POST /api/cira/accounts`, `DELETE /api/cira/accounts/{id}`: the MPS accounts devices sign in with. */
 import type { PluginContext } from '../../../core/plugin-api.js';
 import type { AccountStore } from '../accounts/account-store.js';
-import { CREATE_MPS_ACCOUNT_SCHEMA, MPS_ACCOUNT_SCHEMA } from './cira-schemas.js';
+import { CREATE_MPS_ACCOUNT_SCHEMA, MPS_ACCOUNT_SCHEMA, UPDATE_MPS_ACCOUNT_SCHEMA } from './cira-schemas.js';
 
 const REF = { $ref: '#/components/schemas/MpsAccount' };
 
@@ -17,11 +17,11 @@ export function registerAccountRoutes(ctx: PluginContext, accounts: AccountStore
     responses: { 200: { description: 'Accounts (never their passwords)', schema: { type: 'array', items: REF } } },
     handler: () => accounts.list(),
   });
-  ctx.http.route<{ Body: { username: string; password: string } }>({
+  ctx.http.route<{ Body: { username: string; password: string; uuids?: string[] } }>({
     method: 'post',
     path: '/accounts',
     summary: 'Store an MPS account',
-    description: 'Devices provisioned with these credentials may open CIRA tunnels. The password is write-only and sealed at rest.',
+    description: 'Devices provisioned with these credentials may open CIRA tunnels. The password is write-only and sealed at rest. With `uuids`, only devices with those UUIDs may sign in with it.',
     tags,
     permission: 'cira:manage',
     body: CREATE_MPS_ACCOUNT_SCHEMA,
@@ -31,6 +31,18 @@ export function registerAccountRoutes(ctx: PluginContext, accounts: AccountStore
       reply.status(201).header('Location', `${ctx.http.prefix}/accounts/${created.id}`);
       return created;
     },
+  });
+  ctx.http.route<{ Params: { id: string }; Body: { uuids: string[] | null } }>({
+    method: 'patch',
+    path: '/accounts/:id',
+    summary: "Limit an MPS account to the device UUIDs it serves",
+    description: 'A tunnel of this account claiming another UUID is refused (logged as a warning). `null` lifts the limit. Tunnels already up stay.',
+    tags,
+    permission: 'cira:manage',
+    params: { id: { description: 'Account id' } },
+    body: UPDATE_MPS_ACCOUNT_SCHEMA,
+    responses: { 200: { description: 'The account', schema: REF }, 404: { description: 'Unknown account' } },
+    handler: (req) => accounts.update(req.params.id, { uuids: req.body.uuids }),
   });
   ctx.http.route<{ Params: { id: string } }>({
     method: 'delete',

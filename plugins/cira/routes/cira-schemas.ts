@@ -1,10 +1,47 @@
 /** JSON Schemas of the cira routes (added to the OpenAPI document). */
 const DATE_TIME = { type: 'string', format: 'date-time' };
+const UUID = { type: 'string', pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$' };
+/** The UUIDs an account may serve; at most 10,000 (an account per device is the safest: one each). */
+const UUID_LIST = { type: 'array', items: UUID, maxItems: 10_000, description: 'Device UUIDs the account may bring; a tunnel with another UUID is refused' };
+const IDENTITY = {
+  type: 'string',
+  enum: ['bound', 'proven', 'accepted', 'unverified'],
+  description:
+    '`bound`: the UUID was first known through this MPS account (a reconnect under it is the same device); `proven`: the tunnel presented the TLS certificate pinned for the device on the LAN; ' +
+    '`accepted`: an operator accepted it; `unverified`: the device is known from the LAN and the tunnel has not proven it is that device: nothing goes through it until it does or an operator accepts it',
+};
 
 export const MPS_ACCOUNT_SCHEMA = {
   type: 'object',
   required: ['id', 'username', 'createdAt'],
-  properties: { id: { type: 'string' }, username: { type: 'string' }, createdAt: DATE_TIME },
+  properties: { id: { type: 'string' }, username: { type: 'string' }, createdAt: DATE_TIME, uuids: { ...UUID_LIST, description: 'Device UUIDs the account may bring (absent: any)' } },
+};
+
+export const UPDATE_MPS_ACCOUNT_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['uuids'],
+  properties: { uuids: { anyOf: [UUID_LIST, { type: 'null' }], description: 'The UUIDs the account may bring; null: any' } },
+};
+
+export const UUID_BINDING_SCHEMA = {
+  type: 'object',
+  required: ['uuid', 'accountId', 'username', 'boundAt', 'trust', 'trustedAt'],
+  properties: {
+    uuid: { type: 'string' },
+    accountId: { type: 'string', description: 'The MPS account the UUID is bound to: a tunnel claiming the UUID under another is refused' },
+    username: { type: 'string', description: "The account's user name when bound" },
+    boundAt: DATE_TIME,
+    trust: { anyOf: [{ type: 'string', enum: ['bound', 'proven', 'accepted'] }, { type: 'null' }], description: "How the account's tunnels were established to be the device (null: not yet)" },
+    trustedAt: { type: ['string', 'null'], format: 'date-time' },
+  },
+};
+
+export const REBIND_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['accountId'],
+  properties: { accountId: { type: 'string', minLength: 1, maxLength: 64, description: 'The MPS account the UUID is bound to from now on' } },
 };
 
 export const CREATE_MPS_ACCOUNT_SCHEMA = {
@@ -14,6 +51,7 @@ export const CREATE_MPS_ACCOUNT_SCHEMA = {
   properties: {
     username: { type: 'string', minLength: 1, maxLength: 64, pattern: '^[\\x21-\\x7e]+$', description: 'As provisioned on the devices (AMT allows at most 64 bytes)' },
     password: { type: 'string', minLength: 8, maxLength: 256, writeOnly: true, description: 'Write-only; sealed at rest' },
+    uuids: UUID_LIST,
   },
 };
 
@@ -30,6 +68,8 @@ export const CIRA_CONNECTION_SCHEMA = {
     lastKeepAliveAt: { type: ['string', 'null'], format: 'date-time' },
     forwardedPorts: { type: 'array', items: { type: 'integer' }, description: 'Ports the device registered with tcpip-forward' },
     openChannels: { type: 'integer' },
+    identity: IDENTITY,
+    verified: { type: 'boolean', description: 'false while `identity` is `unverified`' },
   },
 };
 

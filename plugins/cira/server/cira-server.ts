@@ -8,6 +8,8 @@ import { createServer, type AddressInfo, type Server, type Socket } from 'node:n
 import { createSecureContext } from 'node:tls';
 import type { Logger } from '../../../core/plugin-api.js';
 import type { AccountStore } from '../accounts/account-store.js';
+import type { BindingStore } from '../identity/uuid-bindings.js';
+import { admitTunnel } from './tunnel-admission.js';
 import type { CiraService, CiraTunnelEvent } from '../api.js';
 import type { CiraConfig } from '../config.js';
 import { CiraChannelError } from '../errors.js';
@@ -27,6 +29,8 @@ export interface CiraServerOptions {
   host: string;
   certificate: ServerCertificate;
   accounts: AccountStore;
+  /** Which MPS account each device UUID is bound to. */
+  bindings: BindingStore;
   logger: Logger;
   /** How often deadlines are checked; default 1000 ms. */
   sweepIntervalMs?: number;
@@ -40,6 +44,8 @@ export interface CiraServerStats {
   protocolErrors: number;
   ignoredMessages: number;
   tlsErrors: number;
+  /** Tunnels refused for claiming a UUID their MPS account may not bring (bound to another, or not in its list). */
+  refusedClaims: number;
   /** Handshakes whose record layer was taken over from Node's TLS (TLS 1.2 with an AEAD suite). */
   offloaded: number;
   /** Connections closed at accept: too many not signed in yet, in total or from their address. */
@@ -62,7 +68,7 @@ export interface CiraServer {
 
 export function createCiraServer(options: CiraServerOptions): CiraServer {
   const { config, accounts, logger, certificate } = options;
-  const stats = { authFailures: 0, protocolErrors: 0, ignoredMessages: 0, tlsErrors: 0, offloaded: 0, refusedConnections: 0, throttledSignIns: 0 };
+  const stats = { authFailures: 0, protocolErrors: 0, ignoredMessages: 0, tlsErrors: 0, refusedClaims: 0, offloaded: 0, refusedConnections: 0, throttledSignIns: 0 };
   let endedPeak = 0;
   const emitter = new EventEmitter();
   emitter.setMaxListeners(0);
@@ -77,8 +83,21 @@ export function createCiraServer(options: CiraServerOptions): CiraServer {
       announce(event: CiraTunnelEvent) {
         const { deviceId, uuid, remoteAddress } = event.connection;
         if (event.type === 'up') logger.info('cira tunnel up', { deviceId, uuid, remoteAddress });
-        else logger.info('cira tunnel down', { deviceId, uuid, remoteAddress, reason: event.reason });
+        else if (event.type === 'down') logger.info('cira tunnel down', { deviceId, uuid, remoteAddress, reason: event.reason });
+        else logger.warn('cira tunnel unverified: the device is known from the LAN and the tunnel has yet to prove it is that device', { deviceId, uuid, remoteAddress, username: event.connection.username });
         emitter.emit('tunnel', event);
+      },
+      async admit(tunnel) {
+        const admission = await admitTunnel(accounts, options.bindings, tunnel.uuid, tunnel.username);
+        if ('refused' in admission) {
+          stats.refusedClaims++;
+          logger.warn('cira tunnel refused: its MPS account may not bring this UUID', { uuid: tunnel.uuid, username: tunnel.username, remoteAddress: tunnel.remoteAddress, reason: admission.refused });
+        }
+        return admission;
+      },
+      async trusted(tunnel, trust) {
+        const account = accounts.find(tunnel.username);
+        if (account) await options.bindings.trust(tunnel.uuid, account.id, trust);
       },
       resolverFailed(tunnel, err) {
         logger.error('cira device resolver failed; tunnel closed', { uuid: tunnel.uuid, remoteAddress: tunnel.remoteAddress, error: err instanceof Error ? err.message : String(err) });
@@ -169,6 +188,7 @@ export function createCiraServer(options: CiraServerOptions): CiraServer {
       return () => emitter.off('tunnel', listener);
     },
     setDeviceResolver: (resolve) => registry.setResolver(resolve),
+    verify: async (deviceId, how) => (await registry.verify(deviceId, how))?.view(),
     address() {
       const address = server.address() as AddressInfo | null;
       return address ? { host: address.address, port: address.port } : null;

@@ -7,7 +7,7 @@
 import * as build from '../apf/apf-build.js';
 import { parseApfMessage, type ApfMessage } from '../apf/apf-parse.js';
 import { ApfType, AUTH_SERVICE, CANCEL_TCPIP_FORWARD, DisconnectReason, OpenFailureReason, PFWD_SERVICE, TCPIP_FORWARD } from '../apf/apf-protocol.js';
-import type { CiraConnection, CiraDownReason, OpenChannelOptions } from '../api.js';
+import type { CiraConnection, CiraDownReason, OpenChannelOptions, TunnelIdentity } from '../api.js';
 import { CiraChannelError } from '../errors.js';
 import type { TunnelSocket } from '../tls/tls-accept.js';
 import type { ApfChannel } from './apf-channel.js';
@@ -18,7 +18,7 @@ import { acceptsMessageType } from './state-messages.js';
 
 export type TunnelState = 'version' | 'auth-service' | 'auth' | 'checking' | 'pfwd-service' | 'forwarding' | 'settled';
 /** Why a tunnel ended: the down reasons, plus the endings of tunnels that never came up. */
-export type TunnelEndReason = CiraDownReason | 'auth-failed' | 'auth-timeout';
+export type TunnelEndReason = CiraDownReason | 'auth-failed' | 'auth-timeout' | 'refused';
 
 export type TunnelNote = 'malformed' | 'out-of-order' | 'unknown-channel' | 'window-overrun' | 'not-reading' | 'too-many-auth-requests' | 'too-many-refused-forwards';
 
@@ -55,6 +55,10 @@ export class ApfTunnel {
   uuid = '';
   username = '';
   deviceId: string | null = null;
+  /** Whether the tunnel is known to be its device; set when resolved. */
+  identity: TunnelIdentity = 'unverified';
+  /** Announced up (so its end is announced down). */
+  announced = false;
   readonly connectedAt = Date.now();
   lastSeenAt = Date.now();
   lastKeepAliveAt: number | null = null;
@@ -119,6 +123,8 @@ export class ApfTunnel {
       lastKeepAliveAt: this.lastKeepAliveAt === null ? null : new Date(this.lastKeepAliveAt).toISOString(),
       forwardedPorts: [...this.forwardedPorts],
       openChannels: this.openChannels,
+      identity: this.identity,
+      verified: this.identity !== 'unverified',
     };
   }
 

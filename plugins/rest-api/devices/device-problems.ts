@@ -13,6 +13,8 @@ export const DeviceProblems = {
   timeout: (device: Device, failure: AmtFailure) => new HttpError(504, 'GW_ERR_DEVICE_TIMEOUT', `${name(device)} did not answer in time: ${failure.message}`, { expose: true }),
   tls: (device: Device, failure: AmtFailure) => new HttpError(502, 'GW_ERR_DEVICE_TLS', `TLS with ${name(device)} failed: ${failure.message}`, { expose: true }),
   deviceError: (device: Device, failure: AmtFailure) => new HttpError(502, 'GW_ERR_DEVICE_ERROR', `${name(device)} answered with an error: ${failure.message}`, { expose: true }),
+  noChallenge: (device: Device, failure: AmtFailure) =>
+    new HttpError(502, 'GW_ERR_DEVICE_NOT_AUTHENTICATED', `${name(device)} answered without asking for authentication (${failure.message}): not taken as the device's answer`, { expose: true }),
   cancelled: () => new HttpError(503, 'GW_ERR_SHUTTING_DOWN', 'the gateway is shutting down'),
   signInPaused: (device: Device, detail: string) =>
     new HttpError(409, 'GW_ERR_SIGN_IN_PAUSED', `sign-ins to ${name(device)} are paused to avoid locking its account: ${detail}`, { expose: true }),
@@ -32,7 +34,7 @@ export const DEVICE_PROBLEM_RESPONSES = {
   404: { description: 'Unknown device' },
   409: { description: 'The device is offline, no credential is stored, or sign-ins to it are paused to avoid a lockout' },
   422: { description: 'The device is outside the allowed networks (`amt.allowedNetworks`)' },
-  502: { description: 'The device refused the credentials, failed TLS, or answered with an error' },
+  502: { description: 'The device refused the credentials, failed TLS, answered with an error, or answered without asking for authentication (`GW_ERR_DEVICE_NOT_AUTHENTICATED`)' },
   503: { description: 'The gateway is shutting down, or too many device operations run through CIRA tunnels at once (`GW_ERR_CIRA_BUSY`, retry after `Retry-After`)' },
   504: { description: 'The device did not answer in time' },
 };
@@ -47,6 +49,8 @@ export function deviceProblem(device: Device, failure: AmtFailure): HttpError {
     case 'AMT_ERR_TLS':
     case 'AMT_ERR_TLS_PIN_MISMATCH':
       return DeviceProblems.tls(device, failure);
+    case 'AMT_ERR_NO_CHALLENGE':
+      return DeviceProblems.noChallenge(device, failure);
     case 'AMT_ERR_CANCELLED':
       return DeviceProblems.cancelled();
     default:

@@ -192,6 +192,10 @@ export async function openDeviceRegistry(store: KeyValueStore): Promise<ManagedD
       const id = identity().byIp.get(ip);
       return id ? byId.get(id) : undefined;
     },
+    findByUuid: (uuid) => {
+      const id = identity().byUuid.get(uuid.toLowerCase());
+      return id ? byId.get(id) : undefined;
+    },
     list: (filter = {}) => {
       if (filter.q === undefined && filter.online === undefined && filter.provisioningState === undefined) return (view ??= Object.freeze(all().slice()));
       return Object.freeze(all().filter((d) => matches(d, filter)));

@@ -13,7 +13,8 @@ import { createLogger } from '../../../core/log/logger.js';
 import { createSealer } from '../../../core/secrets/sealer.js';
 import { openStore } from '../../../core/store/level-store.js';
 import { createAjv } from '../../../core/validation/validator.js';
-import { openAccountStore } from '../../../plugins/cira/accounts/account-store.js';
+import { openAccountStore, type AccountStore } from '../../../plugins/cira/accounts/account-store.js';
+import { openBindingStore, type BindingStore } from '../../../plugins/cira/identity/uuid-bindings.js';
 import { CIRA_CONFIG_SCHEMA, type CiraConfig } from '../../../plugins/cira/config.js';
 import { createCiraServer, type CiraServer } from '../../../plugins/cira/server/cira-server.js';
 import { loadServerCertificate } from '../../../plugins/cira/server/server-certificate.js';
@@ -32,6 +33,8 @@ export function ciraConfig(overrides: Record<string, unknown> = {}): CiraConfig 
 
 export interface TestCiraServer {
   server: CiraServer;
+  accounts: AccountStore;
+  bindings: BindingStore;
   port: number;
   logs: string[];
   close(): Promise<void>;
@@ -43,13 +46,16 @@ export async function startCiraServer(overrides: Record<string, unknown> = {}, s
   const secrets = createSealer(randomBytes(32));
   const accounts = await openAccountStore(store.namespace('cira').namespace('accounts'), secrets);
   await accounts.create({ username: MPS_USER, password: MPS_PASSWORD });
+  const bindings = await openBindingStore(store.namespace('cira').namespace('bindings'));
   const certificate = await loadServerCertificate({ cert: null, key: null }, dataDir);
   const logs: string[] = [];
   const logger = createLogger({ level: 'debug', write: (line) => logs.push(line) });
-  const server = createCiraServer({ config: ciraConfig(overrides), host: '127.0.0.1', certificate, accounts, logger, sweepIntervalMs });
+  const server = createCiraServer({ config: ciraConfig(overrides), host: '127.0.0.1', certificate, accounts, bindings, logger, sweepIntervalMs });
   await server.listen();
   return {
     server,
+    accounts,
+    bindings,
     port: server.service.address()!.port,
     logs,
     async close() {

@@ -18,6 +18,8 @@ function tunnel(deviceId: string): CiraConnection {
     uuid: '00000000-0000-4000-8000-000000000001',
     remoteAddress: '127.147.9.1',
     remotePort: 40000,
+    identity: 'bound',
+    verified: true,
     username: 'mps',
     connectedAt: new Date(0).toISOString(),
     lastKeepAliveAt: null,
