@@ -52,17 +52,21 @@ export function registerAuthRoutes(ctx: PluginContext, auth: AuthService, thrott
       const client = req.ip;
       const { username, password } = req.body;
       const verdict = throttle.check(client, username);
+      const attempted = (outcome: 'success' | 'failure' | 'refused') => ctx.events.publishAwaited('SignInAttempted', { user: username, address: client, outcome });
       if ('retryAfterSeconds' in verdict) {
+        await attempted('refused');
         throw new HttpError(429, 'GW_ERR_LOGIN_RATE_LIMIT', 'too many failed logins; try again later', { headers: { 'Retry-After': String(verdict.retryAfterSeconds) } });
       }
       if (verdict.delayMs > 0) await sleep(verdict.delayMs);
       const user = await auth.verifyPassword(username, password);
       if (!user) {
         throttle.failed(client, username);
+        await attempted('failure');
         throw new HttpError(401, 'GW_ERR_BAD_LOGIN', 'unknown user or wrong password');
       }
       throttle.succeeded(client, username);
       const issued = await auth.tokens.issue(user.username);
+      await attempted('success');
       return { token: issued.token, expiresAt: issued.expiresAt, user };
     },
   });

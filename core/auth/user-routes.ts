@@ -1,4 +1,4 @@
-import type { PluginContext } from '../plugin-api.js';
+import type { PluginContext, RouteRequest, UserChangedEvent } from '../plugin-api.js';
 import { HttpError } from '../http/http-error.js';
 import type { AuthService } from './auth-service.js';
 import { ALL_PERMISSIONS, USERS_MANAGE } from './core-permissions.js';
@@ -47,6 +47,8 @@ export function registerUserRoutes(ctx: PluginContext, auth: AuthService): void 
   const params = { username: { description: 'The user name' } };
   const common = { tags: ['users'], permission: USERS_MANAGE };
   type ByName = { Params: { username: string } };
+  const changed = (req: RouteRequest, change: UserChangedEvent['change'], username: string, what: Pick<UserChangedEvent, 'permissions' | 'passwordChanged'> = {}) =>
+    ctx.events.publishAwaited('UserChanged', { user: req.user?.username ?? null, address: req.ip, change, username, ...what });
 
   ctx.http.route({
     ...common,
@@ -70,6 +72,7 @@ export function registerUserRoutes(ctx: PluginContext, auth: AuthService): void 
       const now = new Date().toISOString();
       const user: StoredUser = { username: body.username, passwordHash: await hashPassword(body.password), permissions: body.permissions, createdAt: now, updatedAt: now };
       await auth.users.put(user);
+      await changed(req, 'created', user.username, { permissions: user.permissions, passwordChanged: true });
       reply.status(201);
       return view(user);
     },
@@ -106,6 +109,7 @@ export function registerUserRoutes(ctx: PluginContext, auth: AuthService): void 
       user.updatedAt = new Date().toISOString();
       await auth.users.put(user);
       if (body.password) await auth.tokens.revokeUser(user.username);
+      await changed(req, 'updated', user.username, { ...(body.permissions ? { permissions: body.permissions } : {}), passwordChanged: body.password !== undefined });
       return view(user);
     },
   });
@@ -122,6 +126,7 @@ export function registerUserRoutes(ctx: PluginContext, auth: AuthService): void 
       if (others.length === 0) throw new HttpError(409, 'GW_ERR_LAST_MANAGER', 'at least one user must keep users:manage');
       await auth.users.delete(user.username);
       await auth.tokens.revokeUser(user.username);
+      await changed(req, 'deleted', user.username);
     },
   });
 }

@@ -22,6 +22,7 @@ export default definePlugin<RestApiConfig>({
   version: '1.0.0',
   kernel: '1',
   prefix: '/api',
+  optionalDependencies: ['audit'],
   configSchema: REST_API_CONFIG_SCHEMA,
   permissions: [
     { name: 'scan:run', description: 'Start and cancel network scans' },
