@@ -45,6 +45,8 @@ export type * from '../plugins/rest-api/api.js';
 export type * from '../plugins/remote-monitor/api.js';
 export type * from '../plugins/power-mgmt/api.js';
 export type * from '../plugins/cira/api.js';
+export type * from '../plugins/soap-mps/api.js';
+export type * from '../plugins/scan-hub/api.js';
 export type * from '../plugins/audit/api.js';
 export type * from '../plugins/metrics/api.js';
 

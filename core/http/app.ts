@@ -37,10 +37,10 @@ export function createApp(options: AppOptions): Koa<GatewayState> {
   for (const { prefix, handler } of options.mounts) {
     app.use(async (ctx, next) => {
       if (!underPrefix(ctx.path, prefix)) return next();
-      ctx.state.mountPrefix = prefix;
       const reply = routeReply(ctx);
       const result: unknown = await handler(routeRequest(ctx, ctx.query, undefined, undefined) as Parameters<MountHandler>[0], reply);
       if (!applyResult(ctx, reply, result)) return next();
+      ctx.state.mountPrefix = prefix;
     });
   }
   const parseBody = jsonBody(options.bodyLimitBytes);
