@@ -20,7 +20,8 @@ function clean(value: unknown, depth: number): unknown {
     const out: Record<string, unknown> = {};
     for (const [key, inner] of Object.entries(value).slice(0, MAX_KEYS)) {
       if (inner === undefined) continue;
-      out[key] = SECRET_KEY.test(key) ? REDACTED : clean(inner, depth + 1);
+      // A flag (`passwordChanged: true`) says nothing secret; any other value under such a key might.
+      out[key] = SECRET_KEY.test(key) && typeof inner !== 'boolean' && inner !== null ? REDACTED : clean(inner, depth + 1);
     }
     return out;
   }
