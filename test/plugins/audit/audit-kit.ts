@@ -6,7 +6,7 @@ export type { AuditRecord };
 
 /** `GET /api/audit` with a query; the records and `X-Total-Count`. */
 export async function readAudit(gw: TestGateway, token: string, query: Record<string, string | number> = {}): Promise<{ status: number; total: number; records: AuditRecord[]; raw: string }> {
-  const qs = new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)])).toString();
+  const qs = new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)])).toString();
   const res = await gw.request('GET', `/api/audit${qs ? `?${qs}` : ''}`, { token });
   const raw = await res.text();
   return { status: res.status, total: Number(res.headers.get('x-total-count')), records: res.status === 200 ? (JSON.parse(raw) as AuditRecord[]) : [], raw };

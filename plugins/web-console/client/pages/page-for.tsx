@@ -1,6 +1,7 @@
 /** Which page a path shows: the console's own pages by route name, a placeholder for others. */
 import { matchRoute, type FrontendRoute } from '../components/nav-menu.js';
 import type { Session } from '../session.js';
+import { AuditPage } from './audit-page.js';
 import { CredentialsPage } from './credentials-page.js';
 import { DevicePage } from './device-page.js';
 import { DevicesPage } from './devices-page.js';
@@ -39,6 +40,8 @@ export function PageFor({ path, routes, session }: { path: string; routes: Front
       return <PowerPage session={session} />;
     case 'users':
       return <UsersPage session={session} />;
+    case 'audit':
+      return <AuditPage />;
     default:
       return (
         <section>
