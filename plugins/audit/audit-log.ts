@@ -83,6 +83,14 @@ export async function openAuditLog(store: KeyValueStore): Promise<AuditLog> {
       return stored;
     },
     async query(filter, offset, limit) {
+      // Unfiltered (the console's first view), the count is known and only the page need be read.
+      if (Object.values(filter).every((v) => v === undefined)) {
+        const records: AuditRecord[] = [];
+        for await (const page of store.pages<AuditRecord>({ prefix: KEY_PREFIX, reverse: true, limit: offset + limit, size: Math.min(PAGE, offset + limit) })) {
+          records.push(...page.map(([, record]) => record));
+        }
+        return { total: next - first, records: records.slice(offset) };
+      }
       const matches = matcher(filter);
       const records: AuditRecord[] = [];
       let total = 0;
