@@ -68,6 +68,7 @@ export interface StartOptions {
 interface LoadedPlugin {
   name: string;
   dependencies: string[];
+  optionalDependencies: string[];
   def: PluginDefinition<Record<string, unknown>>;
   options: Record<string, unknown>;
 }
@@ -79,7 +80,7 @@ async function loadEnabledPlugins(config: GatewayConfig, cwd: string): Promise<L
     if (!setting.enable) continue;
     if (name === KERNEL) throw new PluginError('GW_ERR_PLUGIN_NAME', `no plugin may be called '${KERNEL}': the kernel goes by that name`);
     const def = await loadPlugin(name, setting, cwd);
-    loaded.push({ name, dependencies: def.dependencies ?? [], def, options: structuredClone(setting.options ?? {}) });
+    loaded.push({ name, dependencies: def.dependencies ?? [], optionalDependencies: def.optionalDependencies ?? [], def, options: structuredClone(setting.options ?? {}) });
   }
   return loaded;
 }
@@ -101,7 +102,8 @@ function closure(plugins: LoadedPlugin[]): (name: string) => Set<string> {
   return (name) => {
     const seen = new Set<string>();
     const walk = (n: string) => {
-      for (const dep of byName.get(n)?.dependencies ?? []) {
+      const plugin = byName.get(n);
+      for (const dep of [...(plugin?.dependencies ?? []), ...(plugin?.optionalDependencies ?? [])]) {
         if (seen.has(dep)) continue;
         seen.add(dep);
         walk(dep);
@@ -148,7 +150,7 @@ async function registerPlugins(plugins: LoadedPlugin[], parts: KernelParts, core
   for (const plugin of plugins) {
     validateOptions(plugin, optionsAjv);
     const { def } = plugin;
-    registered.push({ name: def.name, version: def.version, dependencies: plugin.dependencies, permissions: def.permissions ?? [], routes: def.routes ?? [] });
+    registered.push({ name: def.name, version: def.version, dependencies: plugin.dependencies, optionalDependencies: plugin.optionalDependencies, permissions: def.permissions ?? [], routes: def.routes ?? [] });
     try {
       await def.register(createPluginContext(def, plugin.options, parts));
     } catch (err) {
@@ -184,6 +186,7 @@ function buildHttpApp(config: GatewayConfig, parts: KernelParts, auth: AuthServi
       exposeHeaders: [...routes.documentedHeaders(), ...parts.cors.exposeHeaders],
     },
     bodyLimitBytes: config.server.bodyLimitBytes,
+    requestCompleted: (event) => parts.events.publish('HttpRequestCompleted', event),
     openApiDocument: () =>
       (openApi ??= buildOpenApiDocument({
         title: 'amt-gateway',

@@ -46,6 +46,10 @@ export type * from '../plugins/rest-api/api.js';
 export type * from '../plugins/remote-monitor/api.js';
 export type * from '../plugins/power-mgmt/api.js';
 export type * from '../plugins/cira/api.js';
+export type * from '../plugins/soap-mps/api.js';
+export type * from '../plugins/scan-hub/api.js';
+export type * from '../plugins/audit/api.js';
+export type * from '../plugins/metrics/api.js';
 
 /** The version of the plugin API this kernel implements. Plugins declare the majors they accept. */
 export const KERNEL_API_VERSION = '1.2.0';
@@ -58,8 +62,42 @@ export const KERNEL_API_VERSION = '1.2.0';
  * declare module 'amt-gateway/plugin-api' { interface GatewayEvents { MyEvent: { id: string } } }
  * ```
  */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export interface GatewayEvents {}
+export interface GatewayEvents {
+  /** The kernel answered a sign-in attempt (published awaited, before the answer is sent). */
+  SignInAttempted: SignInAttemptedEvent;
+  /** The kernel changed a gateway user (published awaited, before the answer is sent). */
+  UserChanged: UserChangedEvent;
+  /** The main listener answered a request (published after the answer). */
+  HttpRequestCompleted: HttpRequestCompletedEvent;
+}
+
+/** Who asked for something: the signed-in user (if any) and the client address. */
+export interface RequestActor {
+  user: string | null;
+  address: string;
+}
+
+export interface SignInAttemptedEvent extends RequestActor {
+  /** `refused`: not checked at all, the client is throttled (429). */
+  outcome: 'success' | 'failure' | 'refused';
+}
+
+export interface UserChangedEvent extends RequestActor {
+  change: 'created' | 'updated' | 'deleted';
+  /** The user changed. */
+  username: string;
+  /** The permissions after the change, when they were set. */
+  permissions?: string[];
+  passwordChanged?: boolean;
+}
+
+export interface HttpRequestCompletedEvent {
+  method: string;
+  /** The matched route's template (e.g. `/api/devices/:id`), a mount's prefix, or null when nothing matched. */
+  route: string | null;
+  status: number;
+  durationSeconds: number;
+}
 
 /**
  * Services plugins provide to the plugins that depend on them, keyed by service name: `devices`,
@@ -176,6 +214,8 @@ export interface PluginManifest {
   name: string;
   version: string;
   dependencies: string[];
+  /** The optional dependencies that are enabled. */
+  optionalDependencies?: string[];
   permissions: PermissionDeclaration[];
   routes: FrontendRoute[];
 }
@@ -204,6 +244,11 @@ export interface PluginContext<TConfig = unknown> {
   provide<K extends keyof GatewayServices>(name: K, service: GatewayServices[K]): void;
   /** Uses a service provided by a plugin this one depends on; throws if none provides it. */
   use<K extends keyof GatewayServices>(name: K): GatewayServices[K];
+  /**
+   * Uses a service of an optional dependency: undefined when no enabled plugin provides it. Throws
+   * like `use` when the providing plugin is enabled but not declared in `optionalDependencies`.
+   */
+  useOptional<K extends keyof GatewayServices>(name: K): GatewayServices[K] | undefined;
   /** Opens an extra HTTP(S) listener through the kernel (TLS applied when the site configures it). */
   listen(handler: RequestListener, options: ListenerOptions): Promise<PluginListener>;
   /** Runs once every plugin is registered and the main listener is serving. */
@@ -254,6 +299,11 @@ export interface PluginDefinition<TConfig = Record<string, unknown>> {
   kernel: string;
   /** Names of plugins that must be registered before this one. */
   dependencies?: string[];
+  /**
+   * Plugins registered before this one when they are enabled, and whose services it may reach with
+   * `ctx.useOptional` (e.g. `audit`); start-up does not need them.
+   */
+  optionalDependencies?: string[];
   /** Route prefix of the plugin's HTTP routes. Default `/api/{name}`. */
   prefix?: string;
   /**

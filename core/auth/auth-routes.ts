@@ -51,16 +51,22 @@ export function registerAuthRoutes(ctx: PluginContext, auth: AuthService, thrott
     async handler(req) {
       const client = req.ip;
       const { username, password } = req.body;
+      const attempted = (outcome: 'success' | 'failure' | 'refused') => ctx.events.publishAwaited('SignInAttempted', { user: username, address: client, outcome });
       const attempt = throttle.begin(client, username);
       if ('retryAfterSeconds' in attempt) {
+        await attempted('refused');
         throw new HttpError(429, 'GW_ERR_LOGIN_RATE_LIMIT', 'too many failed logins; try again later', { headers: { 'Retry-After': String(attempt.retryAfterSeconds) } });
       }
       try {
         if (attempt.delayMs > 0) await sleep(attempt.delayMs);
         const user = await auth.verifyPassword(username, password);
-        if (!user) throw new HttpError(401, 'GW_ERR_BAD_LOGIN', 'unknown user or wrong password');
+        if (!user) {
+          await attempted('failure');
+          throw new HttpError(401, 'GW_ERR_BAD_LOGIN', 'unknown user or wrong password');
+        }
         attempt.succeeded();
         const issued = await auth.tokens.issue(user.username);
+        await attempted('success');
         return { token: issued.token, expiresAt: issued.expiresAt, user };
       } finally {
         attempt.end();

@@ -1,4 +1,4 @@
-import type { PluginContext } from '../plugin-api.js';
+import type { PluginContext, RouteRequest, UserChangedEvent } from '../plugin-api.js';
 import { HttpError } from '../http/http-error.js';
 import type { AuthService } from './auth-service.js';
 import { ALL_PERMISSIONS, USERS_MANAGE } from './core-permissions.js';
@@ -49,6 +49,8 @@ export function registerUserRoutes(ctx: PluginContext, auth: AuthService): void 
   const params = { username: { description: 'The user name' } };
   const common = { tags: ['users'], permission: USERS_MANAGE };
   type ByName = { Params: { username: string } };
+  const changed = (req: RouteRequest, change: UserChangedEvent['change'], username: string, what: Pick<UserChangedEvent, 'permissions' | 'passwordChanged'> = {}) =>
+    ctx.events.publishAwaited('UserChanged', { user: req.user?.username ?? null, address: req.ip, change, username, ...what });
 
   ctx.http.route({
     ...common,
@@ -77,6 +79,7 @@ export function registerUserRoutes(ctx: PluginContext, auth: AuthService): void 
         await auth.users.put(created);
         return created;
       });
+      await changed(req, 'created', user.username, { permissions: user.permissions, passwordChanged: true });
       reply.status(201);
       return view(user);
     },
@@ -118,6 +121,7 @@ export function registerUserRoutes(ctx: PluginContext, auth: AuthService): void 
         if (passwordHash) await auth.tokens.revokeUser(user.username);
         return user;
       });
+      await changed(req, 'updated', updated.username, { ...(body.permissions ? { permissions: body.permissions } : {}), passwordChanged: body.password !== undefined });
       return view(updated);
     },
   });
@@ -137,6 +141,7 @@ export function registerUserRoutes(ctx: PluginContext, auth: AuthService): void 
         await auth.users.delete(user.username);
         await auth.tokens.revokeUser(user.username);
       });
+      await changed(req, 'deleted', req.params.username);
     },
   });
 }

@@ -2,6 +2,7 @@ import Koa from 'koa';
 import type Router from '@koa/router';
 import type { Logger } from '../log/logger.js';
 import type { MountHandler } from './route-api.js';
+import type { HttpRequestCompletedEvent } from '../plugin-api.js';
 import type { GatewayState } from './route-table.js';
 import { corsMiddleware, type CorsPolicy } from './cors.js';
 import { applyResult, routeReply, routeRequest } from './route-adapter.js';
@@ -19,6 +20,8 @@ export interface AppOptions {
   cors: CorsPolicy;
   bodyLimitBytes: number;
   openApiDocument: () => Record<string, unknown>;
+  /** Told of every answered request (the kernel publishes it as `HttpRequestCompleted`). */
+  requestCompleted?: (event: HttpRequestCompletedEvent) => void;
 }
 
 export const OPENAPI_PATH = '/swagger/openapi.json';
@@ -29,7 +32,7 @@ const underPrefix = (path: string, prefix: string) => path === prefix || path.st
 export function createApp(options: AppOptions): Koa<GatewayState> {
   const app = new Koa<GatewayState>();
   app.silent = true;
-  app.use(requestLogMiddleware(options.logger));
+  app.use(requestLogMiddleware(options.logger, options.requestCompleted));
   app.use(securityHeadersMiddleware());
   app.use(problemMiddleware(options.logger));
   app.use(corsMiddleware(options.cors));
@@ -39,6 +42,7 @@ export function createApp(options: AppOptions): Koa<GatewayState> {
       const reply = routeReply(ctx);
       const result: unknown = await handler(routeRequest(ctx, ctx.query, undefined, undefined) as Parameters<MountHandler>[0], reply);
       if (!applyResult(ctx, reply, result)) return next();
+      ctx.state.mountPrefix = prefix;
     });
   }
   const parseBody = jsonBody(options.bodyLimitBytes);

@@ -15,6 +15,8 @@ export type Authenticator = (ctx: Context) => Promise<AuthenticatedUser | null>;
 export interface GatewayState {
   requestId: string;
   user?: AuthenticatedUser;
+  /** The prefix of the plugin mount that took the request, if one did. */
+  mountPrefix?: string;
 }
 
 const PSEUDO_PERMISSIONS = new Set(['public', 'authenticated']);

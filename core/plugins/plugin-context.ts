@@ -60,6 +60,14 @@ export interface KernelParts {
 export function createPluginContext<TConfig>(def: PluginDefinition<TConfig>, config: TConfig, parts: KernelParts): PluginContext<TConfig> {
   const name = def.name;
   const prefix = def.prefix ?? `/api/${name}`;
+  const use = <K extends keyof GatewayServices>(serviceName: K): GatewayServices[K] => {
+    const entry = parts.services.get(serviceName);
+    if (!entry) throw new PluginError('GW_ERR_SERVICE_MISSING', `plugin '${name}' uses service '${String(serviceName)}', which no registered plugin provides`);
+    if (!parts.dependencyClosure(name).has(entry.plugin)) {
+      throw new PluginError('GW_ERR_SERVICE_UNDECLARED', `plugin '${name}' uses service '${String(serviceName)}' of plugin '${entry.plugin}' without declaring it as a dependency`);
+    }
+    return entry.service as GatewayServices[K];
+  };
   return {
     name,
     config,
@@ -109,14 +117,8 @@ export function createPluginContext<TConfig>(def: PluginDefinition<TConfig>, con
       if (existing) throw new PluginError('GW_ERR_PLUGIN_CLASH', `service '${String(serviceName)}' is provided by both plugin '${existing.plugin}' and plugin '${name}'`);
       parts.services.set(serviceName, { plugin: name, service });
     },
-    use<K extends keyof GatewayServices>(serviceName: K): GatewayServices[K] {
-      const entry = parts.services.get(serviceName);
-      if (!entry) throw new PluginError('GW_ERR_SERVICE_MISSING', `plugin '${name}' uses service '${String(serviceName)}', which no registered plugin provides`);
-      if (!parts.dependencyClosure(name).has(entry.plugin)) {
-        throw new PluginError('GW_ERR_SERVICE_UNDECLARED', `plugin '${name}' uses service '${String(serviceName)}' of plugin '${entry.plugin}' without declaring it as a dependency`);
-      }
-      return entry.service as GatewayServices[K];
-    },
+    use,
+    useOptional: <K extends keyof GatewayServices>(serviceName: K) => (parts.services.has(serviceName) ? use(serviceName) : undefined),
     async listen(handler, options) {
       const listener = await parts.listen(name, handler, options.host, options.port);
       return { server: listener.server, url: listener.url };

@@ -20,6 +20,7 @@ export default definePlugin<CiraConfig>({
   version: '1.0.0',
   kernel: '1',
   dependencies: ['rest-api'],
+  optionalDependencies: ['audit'],
   prefix: '/api/cira',
   permissions: [
     { name: 'cira:read', description: 'Read CIRA tunnels, MPS accounts (never their passwords) and the CIRA server certificate' },

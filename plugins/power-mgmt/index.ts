@@ -14,6 +14,7 @@ export default definePlugin<PowerMgmtConfig>({
   version: '1.0.0',
   kernel: '1',
   dependencies: ['rest-api'],
+  optionalDependencies: ['audit'],
   prefix: '/api/power',
   permissions: [
     { name: 'power:read', description: 'Read device power states' },

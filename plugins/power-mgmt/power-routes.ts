@@ -15,6 +15,7 @@ export function registerPowerRoutes(ctx: PluginContext<PowerMgmtConfig>, power: 
   ctx.openapi.addTag('power', 'Power state of devices: read, change, change many');
   const tags = ['power'];
   const deviceFailures = ctx.use('deviceAccess').problemResponses;
+  const audit = ctx.useOptional('audit');
 
   // Before `/:deviceId`, which would otherwise take `bulk` for a device id.
   ctx.http.route<{ Body: { deviceIds: string[]; action: PowerAction } }>({
@@ -26,7 +27,16 @@ export function registerPowerRoutes(ctx: PluginContext<PowerMgmtConfig>, power: 
     permission: 'power:control',
     body: powerBulkRequestSchema(ctx.config.bulk.maxDevices),
     responses: { 200: { description: 'One result per device', schema: ref('PowerBulkResult') } },
-    handler: (req) => power.bulk(req.body.deviceIds, req.body.action),
+    async handler(req) {
+      const results = await power.bulk(req.body.deviceIds, req.body.action);
+      // One record per device, so that a device's trail shows a change made in bulk too.
+      await Promise.all(
+        results.results.map((r) =>
+          audit?.record({ by: req, action: 'power.change', target: r.deviceId, outcome: r.ok ? 'success' : 'failure', detail: { action: req.body.action, bulk: true, returnValue: r.returnValue, ...(r.error ? { error: r.error.code } : {}) } }),
+        ),
+      );
+      return results;
+    },
   });
 
   ctx.http.route({
@@ -55,6 +65,8 @@ export function registerPowerRoutes(ctx: PluginContext<PowerMgmtConfig>, power: 
       ...deviceFailures,
       422: { description: 'The device does not offer this action now' },
     },
-    handler: (req) => power.change(req.params.deviceId, req.body.action),
+    handler: (req) =>
+      audit?.track({ by: req, action: 'power.change', target: req.params.deviceId, detail: { ...req.body } }, () => power.change(req.params.deviceId, req.body.action), (r) => ({ ok: r.ok, returnValue: r.returnValue, confirmed: r.confirmed })) ??
+      power.change(req.params.deviceId, req.body.action),
   });
 }

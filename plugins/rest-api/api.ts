@@ -210,8 +210,30 @@ export interface DeviceRemovedEvent {
   deviceId: string;
 }
 
+/** A device operation (through `deviceAccess`) ended; `operation` is its first task's name, e.g. `power-read`. */
+export interface DeviceOperationCompletedEvent {
+  operation: string;
+  /** `ok`, or the problem code it ended with (e.g. `GW_ERR_DEVICE_TIMEOUT`). */
+  outcome: string;
+  durationSeconds: number;
+}
+
+/** A sign-in to a device (scan, operation or diagnostic) that caused failed logins or met the device's lockout. */
+export interface DeviceSignInFailedEvent {
+  failedLogins: number;
+  lockedOut: boolean;
+}
+
+/** A sign-in to a device was held back to keep its account from locking (locked already, or its failed-login budget spent). */
+export interface DeviceSignInPausedEvent {
+  reason: 'locked-out' | 'budget-spent';
+}
+
 declare module '../../core/plugin-api.js' {
   interface GatewayEvents {
+    DeviceOperationCompleted: DeviceOperationCompletedEvent;
+    DeviceSignInFailed: DeviceSignInFailedEvent;
+    DeviceSignInPaused: DeviceSignInPausedEvent;
     ScanStarted: Scan;
     ScanProgress: ScanProgressEvent;
     DeviceDiscovered: DeviceDiscoveredEvent;

@@ -22,6 +22,7 @@ export default definePlugin<RestApiConfig>({
   version: '1.0.0',
   kernel: '1',
   prefix: '/api',
+  optionalDependencies: ['audit'],
   configSchema: REST_API_CONFIG_SCHEMA,
   permissions: [
     { name: 'scan:run', description: 'Start and cancel network scans' },
@@ -44,12 +45,15 @@ export default definePlugin<RestApiConfig>({
     const devices = await openDeviceRegistry(ctx.store.namespace('devices'));
     ctx.provide('credentials', credentials);
     ctx.provide('devices', devices);
-    const signIn = await openSignInMemory(ctx.store.namespace('sign-in'), ctx.config.signIn, (id) => credentials.signInVersion(id), ctx.logger);
+    const signIn = await openSignInMemory(ctx.store.namespace('sign-in'), ctx.config.signIn, (id) => credentials.signInVersion(id), ctx.logger, {
+      settled: (r) => void ((r.failedLogins > 0 || r.lockedOut) && ctx.events.publish('DeviceSignInFailed', { failedLogins: r.failedLogins, lockedOut: r.lockedOut })),
+      paused: (reason) => ctx.events.publish('DeviceSignInPaused', { reason }),
+    });
     const networks = createNetworkGuard(ctx.site.amt.allowedNetworks);
     let router: DeviceRouter | null = null;
     ctx.provide('deviceAccess', {
       create: (options) =>
-        createDeviceAccess({ devices, vault: credentials, signIn, networks }, { ...options, amt: ctx.site.amt, tlsTrust: ctx.site.deviceTls, pool: ctx.pool, logger: ctx.logger, router: () => router }),
+        createDeviceAccess({ devices, vault: credentials, signIn, networks }, { ...options, amt: ctx.site.amt, tlsTrust: ctx.site.deviceTls, pool: ctx.pool, logger: ctx.logger, router: () => router, completed: (e) => ctx.events.publish('DeviceOperationCompleted', e) }),
       problemResponses: DEVICE_PROBLEM_RESPONSES,
       allows: networks.allows,
       setRouter: (next) => void (router = next),

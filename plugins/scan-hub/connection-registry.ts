@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { HubConnectionsChangedEvent } from './api.js';
 import type { WebSocket } from 'ws';
 import type { AuthenticatedUser, Logger, PluginAuth } from '../../core/plugin-api.js';
 import type { HubConfig } from './config.js';
@@ -45,6 +46,8 @@ export class ConnectionRegistry {
     private readonly config: HubConfig,
     private readonly auth: PluginAuth,
     private readonly logger: Logger,
+    /** Told of every connection that opens or closes, for metrics. */
+    private readonly counted?: (event: HubConnectionsChangedEvent) => void,
   ) {
     this.scheduler = new FlushScheduler(config.flushIntervalMs);
     const period = Math.max(10, Math.min(250, config.keepAliveIntervalMs / 4, config.clientTimeoutMs / 4, config.handshakeTimeoutMs / 4));
@@ -104,12 +107,13 @@ export class ConnectionRegistry {
       logger: this.logger,
       scheduler: this.scheduler,
       onClosed: (c) => {
-        this.connections.delete(c);
+        if (this.connections.delete(c)) this.counted?.({ change: 'closed', open: this.connections.size });
         this.release(claim);
         if (this.connections.size === 0) this.drained?.();
       },
     });
     this.connections.add(connection);
+    this.counted?.({ change: 'opened', open: this.connections.size });
     if (this.closing) connection.close({ allowReconnect: true });
   }
 

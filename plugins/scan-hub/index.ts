@@ -26,7 +26,7 @@ export default definePlugin<HubConfig>({
     const { config, logger } = ctx;
     let closing: Promise<void> | undefined;
     const closeHub = () => (closing ??= registry.closeAll().finally(() => registry.dispose()));
-    const registry = new ConnectionRegistry(config, ctx.auth, logger);
+    const registry = new ConnectionRegistry(config, ctx.auth, logger, (event) => ctx.events.publish('HubConnectionsChanged', event));
     const wss = new WebSocketServer({ noServer: true, maxPayload: config.maxMessageBytes, perMessageDeflate: false, clientTracking: false });
     const stopFanOut = startFanOut(ctx.events, config.progressMinIntervalMs, (event) => registry.broadcast(event));
 

@@ -7,6 +7,14 @@ import type { SoapDispatcher } from './soap-dispatcher.js';
 import { writeFault, writeXml } from './soap-envelope.js';
 import { readSoapRequest } from './soap-request.js';
 import { SERVICE_PATH } from './wsdl.js';
+import type { SoapRequestCompletedEvent } from './api.js';
+
+/** What the status of an answer says: a SOAP Fault is a 500 with a Fault body. */
+function outcomeOf(status: number): SoapRequestCompletedEvent['outcome'] {
+  if (status < 300) return 'ok';
+  if (status === 500) return 'fault';
+  return status === 401 || status === 429 ? 'refused' : 'error';
+}
 
 export interface SoapHandlerOptions {
   namespace: string;
@@ -16,6 +24,8 @@ export interface SoapHandlerOptions {
   /** The WSDL to serve to this request. */
   wsdl: (req: IncomingMessage) => string;
   logger: Logger;
+  /** Told of every answered request, for metrics. */
+  completed?: (event: SoapRequestCompletedEvent) => void;
 }
 
 function plain(res: ServerResponse, status: number, text: string, headers: Record<string, string> = {}): void {
@@ -50,7 +60,7 @@ function requestTarget(raw = '/'): RequestTarget | undefined {
 export function createSoapHandler(options: SoapHandlerOptions): RequestListener {
   const { logger } = options;
 
-  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+  const handle = async (req: IncomingMessage, res: ServerResponse, seen: { operation: string }) => {
     const target = requestTarget(req.url);
     if (!target) return plain(res, 400, 'Bad Request');
     if (target.path !== SERVICE_PATH) return plain(res, 404, 'Not Found');
@@ -67,6 +77,7 @@ export function createSoapHandler(options: SoapHandlerOptions): RequestListener 
 
     if (req.method === 'GET') {
       if (!target.wantsWsdl) return plain(res, 405, 'POST a SOAP 1.1 envelope, or GET ?wsdl', { Allow: 'GET, POST' });
+      seen.operation = 'wsdl';
       res.statusCode = 200;
       res.setHeader('Content-Type', 'text/xml; charset=utf-8');
       res.end(options.wsdl(req));
@@ -76,11 +87,18 @@ export function createSoapHandler(options: SoapHandlerOptions): RequestListener 
     const xml = await readSoapBody(req, options.maxBodyBytes);
     const soapAction = req.headers.soapaction;
     const request = readSoapRequest(xml, options.namespace, Array.isArray(soapAction) ? soapAction[0] : soapAction);
+    seen.operation = request.operation;
     writeXml(res, await options.dispatcher.dispatch(xml, req, request, outcome.caller));
   };
 
   return (req, res) => {
-    handle(req, res).catch((err: unknown) => {
+    const seen = { operation: 'unknown' };
+    if (options.completed) {
+      const started = performance.now();
+      const completed = options.completed;
+      res.once('finish', () => completed({ operation: seen.operation, outcome: outcomeOf(res.statusCode), durationSeconds: (performance.now() - started) / 1000 }));
+    }
+    handle(req, res, seen).catch((err: unknown) => {
       if (res.destroyed || req.socket.destroyed) return; // the caller went away; nobody to answer
       if (err instanceof SoapFault) {
         if (err.code === 'GW_ERR_SOAP_INTERNAL') logger.error('SOAP operation failed', { error: (err.cause as Error | undefined)?.message ?? err.message });

@@ -95,6 +95,7 @@ export default definePlugin<SoapMpsConfig>({
     const handler = createSoapHandler({
       namespace,
       maxBodyBytes: config.maxBodyBytes,
+      completed: (event) => ctx.events.publish('SoapRequestCompleted', event),
       auth: createClientAuth(ctx.auth, { mode: config.auth, allowedClients: config.allowedClients }),
       dispatcher,
       wsdl: (req) => {

@@ -22,9 +22,10 @@ import { startup } from './startup.js';
 import { cira } from './cira.js';
 import { ciraFlood } from './cira-flood.js';
 import { consoleDevices } from './console-devices.js';
+import { auditMetrics } from './audit-metrics.js';
 
 const HERE = fileURLToPath(new URL('.', import.meta.url));
-const BENCHMARKS: Benchmark[] = [sweep, interrogation, api, soap, hub, startup, cira, ciraFlood, consoleDevices];
+const BENCHMARKS: Benchmark[] = [sweep, interrogation, api, soap, hub, startup, cira, ciraFlood, consoleDevices, auditMetrics];
 
 /**
  * Benchmark scripts other engineers keep beside these (hub-*.ts, monitor-sweep.ts), run when named:

@@ -24,7 +24,7 @@ export function chromiumPath(): string | undefined {
 /** Where screenshots go: AMTGW_SCREENSHOT_DIR (docs/screenshots to refresh the README's), else a temp folder. */
 export const SCREENSHOT_DIR = resolve(process.env.AMTGW_SCREENSHOT_DIR ?? join(tmpdir(), 'amtgw-console-screenshots'));
 
-export const CONSOLE_PLUGINS = ['rest-api', 'route-permissions', 'scan-hub', 'remote-monitor', 'power-mgmt', 'web-console'];
+export const CONSOLE_PLUGINS = ['rest-api', 'route-permissions', 'scan-hub', 'remote-monitor', 'power-mgmt', 'web-console', 'audit'];
 
 export async function launchChromium(): Promise<Browser> {
   const executablePath = chromiumPath();

@@ -75,7 +75,7 @@ test("an admin's menu is the route list's titles in order, home first", async ()
   const titles = (routes: Route[]): string[] => routes.flatMap((r) => [r.meta.title, ...titles(r.children ?? [])]);
   const routes = (await (await kit.gw.request('GET', '/api/routes', { token: adminToken })).json()) as Route[];
   assert.deepEqual(await nav(page).allTextContents(), titles(routes));
-  assert.deepEqual(await nav(page).allTextContents(), ['Home', 'Devices', 'Network scan', 'Credentials', 'Diagnostics', 'Monitoring', 'Power', 'Example', 'Users', 'Reports', 'Weekly']);
+  assert.deepEqual(await nav(page).allTextContents(), ['Home', 'Devices', 'Network scan', 'Credentials', 'Diagnostics', 'Monitoring', 'Power', 'Audit trail', 'Example', 'Users', 'Reports', 'Weekly']);
   const nested = page.getByRole('navigation', { name: 'Main' }).getByRole('listitem').filter({ has: page.getByRole('link', { name: 'Reports', exact: true }) });
   assert.deepEqual(await nested.getByRole('list').getByRole('link').allTextContents(), ['Weekly'], 'Weekly is nested under Reports');
   await screenshot(page, 'home');
@@ -235,6 +235,19 @@ test('monitoring shows the online summary as a picture, diagnostics test a devic
   await page.getByRole('button', { name: 'Create user' }).click();
   await page.getByRole('cell', { name: 'reader', exact: true }).waitFor();
   await screenshot(page, 'users');
+});
+
+test('the audit trail lists what was done, newest first, and filters by action', async () => {
+  await nav(page).getByText('Audit trail').click();
+  const table = page.getByRole('table');
+  await table.getByRole('cell', { name: 'user.create', exact: true }).first().waitFor();
+  await table.getByRole('cell', { name: 'auth.sign-in', exact: true }).first().waitFor();
+  await page.getByLabel('Action', { exact: true }).fill('user.*');
+  await page.getByRole('button', { name: 'Apply filters' }).click();
+  await page.getByRole('status').filter({ hasText: /of 1, newest first/ }).waitFor();
+  assert.deepEqual(await table.locator('tbody tr td:nth-child(4)').allTextContents(), ['user.create']);
+  assert.deepEqual(await table.locator('tbody tr td:nth-child(5)').allTextContents(), ['reader']);
+  await screenshot(page, 'audit');
 });
 
 test("a third-party plugin's route gets a placeholder page with its title", async () => {

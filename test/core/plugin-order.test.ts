@@ -25,3 +25,11 @@ test('a dependency cycle is reported with its path', () => {
     return true;
   });
 });
+
+test('an enabled optional dependency is ordered first; an absent one is ignored', () => {
+  const o = (name: string, optionalDependencies: string[]) => ({ name, dependencies: [], optionalDependencies });
+  const withAudit = orderPlugins([o('aaa', ['zzz-audit']), p('zzz-audit')]).map((x) => x.name);
+  assert.deepEqual(withAudit, ['zzz-audit', 'aaa']);
+  assert.deepEqual(orderPlugins([o('aaa', ['zzz-audit']), p('bbb')]).map((x) => x.name), ['aaa', 'bbb']);
+  assert.throws(() => orderPlugins([o('a', ['b']), p('b', 'a')]), { code: 'GW_ERR_PLUGIN_DEPENDENCY_CYCLE' });
+});

@@ -28,6 +28,7 @@ export function registerAccountRoutes(ctx: PluginContext, accounts: AccountStore
     responses: { 201: { description: 'Stored', schema: REF }, 409: { description: 'An account with this user name exists' } },
     async handler(req, reply) {
       const created = await accounts.create(req.body);
+      await ctx.useOptional('audit')?.record({ by: req, action: 'cira.account.create', target: created.id, detail: { username: created.username } });
       reply.status(201).header('Location', `${ctx.http.prefix}/accounts/${created.id}`);
       return created;
     },
@@ -55,6 +56,7 @@ export function registerAccountRoutes(ctx: PluginContext, accounts: AccountStore
     responses: { 204: { description: 'Deleted' }, 404: { description: 'Unknown account' } },
     async handler(req) {
       await accounts.delete(req.params.id);
+      await ctx.useOptional('audit')?.record({ by: req, action: 'cira.account.delete', target: req.params.id });
     },
   });
 }

@@ -35,8 +35,10 @@ export function registerConnectionRoutes(ctx: PluginContext, cira: CiraService):
     permission: 'cira:manage',
     params: { deviceId: { description: 'Device id (as in GET /api/cira/connections)' } },
     responses: { 204: { description: 'Dropped' }, 404: { description: 'No live tunnel for this device' } },
-    handler(req) {
+    async handler(req) {
+      const remoteAddress = cira.connection(req.params.deviceId)?.remoteAddress;
       if (!cira.drop(req.params.deviceId)) throw CiraErrors.connectionNotFound(req.params.deviceId);
+      await ctx.useOptional('audit')?.record({ by: req, action: 'cira.tunnel.drop', target: req.params.deviceId, detail: { remoteAddress } });
     },
   });
   ctx.http.route({

@@ -10,6 +10,7 @@ export function registerCredentialRoutes(ctx: PluginContext, vault: ManagedCrede
   ctx.openapi.addSchema('Credential', CREDENTIAL_SCHEMA);
   ctx.openapi.addTag('credentials', 'Device credentials; passwords are write-only and sealed at rest');
   const tags = ['credentials'];
+  const audit = ctx.useOptional('audit');
   ctx.http.route({
     method: 'get',
     path: '/credentials',
@@ -30,6 +31,7 @@ export function registerCredentialRoutes(ctx: PluginContext, vault: ManagedCrede
     responses: { 201: { description: 'Stored', schema: REF } },
     async handler(req, reply) {
       const created = await vault.create(req.body);
+      await audit?.record({ by: req, action: 'credential.create', target: created.id, detail: { name: created.name, username: created.username, isDefault: created.isDefault } });
       reply.status(201).header('Location', `/api/credentials/${created.id}`);
       return created;
     },
@@ -43,7 +45,11 @@ export function registerCredentialRoutes(ctx: PluginContext, vault: ManagedCrede
     params,
     body: UPDATE_CREDENTIAL_SCHEMA,
     responses: { 200: { description: 'Changed', schema: REF }, 404: { description: 'Unknown credential' } },
-    handler: (req) => vault.update(req.params.id, req.body),
+    async handler(req) {
+      const updated = await vault.update(req.params.id, req.body);
+      await audit?.record({ by: req, action: 'credential.update', target: updated.id, detail: { changed: Object.keys(req.body), name: updated.name, username: updated.username } });
+      return updated;
+    },
   });
   ctx.http.route({
     method: 'delete',
@@ -55,6 +61,7 @@ export function registerCredentialRoutes(ctx: PluginContext, vault: ManagedCrede
     responses: { 204: { description: 'Deleted' }, 404: { description: 'Unknown credential' } },
     async handler(req) {
       await vault.delete(req.params.id);
+      await audit?.record({ by: req, action: 'credential.delete', target: req.params.id });
     },
   });
 }

@@ -6,7 +6,7 @@
  */
 import { isHttpError, type AmtSiteSettings, type Logger, type SiteSettings, type WorkerPool } from '../../../core/plugin-api.js';
 import type { DeviceTarget, TaskCredential } from '../../../workers/tasks/task-types.js';
-import type { CredentialVault, Device, DeviceAccess, DeviceAccessOptions, DeviceRegistry, DeviceRoute, DeviceRouter, DeviceTasks, TaskOutcome } from '../api.js';
+import type { CredentialVault, Device, DeviceAccess, DeviceOperationCompletedEvent, DeviceAccessOptions, DeviceRegistry, DeviceRoute, DeviceRouter, DeviceTasks, TaskOutcome } from '../api.js';
 import type { SignInMemory, SignInPause, SignInReport } from '../sign-in/sign-in-memory.js';
 import { memoryKey } from '../sign-in/sign-in-key.js';
 import { deviceProblem, DeviceProblems } from './device-problems.js';
@@ -41,7 +41,15 @@ function usesTls(device: Device, amt: AmtSiteSettings): boolean {
 
 export function createDeviceAccess(
   { devices, vault, signIn, networks }: DeviceAccessDeps,
-  options: DeviceAccessOptions & { amt: AmtSiteSettings; tlsTrust: SiteSettings['deviceTls']; pool: WorkerPool; logger?: Logger; router?: () => DeviceRouter | null },
+  options: DeviceAccessOptions & {
+    amt: AmtSiteSettings;
+    tlsTrust: SiteSettings['deviceTls'];
+    pool: WorkerPool;
+    logger?: Logger;
+    router?: () => DeviceRouter | null;
+    /** Told of every operation's end, for metrics. */
+    completed?: (event: DeviceOperationCompletedEvent) => void;
+  },
 ): DeviceAccess {
   const { amt } = options;
 
@@ -87,7 +95,7 @@ export function createDeviceAccess(
       throw err;
     });
 
-  return {
+  const access: DeviceAccess = {
     async run(device, operation, given) {
       const route = (await options.router?.()?.(device)) ?? null;
       // allowedNetworks bounds where sockets go: a device reached through its tunnel is not reached at its address.
@@ -135,6 +143,26 @@ export function createDeviceAccess(
         throw DeviceProblems.unauthorized(device, refused.length);
       } finally {
         await plan.settle(report);
+      }
+    },
+  };
+  return options.completed ? timedAccess(access, options.completed) : access;
+}
+
+/** Reports each operation's kind (the first task it runs), outcome (`ok` or its problem code) and duration. */
+function timedAccess(access: DeviceAccess, completed: (event: DeviceOperationCompletedEvent) => void): DeviceAccess {
+  return {
+    async run(device, operation, given) {
+      const started = performance.now();
+      let kind: string | undefined;
+      let outcome = 'ok';
+      try {
+        return await access.run(device, (input, tasks) => operation(input, { run: (task, taskInput, runOptions) => ((kind ??= task), tasks.run(task, taskInput, runOptions)) }), given);
+      } catch (err) {
+        outcome = isHttpError(err) && typeof err.code === 'string' ? err.code : 'error';
+        throw err;
+      } finally {
+        completed({ operation: kind ?? 'none', outcome, durationSeconds: (performance.now() - started) / 1000 });
       }
     },
   };

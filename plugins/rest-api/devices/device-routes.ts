@@ -17,6 +17,7 @@ export function registerDeviceRoutes(ctx: PluginContext, devices: ManagedDeviceR
   ctx.openapi.addSchema('Device', DEVICE_SCHEMA);
   ctx.openapi.addTag('devices', 'Discovered AMT devices');
   const tags = ['devices'];
+  const audit = ctx.useOptional('audit');
   ctx.http.route<{ Querystring: DeviceFilter & { offset: number; limit?: number } }>({
     method: 'get',
     path: '/devices',
@@ -70,6 +71,7 @@ export function registerDeviceRoutes(ctx: PluginContext, devices: ManagedDeviceR
       const device = await devices.update(req.params.id, { tlsFingerprint: null });
       if (!device) throw RestApiErrors.deviceNotFound(req.params.id);
       ctx.logger.info('TLS pin reset', { deviceId: device.id, ipAddress: device.ipAddress, user: req.user?.username });
+      await audit?.record({ by: req, action: 'device.trust-reset', target: device.id, detail: { ipAddress: device.ipAddress } });
       return device;
     },
   });
@@ -82,7 +84,9 @@ export function registerDeviceRoutes(ctx: PluginContext, devices: ManagedDeviceR
     params,
     responses: { 204: { description: 'Deleted' }, 404: { description: 'Unknown device' } },
     async handler(req) {
+      const ipAddress = devices.get(req.params.id)?.ipAddress;
       if (!(await devices.delete(req.params.id))) throw RestApiErrors.deviceNotFound(req.params.id);
+      await audit?.record({ by: req, action: 'device.delete', target: req.params.id, detail: { ipAddress } });
       ctx.events.publish('DeviceRemoved', { deviceId: req.params.id });
     },
   });

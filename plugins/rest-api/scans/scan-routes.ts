@@ -11,6 +11,7 @@ export function registerScanRoutes(ctx: PluginContext, scans: ScanService): void
   ctx.openapi.addSchema('Scan', SCAN_SCHEMA);
   ctx.openapi.addTag('scans', 'Network scans for AMT devices; live progress on /scanHub');
   const tags = ['scans'];
+  const audit = ctx.useOptional('audit');
   ctx.http.route<{ Body: StartScanRequest }>({
     method: 'post',
     path: '/scan/start',
@@ -25,7 +26,9 @@ export function registerScanRoutes(ctx: PluginContext, scans: ScanService): void
       429: { description: 'Too many scans running' },
     },
     async handler(req, reply) {
-      const scan = await scans.start(req.body);
+      const entry = { by: req, action: 'scan.start', target: req.body.range, detail: { ...req.body } };
+      // With the trail off (no `audit` service) the work runs unrecorded.
+      const scan = await (audit?.track(entry, () => scans.start(req.body), (s) => ({ scanId: s.id, total: s.total })) ?? scans.start(req.body));
       reply.status(202).header('Location', `/api/scan/${scan.id}`);
       return scan;
     },
@@ -38,7 +41,7 @@ export function registerScanRoutes(ctx: PluginContext, scans: ScanService): void
     permission: 'scan:run',
     params,
     responses: { 200: { description: 'Cancelled', schema: REF }, 404: { description: 'Unknown scan' }, 409: { description: 'The scan already finished' } },
-    handler: (req) => scans.cancel(req.params.id),
+    handler: (req) => audit?.track({ by: req, action: 'scan.cancel', target: req.params.id }, () => scans.cancel(req.params.id)) ?? scans.cancel(req.params.id),
   });
   ctx.http.route({
     method: 'get',

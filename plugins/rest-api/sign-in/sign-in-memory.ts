@@ -109,6 +109,14 @@ export interface SignInMemory {
   adopt(from: string, to: string): void;
 }
 
+/** Told of what the memory sees, for counting (metrics); never of which device. */
+export interface SignInObserver {
+  /** An operation settled (every one, whatever it did). */
+  settled(report: SignInReport): void;
+  /** A plan was refused because the device is locked or its budget spent (not merely busy). */
+  paused(reason: SignInPause['reason']): void;
+}
+
 export interface PlanOptions {
   preferred?: string | null;
   maxAttempts: number;
@@ -135,6 +143,7 @@ export async function openSignInMemory(
   settings: SignInSettings,
   versionOf: (credentialId: string) => string | undefined,
   logger: Logger,
+  observer?: SignInObserver,
 ): Promise<SignInMemory> {
   const records = new Map<string, SignInRecord>();
   for await (const [address, record] of store.entries<SignInRecord>()) records.set(address, record);
@@ -177,6 +186,7 @@ export async function openSignInMemory(
     if (left > 0) reserved.set(address, left);
     else reserved.delete(address);
     for (const wake of [...(waiting.get(address) ?? [])]) wake();
+    observer?.settled(report);
     if (report.failedLogins === 0 && report.refused.length === 0 && !report.succeeded && !report.lockedOut) return Promise.resolve();
     const existing = records.get(address);
     // The common case, a known credential signing in again, changes nothing worth a write.
@@ -256,11 +266,13 @@ export async function openSignInMemory(
       if (credentialIds.length > 0) reserved.set(address, (reserved.get(address) ?? 0) + maxFailures);
       const reservation = credentialIds.length > 0 ? maxFailures : 0;
       let settled = false;
+      const busy = pause !== null && pause.reason === 'budget-spent' && (record?.consecutiveFailures ?? 0) < budget;
+      if (pause && !busy) observer?.paused(pause.reason);
       return {
         credentialIds,
         maxFailures: credentialIds.length > 0 ? maxFailures : 0,
         pause,
-        busy: pause !== null && pause.reason === 'budget-spent' && (record?.consecutiveFailures ?? 0) < budget,
+        busy,
         skippedRefused,
         settle(report) {
           if (settled) return Promise.resolve();

@@ -68,6 +68,7 @@ export function registerSignInRoutes(ctx: PluginContext, devices: DeviceRegistry
       if (device.uuid || device.connections?.includes('cira')) await memory.reset(signInKey(device, device.ipAddress, true));
       if (device.authStatus === 'locked-out-risk') await devices.update(device.id, { authStatus: 'unauthorized' });
       ctx.logger.info('sign-in memory reset', { deviceId: device.id, ipAddress: device.ipAddress, user: req.user?.username });
+      await ctx.useOptional('audit')?.record({ by: req, action: 'device.sign-in-reset', target: device.id, detail: { ipAddress: device.ipAddress } });
       return describe(device.id);
     },
   });

@@ -2,6 +2,8 @@
 import { matchRoute, type FrontendRoute } from '../components/nav-menu.js';
 import type { Session } from '../session.js';
 import { CiraPage } from './cira-page.js';
+
+import { AuditPage } from './audit-page.js';
 import { CredentialsPage } from './credentials-page.js';
 import { DevicePage } from './device-page.js';
 import { DevicesPage } from './devices-page.js';
@@ -42,6 +44,9 @@ export function PageFor({ path, routes, session }: { path: string; routes: Front
       return <UsersPage session={session} />;
     case 'cira':
       return <CiraPage session={session} />;
+
+    case 'audit':
+      return <AuditPage />;
     default:
       return (
         <section>
