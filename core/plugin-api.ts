@@ -47,7 +47,7 @@ export type * from '../plugins/power-mgmt/api.js';
 export type * from '../plugins/cira/api.js';
 
 /** The version of the plugin API this kernel implements. Plugins declare the majors they accept. */
-export const KERNEL_API_VERSION = '1.1.0';
+export const KERNEL_API_VERSION = '1.2.0';
 
 /**
  * Events carried on the bus, by name: the payload type. The built-in plugins' events are here
@@ -136,6 +136,11 @@ export interface PluginAuth {
   verifyPassword(username: string, password: string): Promise<AuthenticatedUser | null>;
   /** Every permission known to this gateway (core and enabled plugins). */
   allPermissions(): string[];
+  /**
+   * The user as stored now (its effective permissions), or null when it was deleted: for plugins
+   * holding long-lived sessions that must end when their user goes or loses a permission.
+   */
+  currentUser(username: string): Promise<AuthenticatedUser | null>;
 }
 
 /** NaCl secretbox sealing under the gateway's master key. */
