@@ -46,7 +46,7 @@ export class RedirectionState {
   /** The 6-digit code the device shows on its screen while consent is displayed (tests read it here). */
   consentCode: string | null = null;
   /** Whether `optInRequired` can be changed (not on a device in client control mode). */
-  readonly optInPolicyFixed: boolean;
+  optInPolicyFixed: boolean;
   readonly boot = { biosSetup: false, pxe: false, armed: false };
   lastBoot: BootTarget = 'hdd';
   /** Resets the device carried out (each consumes the armed boot setting). */
@@ -68,6 +68,12 @@ export class RedirectionState {
     this.optInPolicyFixed = provisioningMode === 4;
     this.optInRequired = this.optInPolicyFixed ? OPT_IN.all : OPT_IN.none;
     this.#codes = new SeededBytes(`${seed}/consent`);
+  }
+
+  /** Puts the device in client control mode: consent for everything, a policy that cannot change (a test control). */
+  setClientControlMode(): void {
+    this.optInPolicyFixed = true;
+    this.optInRequired = OPT_IN.all;
   }
 
   /** Whether `mode` needs consent that has not been given now. */
