@@ -29,10 +29,15 @@ export function redirectionKit(kit: () => FleetGateway) {
     if (res.status !== 201) throw new Error(`session ${mode} for ${sim.address}: ${res.status} ${await res.text()}`);
     return (await res.json()) as Ticket;
   };
-  /** Opens the relay WebSocket of a ticket; rejects with the HTTP status of a refused upgrade. */
-  const relay = (url: string, headers: Record<string, string> = {}): Promise<WebSocket> =>
+  /**
+   * Opens the relay WebSocket of a ticket; rejects with the HTTP status of a refused upgrade. `attach`
+   * runs before the socket opens, as a browser's handlers are set: the device's first bytes may
+   * arrive with the upgrade's answer.
+   */
+  const relay = (url: string, headers: Record<string, string> = {}, attach?: (ws: WebSocket) => void): Promise<WebSocket> =>
     new Promise((resolve, reject) => {
       const ws = new WebSocket(kit().gw.url.replace(/^http/, 'ws') + url, { headers });
+      attach?.(ws);
       ws.once('open', () => resolve(ws));
       ws.once('unexpected-response', (_req, res) => {
         let body = '';
@@ -44,13 +49,14 @@ export function redirectionKit(kit: () => FleetGateway) {
   const closed = (ws: WebSocket): Promise<{ code: number; reason: string }> =>
     new Promise((resolve) => ws.once('close', (code, reason) => resolve({ code, reason: reason.toString() })));
   const kvm = async (sim: SimDevice) => {
-    const ws = await relay((await ticket(sim, 'kvm')).url);
-    const rfb = new RfbClient(createWebSocketStream(ws));
-    return { ws, rfb, init: await rfb.handshake() };
+    let rfb: RfbClient | undefined;
+    const ws = await relay((await ticket(sim, 'kvm')).url, {}, (socket) => void (rfb = new RfbClient(createWebSocketStream(socket))));
+    return { ws, rfb: rfb!, init: await rfb!.handshake() };
   };
   const sol = async (sim: SimDevice) => {
-    const ws = await relay((await ticket(sim, 'sol')).url);
-    return { ws, console: new SolClient(ws) };
+    let console: SolClient | undefined;
+    const ws = await relay((await ticket(sim, 'sol')).url, {}, (socket) => void (console = new SolClient(socket)));
+    return { ws, console: console! };
   };
   return { idOf, api, ticket, relay, closed, kvm, sol };
 }

@@ -138,8 +138,7 @@ test('the device password appears in no response, relayed frame or log line', as
   seen.push(await (await k.api('GET', `/api/redirection/${k.idOf(sim)}`)).text());
   const t = await k.ticket(sim, 'sol');
   seen.push(JSON.stringify(t));
-  const ws = await k.relay(t.url);
-  ws.on('message', (data: Buffer) => seen.push(data.toString('latin1')));
+  const ws = await k.relay(t.url, {}, (socket) => socket.on('message', (data: Buffer) => seen.push(data.toString('latin1'))));
   ws.send(Buffer.from('x\r'));
   await new Promise((resolve) => setTimeout(resolve, 300));
   ws.close();
