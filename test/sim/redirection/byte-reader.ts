@@ -62,9 +62,18 @@ export class ByteReader {
       this.#length -= n;
       return first.subarray(0, n);
     }
-    const all = Buffer.concat(this.#chunks);
-    this.#chunks = all.length > n ? [all.subarray(n)] : [];
+    // Only the chunks the read needs are copied (a large backlog is not concatenated on every read).
+    const out = Buffer.allocUnsafe(n);
+    let filled = 0;
+    while (filled < n) {
+      const chunk = this.#chunks[0]!;
+      const take = Math.min(chunk.length, n - filled);
+      chunk.copy(out, filled, 0, take);
+      filled += take;
+      if (take === chunk.length) this.#chunks.shift();
+      else this.#chunks[0] = chunk.subarray(take);
+    }
     this.#length -= n;
-    return all.subarray(0, n);
+    return out;
   }
 }
