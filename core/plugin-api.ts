@@ -175,6 +175,11 @@ export interface PluginAuth {
   verifyPassword(username: string, password: string): Promise<AuthenticatedUser | null>;
   /** Every permission known to this gateway (core and enabled plugins). */
   allPermissions(): string[];
+  /**
+   * The user as stored now (its effective permissions), or null when it was deleted: for plugins
+   * holding long-lived sessions that must end when their user goes or loses a permission.
+   */
+  currentUser(username: string): Promise<AuthenticatedUser | null>;
 }
 
 /** NaCl secretbox sealing under the gateway's master key. */

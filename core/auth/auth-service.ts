@@ -33,6 +33,10 @@ export function createAuthService(users: UserStore, tokens: TokenService, knownP
       const user = await users.get(username);
       return user ? toAuthenticated(user) : null;
     },
+    async currentUser(username) {
+      const user = await users.get(username);
+      return user ? toAuthenticated(user) : null;
+    },
     async verifyPassword(username, password) {
       const user = username.length <= 64 ? await users.get(username) : undefined;
       // Spend the same scrypt time for unknown users so timing does not reveal which names exist.

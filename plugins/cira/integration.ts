@@ -5,7 +5,7 @@
  * concurrency bound); it is read like a scanned device through the tunnel; and connect and disconnect
  * publish DeviceStatusChanged, which the SOAP service and the hub carry on.
  */
-import type { Device, DeviceChannelRoute, DeviceRegistry, PluginContext } from '../../core/plugin-api.js';
+import type { Device, DeviceChannelRoute, DeviceRegistry, DeviceService, PluginContext } from '../../core/plugin-api.js';
 import type { CiraConnection, CiraService, CiraTunnelEvent } from './api.js';
 import { provePinnedCertificate, TLS_PORT } from './identity/tunnel-proof.js';
 import { createTunnelInterrogator } from './integration-interrogate.js';
@@ -13,6 +13,8 @@ import { createTunnelChannel } from './tunnel-channel.js';
 import { createTunnelOperationBound, type TunnelOperationLimits } from './tunnel-operations.js';
 
 const HTTP_PORT = 16992;
+const REDIRECTION_PORT = 16994;
+const REDIRECTION_TLS_PORT = 16995;
 /** A tunnel resolved to a device but never announced up within this is taken back. */
 const UP_GRACE_MS = 30_000;
 /** Bound of each request of a read through a tunnel. */
@@ -28,6 +30,13 @@ const knownFromLan = (device: Readonly<Device>): boolean => device.lastScanId !=
 function managementPort(connection: Pick<CiraConnection, 'forwardedPorts'>): number | null {
   if (connection.forwardedPorts.includes(HTTP_PORT)) return HTTP_PORT;
   if (connection.forwardedPorts.includes(TLS_PORT)) return TLS_PORT;
+  return null;
+}
+
+/** The device port redirection goes to through a tunnel: 16994, else 16995 with TLS inside the channel. */
+function redirectionPort(connection: Pick<CiraConnection, 'forwardedPorts'>): number | null {
+  if (connection.forwardedPorts.includes(REDIRECTION_PORT)) return REDIRECTION_PORT;
+  if (connection.forwardedPorts.includes(REDIRECTION_TLS_PORT)) return REDIRECTION_TLS_PORT;
   return null;
 }
 
@@ -53,20 +62,22 @@ export function registerCiraIntegration(ctx: PluginContext<unknown>, cira: CiraS
    * right away, unless the bound is full (running operations plus channels opened ahead) and the
    * operation would wait anyway.
    */
-  const route = async (deviceId: string, openAhead: boolean): Promise<DeviceChannelRoute | null> => {
+  const route = async (deviceId: string, openAhead: boolean, service: DeviceService = 'management'): Promise<DeviceChannelRoute | null> => {
     const connection = cira.connection(deviceId);
     // A tunnel not known to be the device is no way to it: nothing of the device's goes through it.
-    const port = connection?.verified ? managementPort(connection) : null;
-    if (!connection || port === null) return null;
+    if (!connection?.verified) return null;
+    const port = service === 'redirection' ? redirectionPort(connection) : managementPort(connection);
+    if (port === null) return null;
     return {
       port,
-      tls: port === TLS_PORT,
+      tls: port === TLS_PORT || port === REDIRECTION_TLS_PORT,
       channel: createTunnelChannel(cira, deviceId, connection, port, openAhead ? ahead : null),
       schedule: (operation) => bound.schedule(operation),
     };
   };
   const deviceAccess = ctx.use('deviceAccess');
-  deviceAccess.setRouter((device) => route(device.id, true));
+  // A redirection session's channel is opened by the session itself, not ahead.
+  deviceAccess.setRouter((device, service) => route(device.id, service !== 'redirection', service));
 
   const interrogator = createTunnelInterrogator({
     devices,

@@ -2,6 +2,7 @@
 import type { PluginContext } from '../../core/plugin-api.js';
 import type { PowerMgmtConfig } from './config.js';
 import type { PowerAction } from './power-actions.js';
+import type { BootTarget } from './power-service.js';
 import { POWER_ACTION_REQUEST_SCHEMA, POWER_BULK_RESULT_SCHEMA, POWER_CHANGE_RESULT_SCHEMA, POWER_STATUS_SCHEMA, powerBulkRequestSchema } from './power-schemas.js';
 import type { PowerService } from './power-service.js';
 
@@ -50,12 +51,12 @@ export function registerPowerRoutes(ctx: PluginContext<PowerMgmtConfig>, power: 
     handler: (req) => power.read(req.params.deviceId),
   });
 
-  ctx.http.route<{ Body: { action: PowerAction } }>({
+  ctx.http.route<{ Body: { action: PowerAction; boot?: BootTarget } }>({
     method: 'post',
     path: '/:deviceId',
     summary: "Change a device's power state",
     description:
-      'Refuses (422) an action the device does not offer now, without asking the device to change. An accepted change is confirmed by re-reading the state and published as PowerStateChanged. `ok` is false when the device refused (non-zero `returnValue`).',
+      'Refuses (422) an action the device does not offer now, without asking the device to change. An accepted change is confirmed by re-reading the state and published as PowerStateChanged. `ok` is false when the device refused (non-zero `returnValue`). With `boot` (only with `on`, `reset` or `cycle`, else 400) the one-time boot setting is written first; where the device requires consent for everything, `bios` and `pxe` need it given (409 `GW_ERR_CONSENT_REQUIRED`, nothing written).',
     tags,
     permission: 'power:control',
     params,
@@ -63,10 +64,11 @@ export function registerPowerRoutes(ctx: PluginContext<PowerMgmtConfig>, power: 
     responses: {
       200: { description: 'The device answered the request', schema: ref('PowerChangeResult') },
       ...deviceFailures,
+      409: { description: 'As for every device operation; or `GW_ERR_CONSENT_REQUIRED`: a boot choice needs consent not given' },
       422: { description: 'The device does not offer this action now' },
     },
     handler: (req) =>
-      audit?.track({ by: req, action: 'power.change', target: req.params.deviceId, detail: { ...req.body } }, () => power.change(req.params.deviceId, req.body.action), (r) => ({ ok: r.ok, returnValue: r.returnValue, confirmed: r.confirmed })) ??
-      power.change(req.params.deviceId, req.body.action),
+      audit?.track({ by: req, action: 'power.change', target: req.params.deviceId, detail: { ...req.body } }, () => power.change(req.params.deviceId, req.body.action, req.body.boot), (r) => ({ ok: r.ok, returnValue: r.returnValue, confirmed: r.confirmed })) ??
+      power.change(req.params.deviceId, req.body.action, req.body.boot),
   });
 }

@@ -16,11 +16,17 @@ export const POWER_STATUS_SCHEMA = {
   },
 };
 
+export const BOOT_TARGETS = ['bios', 'pxe', 'hdd'] as const;
+const BOOT = { enum: BOOT_TARGETS, description: 'One-time boot setting written before the action: bios (enter BIOS setup), pxe (network boot), hdd (clear an earlier choice)' };
+
 export const POWER_ACTION_REQUEST_SCHEMA = {
   type: 'object',
   additionalProperties: false,
   required: ['action'],
-  properties: { action: ACTION },
+  properties: { action: ACTION, boot: BOOT },
+  // A boot choice only goes with an action that boots.
+  if: { required: ['boot'] },
+  then: { properties: { action: { enum: ['on', 'reset', 'cycle'] } } },
 };
 
 const CHANGE_PROPERTIES = {
@@ -35,7 +41,7 @@ const CHANGE_PROPERTIES = {
 export const POWER_CHANGE_RESULT_SCHEMA = {
   type: 'object',
   required: ['deviceId', 'action', 'returnValue', 'ok'],
-  properties: { ...CHANGE_PROPERTIES, action: ACTION },
+  properties: { ...CHANGE_PROPERTIES, action: ACTION, boot: BOOT },
 };
 
 /** `maxDevices` comes from the plugin options. */

@@ -18,9 +18,15 @@ export interface PowerStatus {
   availableActions: PowerAction[];
 }
 
+export type BootTarget = 'bios' | 'pxe' | 'hdd';
+/** `OptInRequired` of a device that needs consent for everything (boot choices included). */
+const OPT_IN_ALL = 0xffffffff;
+
 export interface PowerChangeResult {
   deviceId: string;
   action: PowerAction;
+  /** The one-time boot setting written before the action, when one was asked. */
+  boot?: BootTarget;
   /** The device's `ReturnValue`: 0 success. */
   returnValue: number | null;
   ok: boolean;
@@ -47,7 +53,7 @@ export interface BulkPowerResult {
 
 export interface PowerService {
   read(deviceId: string): Promise<PowerStatus>;
-  change(deviceId: string, action: PowerAction): Promise<PowerChangeResult>;
+  change(deviceId: string, action: PowerAction, boot?: BootTarget): Promise<PowerChangeResult>;
   bulk(deviceIds: string[], action: PowerAction): Promise<BulkPowerResult>;
 }
 
@@ -82,13 +88,24 @@ export function createPowerService({ devices, access, events, logger, config }: 
     return { powerState, confirmed: false };
   }
 
-  async function change(deviceId: string, action: PowerAction): Promise<PowerChangeResult> {
+  /** Writes the one-time boot setting, after checking the consent a device requiring it for all needs. */
+  async function writeBoot(device: Device, credential: TaskCredential, boot: BootTarget): Promise<void> {
+    if (boot !== 'hdd') {
+      const { value } = await access.run(device, (input, tasks) => tasks.run('redirection-read', input), credential);
+      const { optInRequired, optInState } = value.features;
+      if (optInRequired === OPT_IN_ALL && optInState !== 3 && optInState !== 4) throw PowerErrors.consentRequired(device);
+    }
+    await access.run(device, (input, tasks) => tasks.run('boot-setting', { ...input, boot }), credential);
+  }
+
+  async function change(deviceId: string, action: PowerAction, boot?: BootTarget): Promise<PowerChangeResult> {
     const device = known(deviceId);
     const { value: before, credential } = await readPower(device);
     const offered = availableActions(before.availableRequestedPowerStates);
     if (!offered.includes(action)) throw PowerErrors.actionUnsupported(device, action, offered);
+    if (boot) await writeBoot(device, credential, boot);
     const { value: requested } = await access.run(device, (input, tasks) => tasks.run('power-change', { ...input, powerState: POWER_ACTIONS[action] }), credential);
-    const base = { deviceId: device.id, action, returnValue: requested.returnValue, ok: requested.accepted };
+    const base = { deviceId: device.id, action, ...(boot ? { boot } : {}), returnValue: requested.returnValue, ok: requested.accepted };
     if (!requested.accepted) return { ...base, powerState: before.powerState, state: stateName(before.powerState), confirmed: false };
     const after = await confirm(device, credential, expectedState(action));
     if (after.powerState !== null) events.publish('PowerStateChanged', { deviceId: device.id, powerState: after.powerState });

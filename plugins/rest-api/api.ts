@@ -134,8 +134,20 @@ export type DeviceRoute = DeviceAddressRoute | DeviceChannelRoute;
 /** Runs the device tasks of one operation where its target can be reached: the worker pool, or in-process for a channel route. */
 export type DeviceTasks = Pick<WorkerPool, 'run'>;
 
-/** Decides a route for a device; null: the local network as usual. */
-export type DeviceRouter = (device: Readonly<Device>) => Promise<DeviceRoute | null>;
+/**
+ * Which service of the device an operation talks to: WS-Management (16992, 16993 with TLS), or
+ * redirection (SOL/KVM/IDER: 16994, 16995 with TLS).
+ */
+export type DeviceService = 'management' | 'redirection';
+
+/** The device ports of redirection, plain and with TLS. */
+export const REDIRECTION_PORTS = { plain: 16994, tls: 16995 } as const;
+
+/**
+ * Decides a route for a device and the service an operation wants (default `management`); null:
+ * the local network as usual. A route's `port` is that service's port.
+ */
+export type DeviceRouter = (device: Readonly<Device>, service?: DeviceService) => Promise<DeviceRoute | null>;
 
 /** The credential vault, provided as the `credentials` service. */
 export interface CredentialVault {
@@ -155,6 +167,14 @@ export interface DeviceAccessOptions {
   requestTimeoutMs: number;
   /** Credentials tried at most per operation (AMT locks out repeated failures). */
   credentialAttempts: number;
+  /**
+   * The device service the operations talk to (default `management`). With `redirection` the
+   * target's port is the redirection port (16994, 16995 with TLS; through a CIRA tunnel a channel to
+   * it), and the operation itself opens the session on this thread (`openRedirectionSession`),
+   * since the relay that follows outlives the operation and cannot live in a worker: the sign-in
+   * memory, networks check, credential order and pinning apply as to every operation.
+   */
+  service?: DeviceService;
 }
 
 /** Runs device operations (pool tasks) with a working credential, pinning and learning as scans do. */

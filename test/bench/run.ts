@@ -23,9 +23,10 @@ import { cira } from './cira.js';
 import { ciraFlood } from './cira-flood.js';
 import { consoleDevices } from './console-devices.js';
 import { auditMetrics } from './audit-metrics.js';
+import { redirection } from './redirection.js';
 
 const HERE = fileURLToPath(new URL('.', import.meta.url));
-const BENCHMARKS: Benchmark[] = [sweep, interrogation, api, soap, hub, startup, cira, ciraFlood, consoleDevices, auditMetrics];
+const BENCHMARKS: Benchmark[] = [sweep, interrogation, api, soap, hub, startup, cira, ciraFlood, consoleDevices, auditMetrics, redirection];
 
 /**
  * Benchmark scripts other engineers keep beside these (hub-*.ts, monitor-sweep.ts), run when named:

@@ -15,6 +15,11 @@ import { CiraChannel, type ChannelCounters } from './cira-channel.js';
 import type { DeviceState } from './device-state.js';
 import { certificatePair } from './sim-certs.js';
 import { deviceRequestHandler } from './sim-http.js';
+import { serveRedirection } from './redirection/redir-server.js';
+import { createServer as createTlsServer, type Server as TlsServer } from 'node:tls';
+
+/** Ports a device serves inside channels: WS-Management and redirection, plain and TLS. */
+const SERVED_PORTS = [16992, 16993, 16994, 16995];
 
 export interface CiraOptions {
   /** The gateway's CIRA listener. */
@@ -91,6 +96,7 @@ export class SimCiraClient extends EventEmitter {
   #keepAliveTimeoutSeconds: number | null = null;
   #http: HttpServer | undefined;
   #https: HttpsServer | undefined;
+  #tlsRedirection: TlsServer | undefined;
   counters: CiraCounters = newCounters();
 
   constructor(private readonly state: DeviceState, readonly options: CiraOptions) {
@@ -112,7 +118,7 @@ export class SimCiraClient extends EventEmitter {
   }
 
   get forwardPorts(): number[] {
-    return this.options.forwardPorts ?? [this.state.config.tls ? 16993 : 16992];
+    return this.options.forwardPorts ?? (this.state.config.tls ? [16993, 16995] : [16992, 16994]);
   }
 
   get openChannels(): number {
@@ -365,7 +371,7 @@ export class SimCiraClient extends EventEmitter {
     };
     if (session.phase !== 'ready') return refuse(1);
     if (m.kind !== 'forwarded-tcpip') return refuse(3);
-    if (!this.forwardPorts.includes(m.port) || (m.port !== 16992 && m.port !== 16993)) return refuse(2);
+    if (!this.forwardPorts.includes(m.port) || !SERVED_PORTS.includes(m.port)) return refuse(2);
     if (session.channels.size >= (this.options.maxChannels ?? 8)) return refuse(4);
     const window = this.options.windowSize ?? 8192;
     const id = session.nextChannel++;
@@ -376,7 +382,19 @@ export class SimCiraClient extends EventEmitter {
     session.channels.set(id, channel);
     this.counters.channelsOpened++;
     this.#send(session, encode.channelOpenConfirmation(m.sender, id, window));
-    this.#httpServer(m.port === 16993).emit('connection', channel);
+    if (m.port === 16994) serveRedirection(this.state, channel);
+    else if (m.port === 16995) this.#redirectionTls().emit('connection', channel);
+    else this.#httpServer(m.port === 16993).emit('connection', channel);
+  }
+
+  /** The redirection port with TLS, fed with channels (made on first use). */
+  #redirectionTls(): TlsServer {
+    if (!this.#tlsRedirection) {
+      const { key, cert } = certificatePair(this.state.certificate);
+      this.#tlsRedirection = createTlsServer({ key, cert }, (socket) => serveRedirection(this.state, socket));
+      this.#tlsRedirection.on('tlsClientError', () => undefined);
+    }
+    return this.#tlsRedirection;
   }
 
   /** The device's HTTP(S) face, fed with channels instead of accepted sockets (made on first use). */

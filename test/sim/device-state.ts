@@ -3,6 +3,7 @@ import type { CertificateName, DeviceConfig, Misbehaviour } from './fleet-option
 import { eventLogRecords } from './sim-event-log.js';
 import { SimDigest } from './sim-digest.js';
 import type { SimInstance } from './sim-xml.js';
+import { RedirectionState } from './redirection/redir-state.js';
 
 /** What a device has seen, for tests to assert on. */
 export interface DeviceCounters {
@@ -39,6 +40,8 @@ export interface DeviceState {
   certificate: CertificateName;
   readonly eventRecords: string[];
   readonly digest: SimDigest;
+  /** Redirection: features, consent, boot setting, open sessions, the KVM screen's keys. */
+  readonly redirection: RedirectionState;
   readonly enumerations: Map<string, Enumeration>;
   counters: Omit<DeviceCounters, 'authFailures' | 'lockedRefusals'>;
   messageSeq: number;
@@ -61,6 +64,7 @@ export function createDeviceState(config: DeviceConfig, seed: string | number): 
       lockoutMs: config.lockoutMs,
       nonceTtlMs: config.nonceTtlMs,
     }),
+    redirection: new RedirectionState(config.provisioningMode, `${seed}/${config.index}`, config.redirectionTimeouts),
     enumerations: new Map(),
     counters: { requests: 0, authAttempts: 0, unauthorized: 0, connections: 0, rmcpPings: 0, powerChanges: 0 },
     messageSeq: 0x100,

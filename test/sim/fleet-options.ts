@@ -73,6 +73,16 @@ export interface FleetOptions {
   chunkSize?: number;
   /** Listeners bound concurrently while starting (default 200). */
   bindConcurrency?: number;
+  /** Redirection port (SOL/KVM) of devices on HTTP; default 16994; null: none. */
+  redirectionPort?: number | null;
+  /** Redirection port with TLS of TLS devices; default 16995; null: none. */
+  redirectionTlsPort?: number | null;
+  /** A KVM session without keyboard or mouse input is closed after this (default 180,000 ms, as AMT). */
+  kvmIdleMs?: number;
+  /** A SOL session whose client sends nothing, not even heartbeats, is closed after this (default 10,000 ms). */
+  solIdleMs?: number;
+  /** A displayed consent code no one enters expires after this (default 300,000 ms). */
+  consentTimeoutMs?: number;
   /** The gateway's CIRA listener and MPS account: the devices chosen by `ciraEvery` dial in over CIRA. */
   cira?: CiraOptions;
   /** With `cira`: every Nth device (index % N === N - 1) dials in; default 1 (all). */
@@ -110,6 +120,10 @@ export interface DeviceConfig {
   lockoutMs: number;
   nonceTtlMs: number;
   chunkSize: number;
+  /** Redirection ports: plain (16994) on HTTP devices, TLS (16995) on TLS devices; null where closed. */
+  redirectionPort: number | null;
+  redirectionTlsPort: number | null;
+  redirectionTimeouts: { kvmIdleMs: number; solIdleMs: number; consentTimeoutMs: number };
   /** How this device dials in over CIRA, or null. */
   cira: CiraOptions | null;
   /** When, after start, the device first dials in. */
@@ -152,6 +166,9 @@ export function deviceConfigs(options: FleetOptions): DeviceConfig[] {
       httpPort: lan && (!tls || options.httpOnTlsDevices) ? (options.httpPort ?? 16992) : null,
       httpsPort: lan && tls ? (options.httpsPort ?? 16993) : null,
       rmcpPort: lan && rmcpPort > 0 ? rmcpPort : null,
+      redirectionPort: lan && (!tls || options.httpOnTlsDevices) && options.redirectionPort !== null ? (options.redirectionPort ?? 16994) : null,
+      redirectionTlsPort: lan && tls && options.redirectionTlsPort !== null ? (options.redirectionTlsPort ?? 16995) : null,
+      redirectionTimeouts: { kvmIdleMs: options.kvmIdleMs ?? 180_000, solIdleMs: options.solIdleMs ?? 10_000, consentTimeoutMs: options.consentTimeoutMs ?? 300_000 },
       pageSize: Math.max(1, options.pageSize ?? 100),
       eventLogRecords: Math.max(0, options.eventLogRecords ?? 24),
       lockoutThreshold: options.lockoutThreshold ?? 10,

@@ -2,15 +2,17 @@
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import { createServer as createNetServer, type AddressInfo, type Server as NetServer } from 'node:net';
+import { createServer as createTlsServer, type Server as TlsServer } from 'node:tls';
 import { SimCiraClient } from './cira-client.js';
 import { createDeviceState, snapshotCounters, type DeviceCounters, type DeviceState } from './device-state.js';
 import type { CertificateName, DeviceConfig, Misbehaviour, TlsVersion } from './fleet-options.js';
 import { certificatePair } from './sim-certs.js';
 import { deviceRequestHandler } from './sim-http.js';
 import { encodePong, isPresencePing } from './sim-rmcp.js';
+import { serveRedirection } from './redirection/redir-server.js';
 
-function listen(server: HttpServer | HttpsServer, host: string, port: number): Promise<void> {
+function listen(server: NetServer, host: string, port: number): Promise<void> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen({ host, port }, () => {
@@ -35,11 +37,34 @@ function closeServer(server: HttpServer | HttpsServer | undefined): Promise<void
   });
 }
 
+/** A raw TCP/TLS server: closed with every connection it accepted destroyed. */
+function trackedServer<S extends NetServer>(server: S, event: 'connection' | 'secureConnection'): S {
+  const open = new Set<import('node:net').Socket>();
+  server.on(event, (socket: import('node:net').Socket) => {
+    open.add(socket);
+    socket.once('close', () => open.delete(socket));
+  });
+  (server as S & { destroyAll(): void }).destroyAll = () => {
+    for (const socket of open) socket.destroy();
+  };
+  return server;
+}
+
+function closeRawServer(server: NetServer | undefined): Promise<void> {
+  if (!server) return Promise.resolve();
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    (server as NetServer & { destroyAll?(): void }).destroyAll?.();
+  });
+}
+
 export class SimDevice {
   readonly state: DeviceState;
   #http: HttpServer | undefined;
   #https: HttpsServer | undefined;
   #udp: UdpSocket | undefined;
+  #redirection: NetServer | undefined;
+  #redirectionTls: TlsServer | undefined;
   #online = false;
   /** The device's CIRA side (devices configured to dial in), with its fault controls and counters. */
   readonly cira: SimCiraClient | undefined;
@@ -75,6 +100,16 @@ export class SimDevice {
         this.#https.on('tlsClientError', () => undefined);
         await listen(this.#https, this.address, this.config.httpsPort);
       }
+      if (this.config.redirectionPort !== null) {
+        this.#redirection = trackedServer(createNetServer((socket) => serveRedirection(this.state, socket)), 'connection');
+        await listen(this.#redirection, this.address, this.config.redirectionPort);
+      }
+      if (this.config.redirectionTlsPort !== null) {
+        const { key, cert } = certificatePair(this.state.certificate);
+        this.#redirectionTls = trackedServer(createTlsServer({ key, cert, ...tlsVersionOptions(this.config.tlsMaxVersion) }, (socket) => serveRedirection(this.state, socket)), 'secureConnection');
+        this.#redirectionTls.on('tlsClientError', () => undefined);
+        await listen(this.#redirectionTls, this.address, this.config.redirectionTlsPort);
+      }
       if (this.config.rmcpPort !== null) await this.#startRmcp(this.config.rmcpPort);
       this.cira?.start(this.config.ciraStartDelayMs);
       this.#online = true;
@@ -109,16 +144,24 @@ export class SimDevice {
     const udp = this.#udp;
     this.#udp = undefined;
     if (udp) await new Promise<void>((resolve) => udp.close(() => resolve()));
-    const [http, https] = [this.#http, this.#https];
+    const [http, https, redirection, redirectionTls] = [this.#http, this.#https, this.#redirection, this.#redirectionTls];
     this.#http = undefined;
     this.#https = undefined;
-    await Promise.all([closeServer(http), closeServer(https)]);
+    this.#redirection = undefined;
+    this.#redirectionTls = undefined;
+    this.state.redirection.stop();
+    await Promise.all([closeServer(http), closeServer(https), closeRawServer(redirection), closeRawServer(redirectionTls)]);
   }
 
   /** The ports actually bound (useful when a port of 0 was asked for). */
-  boundPorts(): { http: number | null; https: number | null } {
-    const port = (s: HttpServer | HttpsServer | undefined): number | null => ((s?.address() as AddressInfo | null)?.port ?? null);
-    return { http: port(this.#http), https: port(this.#https) };
+  boundPorts(): { http: number | null; https: number | null; redirection: number | null; redirectionTls: number | null } {
+    const port = (s: NetServer | undefined): number | null => ((s?.address() as AddressInfo | null)?.port ?? null);
+    return { http: port(this.#http), https: port(this.#https), redirection: port(this.#redirection), redirectionTls: port(this.#redirectionTls) };
+  }
+
+  /** The device's redirection side: features, consent (its `consentCode`), boot, open sessions, typed keys. */
+  get redirection(): DeviceState['redirection'] {
+    return this.state.redirection;
   }
 
   setPowerState(powerState: number): void {
@@ -134,6 +177,7 @@ export class SimDevice {
     this.state.certificate = name;
     const { key, cert } = certificatePair(name);
     this.#https?.setSecureContext({ key, cert });
+    this.#redirectionTls?.setSecureContext({ key, cert });
   }
 
   /** SHA-256 fingerprint of the certificate the device presents now. */

@@ -71,22 +71,35 @@ export class SimDigest {
     this.#nonces.clear();
   }
 
-  /** A fresh challenge, formatted exactly like AMT's: `", ` after realm, then `",` separators. */
-  challenge(stale = false): string {
+  /** A fresh nonce the device will accept (for WS-Management's challenge and the redirection port's). */
+  issueNonce(): string {
     const nonce = randomBytes(24).toString('base64');
     this.#nonces.set(nonce, { issuedAt: Date.now(), lastNc: 0 });
     while (this.#nonces.size > MAX_NONCES) this.#nonces.delete(this.#nonces.keys().next().value as string);
+    return nonce;
+  }
+
+  /** A fresh challenge, formatted exactly like AMT's: `", ` after realm, then `",` separators. */
+  challenge(stale = false): string {
+    const nonce = this.issueNonce();
     return `Digest realm="${this.account.realm}", nonce="${nonce}",stale="${stale ? 'true' : 'false'}",qop="auth"`;
   }
 
   /** Judges an Authorization header for a request. */
   verify(header: string | undefined, method: string, url: string): DigestVerdict {
     if (!header) return 'missing';
+    return this.verifyParams(parseAuthorization(header), method, url);
+  }
+
+  /**
+   * Judges Digest parameters (from a header, or from the redirection port's AuthenticateSession
+   * message): one lockout counter for both, as on a real device.
+   */
+  verifyParams(p: Map<string, string> | null, method: string, url: string): DigestVerdict {
     if (this.lockedOut) {
       this.lockedRefusals++;
       return 'locked';
     }
-    const p = parseAuthorization(header);
     const response = p?.get('response') ?? '';
     const nonce = p?.get('nonce') ?? '';
     const uri = p?.get('uri') ?? '';

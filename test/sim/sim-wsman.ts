@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { XMLParser } from 'fast-xml-parser';
 import { nextMessageId, type DeviceState } from './device-state.js';
 import { availablePowerStates, ENUMERABLE, GETTABLE } from './sim-classes.js';
+import { REDIRECTION_INSTANCES, REDIRECTION_METHODS, REDIRECTION_PUTS, type InputReader } from './redirection/redir-wsman.js';
 import { classUri, envelope, FAULTS, faultEnvelope, instanceXml, NS, type FaultSpec, type SimInstance } from './sim-xml.js';
 
 export interface WsmanReply {
@@ -59,7 +60,7 @@ export function handleWsman(state: DeviceState, xml: string): WsmanReply {
   const relatesTo = text(header['MessageID']) ?? '';
   const className = uri.slice(uri.lastIndexOf('/') + 1);
   const ctx: Ctx = { state, action, uri, className, relatesTo, body, selectors: selectorsOf(header) };
-  if (uri !== classUri(className) || !(className in ENUMERABLE || className in GETTABLE || className in METHODS_BY_CLASS)) {
+  if (uri !== classUri(className) || !(className in ENUMERABLE || className in GETTABLE || className in METHODS_BY_CLASS || className in REDIRECTION_INSTANCES)) {
     return fault(state, FAULTS.destinationUnreachable, relatesTo);
   }
   switch (action) {
@@ -76,6 +77,8 @@ export function handleWsman(state: DeviceState, xml: string): WsmanReply {
       return ok(ctx, `${NS.enumeration}/ReleaseResponse`, '', NS.enumeration);
   }
   const method = action.startsWith(`${uri}/`) ? action.slice(uri.length + 1) : '';
+  const redirectionMethod = REDIRECTION_METHODS[className]?.[method];
+  if (redirectionMethod) return methodOutput(ctx, method, [['ReturnValue', redirectionMethod(state, inputReader(obj(body[`${method}_INPUT`]) ?? {}))]]);
   const handler = METHODS_BY_CLASS[className]?.[method];
   if (!handler) return fault(state, FAULTS.actionNotSupported, relatesTo);
   return handler(ctx, obj(body[`${method}_INPUT`]) ?? {});
@@ -106,13 +109,30 @@ function get(ctx: Ctx): WsmanReply {
     instance = ENUMERABLE[ctx.className]?.(ctx.state).find((i) => i.props.some(([k, v]) => k === 'InstanceID' && v === instanceId));
     if (!instance) return fault(ctx.state, FAULTS.invalidSelectors, ctx.relatesTo);
   } else {
-    instance = GETTABLE[ctx.className]?.(ctx.state) ?? ENUMERABLE[ctx.className]?.(ctx.state)[0];
+    instance = GETTABLE[ctx.className]?.(ctx.state) ?? REDIRECTION_INSTANCES[ctx.className]?.(ctx.state) ?? ENUMERABLE[ctx.className]?.(ctx.state)[0];
   }
   if (!instance) return fault(ctx.state, FAULTS.actionNotSupported, ctx.relatesTo);
   return ok(ctx, 'http://schemas.xmlsoap.org/ws/2004/09/transfer/GetResponse', instanceXml('g', instance), ctx.uri);
 }
 
+/** Reads a Put body's or a method input's fields. */
+function inputReader(input: Node): InputReader {
+  return {
+    text: (name) => text(input[name]),
+    selectors(name) {
+      const ref = obj(input[name]);
+      const params = obj(ref?.['ReferenceParameters']);
+      return params ? selectorsOf(params) : undefined;
+    },
+  };
+}
+
 function put(ctx: Ctx): WsmanReply {
+  const redirectionPut = REDIRECTION_PUTS[ctx.className];
+  if (redirectionPut) {
+    if (!redirectionPut(ctx.state, inputReader(obj(ctx.body[ctx.className]) ?? {}))) return fault(ctx.state, FAULTS.invalidParameter, ctx.relatesTo);
+    return ok(ctx, 'http://schemas.xmlsoap.org/ws/2004/09/transfer/PutResponse', instanceXml('g', REDIRECTION_INSTANCES[ctx.className]!(ctx.state)), ctx.uri);
+  }
   if (ctx.className !== 'AMT_GeneralSettings') return fault(ctx.state, FAULTS.actionNotSupported, ctx.relatesTo);
   const input = obj(ctx.body['AMT_GeneralSettings']) ?? {};
   const host = text(input['HostName']);
@@ -189,8 +209,14 @@ const METHODS_BY_CLASS: Record<string, Record<string, MethodHandler>> = {
       if (!transition || !availablePowerStates(ctx.state.powerState).includes(requested)) {
         return methodOutput(ctx, 'RequestPowerStateChange', [['ReturnValue', 2]]);
       }
-      ctx.state.powerState = transition(ctx.state.powerState);
       ctx.state.counters.powerChanges++;
+      // Firmware accepts power-off while a KVM session is open, and does nothing.
+      const off = transition(ctx.state.powerState) === 8;
+      if (off && ctx.state.redirection.open.has('kvm')) return methodOutput(ctx, 'RequestPowerStateChange', [['ReturnValue', 0]]);
+      const wasOff = ctx.state.powerState !== 2;
+      ctx.state.powerState = transition(ctx.state.powerState);
+      // A reset, a power cycle or a power-on boots, using up the one-time boot setting.
+      if (requested === 10 || requested === 5 || requested === 14 || (requested === 2 && wasOff)) ctx.state.redirection.reset();
       return methodOutput(ctx, 'RequestPowerStateChange', [['ReturnValue', 0]]);
     },
   },

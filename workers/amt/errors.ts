@@ -29,6 +29,10 @@ export type AmtErrorCode =
   | 'AMT_ERR_TLS'
   /** The device presented a certificate whose fingerprint differs from the pinned one. */
   | 'AMT_ERR_TLS_PIN_MISMATCH'
+  /** The device has a session of this kind open already (redirection: StartRedirectionSession status 2). */
+  | 'AMT_ERR_BUSY'
+  /** The device does not offer this now (redirection: the feature is disabled, status 3). */
+  | 'AMT_ERR_UNSUPPORTED'
   /** The caller cancelled the operation. */
   | 'AMT_ERR_CANCELLED'
   /** The task input was malformed. */

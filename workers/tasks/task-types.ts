@@ -21,6 +21,10 @@ export type { RmcpPong } from '../amt/rmcp-codec.js';
 export type { EventRecord } from '../amt/reads/event-record.js';
 export type { HardwareInventory, InventoryItem, ClassInventory } from '../amt/reads/hardware-inventory.js';
 export type { HardwareSummary } from '../amt/reads/hardware-summary.js';
+export type { RedirectionFeatures, FeatureChange, OptInAction } from '../amt/reads/redirection-features.js';
+export type { BootTarget } from '../amt/reads/boot-setting.js';
+import type { RedirectionFeatures, FeatureChange, OptInAction } from '../amt/reads/redirection-features.js';
+import type { BootTarget } from '../amt/reads/boot-setting.js';
 
 /** Ports of a site: defaults http 16992, https 16993, rmcp 623 (0 disables the RMCP ping). */
 export interface SitePorts {
@@ -157,6 +161,20 @@ export interface PowerChangeInput extends DeviceOperationInput {
 }
 export type PowerChangeOutput = (({ ok: true; returnValue: number | null; accepted: boolean }) | { ok: false; error: AmtFailure }) & OperationMeta;
 
+export type RedirectionReadInput = DeviceOperationInput;
+export type RedirectionReadOutput = (({ ok: true; features: RedirectionFeatures }) | { ok: false; error: AmtFailure }) & OperationMeta;
+export interface RedirectionWriteInput extends DeviceOperationInput {
+  change: FeatureChange;
+}
+export interface OptInInput extends DeviceOperationInput {
+  request: OptInAction;
+}
+export type OptInOutput = (({ ok: true; returnValue: number | null; optInState: number | null }) | { ok: false; error: AmtFailure }) & OperationMeta;
+export interface BootSettingInput extends DeviceOperationInput {
+  boot: BootTarget;
+}
+export type BootSettingOutput = (({ ok: true; boot: BootTarget }) | { ok: false; error: AmtFailure }) & OperationMeta;
+
 export type InventoryInput = DeviceOperationInput;
 export type InventoryOutput = (({ ok: true; classes: Partial<HardwareInventory>; summary: HardwareSummary }) | { ok: false; error: AmtFailure }) &
   OperationMeta;
@@ -212,5 +230,9 @@ declare module '../task-api.js' {
     inventory: { input: InventoryInput; output: InventoryOutput; progress: never };
     'event-log': { input: EventLogInput; output: EventLogOutput; progress: never };
     'wsman-check': { input: WsmanCheckInput; output: WsmanCheckOutput; progress: never };
+    'redirection-read': { input: RedirectionReadInput; output: RedirectionReadOutput; progress: never };
+    'redirection-write': { input: RedirectionWriteInput; output: RedirectionReadOutput; progress: never };
+    'opt-in': { input: OptInInput; output: OptInOutput; progress: never };
+    'boot-setting': { input: BootSettingInput; output: BootSettingOutput; progress: never };
   }
 }

@@ -6,7 +6,7 @@
  */
 import { isHttpError, type AmtSiteSettings, type Logger, type SiteSettings, type WorkerPool } from '../../../core/plugin-api.js';
 import type { DeviceTarget, TaskCredential } from '../../../workers/tasks/task-types.js';
-import type { CredentialVault, Device, DeviceAccess, DeviceOperationCompletedEvent, DeviceAccessOptions, DeviceRegistry, DeviceRoute, DeviceRouter, DeviceTasks, TaskOutcome } from '../api.js';
+import { REDIRECTION_PORTS, type CredentialVault, type Device, type DeviceAccess, type DeviceOperationCompletedEvent, type DeviceAccessOptions, type DeviceRegistry, type DeviceRoute, type DeviceRouter, type DeviceTasks, type TaskOutcome } from '../api.js';
 import type { SignInMemory, SignInPause, SignInReport } from '../sign-in/sign-in-memory.js';
 import { memoryKey } from '../sign-in/sign-in-key.js';
 import { deviceProblem, DeviceProblems } from './device-problems.js';
@@ -52,6 +52,8 @@ export function createDeviceAccess(
   },
 ): DeviceAccess {
   const { amt } = options;
+  const service = options.service ?? 'management';
+  const lanPort = (tls: boolean) => (service === 'redirection' ? (tls ? REDIRECTION_PORTS.tls : REDIRECTION_PORTS.plain) : tls ? amt.ports.https : amt.ports.http);
 
   /** The device's address on the local network, unless a route (its CIRA tunnel) names another way in. */
   const targetOf = (device: Readonly<Device>, route: DeviceRoute | null): DeviceTarget => {
@@ -59,7 +61,7 @@ export function createDeviceAccess(
     return {
       // Through a channel the address only labels the device: no socket goes there.
       address: route && !('channel' in route) ? route.address : device.ipAddress,
-      port: route ? route.port : tls ? amt.ports.https : amt.ports.http,
+      port: route ? route.port : lanPort(tls),
       tls,
       timeouts: { connectMs: options.connectTimeoutMs, firstByteMs: options.requestTimeoutMs, totalMs: options.requestTimeoutMs },
       tlsTrust: options.tlsTrust,
@@ -97,7 +99,7 @@ export function createDeviceAccess(
 
   const access: DeviceAccess = {
     async run(device, operation, given) {
-      const route = (await options.router?.()?.(device)) ?? null;
+      const route = (await options.router?.()?.(device, service)) ?? null;
       // allowedNetworks bounds where sockets go: a device reached through its tunnel is not reached at its address.
       if (!route) networks.check(device.ipAddress);
       const target = targetOf(device, route);

@@ -15,6 +15,8 @@ export const DeviceProblems = {
   deviceError: (device: Device, failure: AmtFailure) => new HttpError(502, 'GW_ERR_DEVICE_ERROR', `${name(device)} answered with an error: ${failure.message}`, { expose: true }),
   noChallenge: (device: Device, failure: AmtFailure) =>
     new HttpError(502, 'GW_ERR_DEVICE_NOT_AUTHENTICATED', `${name(device)} answered without asking for authentication (${failure.message}): not taken as the device's answer`, { expose: true }),
+  busy: (device: Device, failure: AmtFailure) => new HttpError(409, 'GW_ERR_DEVICE_BUSY', `${name(device)} is busy: ${failure.message}`, { expose: true }),
+  unsupported: (device: Device, failure: AmtFailure) => new HttpError(422, 'GW_ERR_DEVICE_UNSUPPORTED', `${name(device)} does not offer this now: ${failure.message}`, { expose: true }),
   cancelled: () => new HttpError(503, 'GW_ERR_SHUTTING_DOWN', 'the gateway is shutting down'),
   signInPaused: (device: Device, detail: string) =>
     new HttpError(409, 'GW_ERR_SIGN_IN_PAUSED', `sign-ins to ${name(device)} are paused to avoid locking its account: ${detail}`, { expose: true }),
@@ -32,8 +34,8 @@ export const DeviceProblems = {
 /** The documented responses of the problems above, plus the unknown device the calling route reports. */
 export const DEVICE_PROBLEM_RESPONSES = {
   404: { description: 'Unknown device' },
-  409: { description: 'The device is offline, no credential is stored, or sign-ins to it are paused to avoid a lockout' },
-  422: { description: 'The device is outside the allowed networks (`amt.allowedNetworks`)' },
+  409: { description: 'The device is offline, busy, no credential is stored, or sign-ins to it are paused to avoid a lockout' },
+  422: { description: 'The device is outside the allowed networks (`amt.allowedNetworks`), or does not offer what was asked now' },
   502: { description: 'The device refused the credentials, failed TLS, answered with an error, or answered without asking for authentication (`GW_ERR_DEVICE_NOT_AUTHENTICATED`)' },
   503: { description: 'The gateway is shutting down, or too many device operations run through CIRA tunnels at once (`GW_ERR_CIRA_BUSY`, retry after `Retry-After`)' },
   504: { description: 'The device did not answer in time' },
@@ -53,6 +55,10 @@ export function deviceProblem(device: Device, failure: AmtFailure): HttpError {
       return DeviceProblems.noChallenge(device, failure);
     case 'AMT_ERR_CANCELLED':
       return DeviceProblems.cancelled();
+    case 'AMT_ERR_BUSY':
+      return DeviceProblems.busy(device, failure);
+    case 'AMT_ERR_UNSUPPORTED':
+      return DeviceProblems.unsupported(device, failure);
     default:
       return DeviceProblems.deviceError(device, failure);
   }

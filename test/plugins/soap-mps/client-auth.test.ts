@@ -19,6 +19,9 @@ function fakeAuth(users: Record<string, { password: string; permissions: string[
       return null;
     },
     allPermissions: () => ['mps:read'],
+    async currentUser() {
+      return null;
+    },
   };
   return auth;
 }

@@ -10,6 +10,7 @@ import { can, type Session } from '../session.js';
 import { DeviceHardware } from './device-hardware.js';
 import { DeviceEvents } from './device-events.js';
 import { DevicePower } from './device-power.js';
+import { DeviceRemote } from '../remote/device-remote.js';
 
 export function DevicePage({ id, session }: { id: string; session: Session }) {
   const [device, setDevice] = useState<Device | null>(null);
@@ -72,6 +73,7 @@ export function DevicePage({ id, session }: { id: string; session: Session }) {
         </button>
       )}
       {can(session, 'power:read') && <DevicePower deviceId={device.id} control={can(session, 'power:control')} queue={queue} />}
+      {can(session, 'remote:connect') && <DeviceRemote deviceId={device.id} />}
       {can(session, 'monitor:read') && <DeviceHardware deviceId={device.id} queue={queue} />}
       {can(session, 'monitor:read') && <DeviceEvents deviceId={device.id} queue={queue} />}
     </section>

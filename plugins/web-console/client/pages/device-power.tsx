@@ -32,6 +32,9 @@ export const ACTION_LABELS: Record<string, string> = {
   'soft-reset': 'Soft reset',
 };
 
+/** One-time boot choices: written before a reset (or a power-on when off), used at that boot only. */
+export const BOOT_LABELS = { bios: 'Boot to BIOS', pxe: 'Network boot (PXE)' } as const;
+
 export function DevicePower({ deviceId, control, queue }: { deviceId: string; control: boolean; queue: SerialQueue }) {
   const [status, setStatus] = useState<PowerStatus | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -43,14 +46,14 @@ export function DevicePower({ deviceId, control, queue }: { deviceId: string; co
     if (e.deviceId === deviceId) void read();
   });
 
-  const run = async (action: string) => {
-    const label = ACTION_LABELS[action] ?? action;
+  const run = async (action: string, boot?: 'bios' | 'pxe') => {
+    const label = boot ? BOOT_LABELS[boot] : (ACTION_LABELS[action] ?? action);
     if (CONFIRMED_ACTIONS.has(action) && !confirm(`${label}: this interrupts whoever uses the machine. Continue?`)) return;
     setBusy(true);
     setError(null);
     setResult(null);
     try {
-      const res = await queue(() => api<PowerResult>('POST', `/power/${encodeURIComponent(deviceId)}`, { action }));
+      const res = await queue(() => api<PowerResult>('POST', `/power/${encodeURIComponent(deviceId)}`, { action, ...(boot ? { boot } : {}) }));
       setResult(res.ok ? `${label}: done${res.state ? `, now ${res.state}` : ''}.` : `${label}: the device answered ${res.returnValue}.`);
       await read();
     } catch (err) {
@@ -81,6 +84,16 @@ export function DevicePower({ deviceId, control, queue }: { deviceId: string; co
                 {ACTION_LABELS[a] ?? a}
               </button>
             ))}
+          {(['bios', 'pxe'] as const).map((boot) => {
+            const action = status.availableActions.includes('reset') ? 'reset' : 'on';
+            return (
+              status.availableActions.includes(action) && (
+                <button type="button" key={boot} disabled={busy} onClick={() => run(action, boot)}>
+                  {BOOT_LABELS[boot]}
+                </button>
+              )
+            );
+          })}
         </div>
       )}
     </section>

@@ -1,0 +1,92 @@
+/**
+ * A device's redirection features and consent, read and written through device access (pool tasks,
+ * or in-process through a CIRA tunnel), in the contract's shape.
+ */
+import type { Device, DeviceAccess } from '../../core/plugin-api.js';
+import type { RedirectionFeatures } from '../../workers/tasks/task-types.js';
+import { RedirectionErrors } from './errors.js';
+import { OPT_IN_STATES, USER_CONSENT } from './schemas.js';
+
+export type UserConsent = (typeof USER_CONSENT)[number];
+export type OptInStateName = (typeof OPT_IN_STATES)[number];
+export type SessionMode = 'kvm' | 'sol';
+
+/** `OptInRequired` of each consent policy. */
+const OPT_IN_REQUIRED: Record<UserConsent, number> = { none: 0, kvm: 1, all: 0xffffffff };
+const OPT_IN_WRONG_CODE = 2066;
+
+export interface DeviceRedirection {
+  features: { kvm: boolean; sol: boolean; ider: boolean };
+  userConsent: UserConsent;
+  optInState: OptInStateName;
+  /** False on a device in client control mode. */
+  canModifyOptInPolicy: boolean;
+}
+
+export function userConsentOf(optInRequired: number | null): UserConsent {
+  if (optInRequired === 0) return 'none';
+  if (optInRequired === 1) return 'kvm';
+  return 'all';
+}
+
+export function optInStateName(state: number | null): OptInStateName {
+  return OPT_IN_STATES[state ?? 0] ?? 'not-started';
+}
+
+/** The device's answer in the contract's terms: a feature behind a closed listener is off. */
+export function toDeviceRedirection(f: RedirectionFeatures): DeviceRedirection {
+  return {
+    features: { kvm: f.listener && f.kvm, sol: f.listener && f.sol, ider: f.listener && f.ider },
+    userConsent: userConsentOf(f.optInRequired),
+    optInState: optInStateName(f.optInState),
+    canModifyOptInPolicy: f.canModifyOptInPolicy,
+  };
+}
+
+/** Whether a session of `mode` needs consent that has not been given. */
+export function needsConsent(state: DeviceRedirection, mode: SessionMode): boolean {
+  if (state.optInState === 'received' || state.optInState === 'in-session') return false;
+  return state.userConsent === 'all' || (state.userConsent === 'kvm' && mode === 'kvm');
+}
+
+export interface FeatureRequest {
+  kvm?: boolean;
+  sol?: boolean;
+  ider?: boolean;
+  userConsent?: UserConsent;
+}
+
+export function createRedirectionReads(access: DeviceAccess) {
+  const read = async (device: Device): Promise<DeviceRedirection> => {
+    const { value } = await access.run(device, (input, tasks) => tasks.run('redirection-read', input));
+    return toDeviceRedirection(value.features);
+  };
+  return {
+    read,
+    async write(device: Device, request: FeatureRequest): Promise<DeviceRedirection> {
+      const current = await read(device);
+      if (request.userConsent !== undefined && request.userConsent !== current.userConsent && !current.canModifyOptInPolicy) throw RedirectionErrors.consentPolicyFixed(device);
+      const { userConsent, ...features } = request;
+      const change = { ...features, ...(userConsent !== undefined ? { optInRequired: OPT_IN_REQUIRED[userConsent] } : {}) };
+      const { value } = await access.run(device, (input, tasks) => tasks.run('redirection-write', { ...input, change }));
+      return toDeviceRedirection(value.features);
+    },
+    async startConsent(device: Device): Promise<OptInStateName> {
+      const { value } = await access.run(device, (input, tasks) => tasks.run('opt-in', { ...input, request: { action: 'start' } }));
+      if (value.returnValue !== 0) throw RedirectionErrors.consentFailed(device, value.returnValue);
+      return optInStateName(value.optInState);
+    },
+    async sendCode(device: Device, code: string): Promise<OptInStateName> {
+      const { value } = await access.run(device, (input, tasks) => tasks.run('opt-in', { ...input, request: { action: 'code', code } }));
+      if (value.returnValue === OPT_IN_WRONG_CODE) throw RedirectionErrors.wrongCode(device);
+      if (value.returnValue !== 0) throw RedirectionErrors.consentFailed(device, value.returnValue);
+      return optInStateName(value.optInState);
+    },
+    async cancelConsent(device: Device): Promise<void> {
+      const { value } = await access.run(device, (input, tasks) => tasks.run('opt-in', { ...input, request: { action: 'cancel' } }));
+      if (value.returnValue !== 0) throw RedirectionErrors.consentFailed(device, value.returnValue);
+    },
+  };
+}
+
+export type RedirectionReads = ReturnType<typeof createRedirectionReads>;

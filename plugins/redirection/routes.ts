@@ -1,0 +1,131 @@
+/** The routes of the redirection plugin: features and consent of a device, and console sessions. */
+import type { PluginContext } from '../../core/plugin-api.js';
+import type { RedirectionConfig } from './config.js';
+import type { FeatureRequest, RedirectionReads, SessionMode } from './device-state.js';
+import { RedirectionErrors } from './errors.js';
+import { CONSENT_CODE_SCHEMA, FEATURES_REQUEST_SCHEMA, REDIRECTION_STATE_SCHEMA, SESSION_LIST_SCHEMA, SESSION_REQUEST_SCHEMA, SESSION_TICKET_SCHEMA } from './schemas.js';
+import { PERMISSION, type SessionService } from './session-service.js';
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const params = { deviceId: { description: 'Device id' } };
+
+export function registerRedirectionRoutes(ctx: PluginContext<RedirectionConfig>, reads: RedirectionReads, sessions: SessionService): void {
+  ctx.openapi.addSchema('RedirectionState', REDIRECTION_STATE_SCHEMA);
+  ctx.openapi.addSchema('RedirectionSessionTicket', SESSION_TICKET_SCHEMA);
+  ctx.openapi.addSchema('RedirectionSessions', SESSION_LIST_SCHEMA);
+  ctx.openapi.addTag('redirection', 'Remote console: KVM and serial-over-LAN sessions, features and user consent');
+  const tags = ['redirection'];
+  const failures = ctx.use('deviceAccess').problemResponses;
+  const devices = ctx.use('devices');
+  const known = (id: string) => {
+    const device = devices.get(id);
+    if (!device) throw RedirectionErrors.deviceNotFound(id);
+    return device;
+  };
+  const stateOf = async (deviceId: string, read: Promise<Awaited<ReturnType<RedirectionReads['read']>>>) => {
+    const { features, userConsent, optInState } = await read;
+    const open = sessions.forDevice(deviceId).map(({ id, mode, user, startedAt }) => ({ id, mode, user, startedAt }));
+    return { deviceId, features, userConsent, optInState, sessions: open };
+  };
+
+  // Before `/:deviceId`, which would otherwise take `sessions` for a device id.
+  ctx.http.route({
+    method: 'get',
+    path: '/sessions',
+    summary: 'Open remote console sessions',
+    tags,
+    permission: PERMISSION,
+    responses: { 200: { description: 'Open sessions (issued, unused tickets are not sessions)', schema: ref('RedirectionSessions') } },
+    handler: () => sessions.list().map(({ id, mode, deviceId, user, startedAt, bytesToDevice, bytesFromDevice }) => ({ id, mode, deviceId, user, startedAt, bytesToDevice, bytesFromDevice })),
+  });
+  ctx.http.route<{ Params: { id: string } }>({
+    method: 'delete',
+    path: '/sessions/:id',
+    summary: 'End a remote console session',
+    tags,
+    permission: PERMISSION,
+    params: { id: { description: 'Session id' } },
+    responses: { 204: { description: 'Ended' }, 404: { description: 'No open session with this id' } },
+    handler: (req, reply) => {
+      sessions.end(req.params.id);
+      reply.status(204);
+    },
+  });
+  ctx.http.route({
+    method: 'get',
+    path: '/:deviceId',
+    summary: "A device's KVM / SOL / IDER features, consent and open sessions",
+    tags,
+    permission: PERMISSION,
+    params,
+    responses: { 200: { description: 'As the device reports them', schema: ref('RedirectionState') }, ...failures },
+    handler: (req) => stateOf(req.params.deviceId, reads.read(known(req.params.deviceId))),
+  });
+  ctx.http.route<{ Body: FeatureRequest }>({
+    method: 'put',
+    path: '/:deviceId/features',
+    summary: 'Enable or disable KVM / SOL / IDER, or change the consent policy',
+    description: 'Turning KVM, SOL or IDER on also turns the redirection listener on. Returns the state read back from the device. A consent policy change on a device in client control mode is 422 `GW_ERR_CONSENT_POLICY_FIXED`.',
+    tags,
+    permission: PERMISSION,
+    params,
+    body: FEATURES_REQUEST_SCHEMA,
+    responses: { 200: { description: 'Read back after the write', schema: ref('RedirectionState') }, ...failures },
+    handler: (req) => stateOf(req.params.deviceId, reads.write(known(req.params.deviceId), req.body)),
+  });
+  ctx.http.route({
+    method: 'post',
+    path: '/:deviceId/consent',
+    summary: 'Start user consent: the device shows a 6-digit code on its screen',
+    tags,
+    permission: PERMISSION,
+    params,
+    responses: { 202: { description: 'Consent started' }, ...failures },
+    handler: async (req, reply) => {
+      const optInState = await reads.startConsent(known(req.params.deviceId));
+      reply.status(202);
+      return { optInState };
+    },
+  });
+  ctx.http.route<{ Body: { code: string } }>({
+    method: 'post',
+    path: '/:deviceId/consent/code',
+    summary: 'Send the code the person at the machine read out',
+    tags,
+    permission: PERMISSION,
+    params,
+    body: CONSENT_CODE_SCHEMA,
+    responses: { 200: { description: 'Consent given' }, ...failures, 422: { description: 'Wrong code (`GW_ERR_CONSENT_CODE_WRONG`)' } },
+    handler: async (req) => ({ optInState: await reads.sendCode(known(req.params.deviceId), req.body.code) }),
+  });
+  ctx.http.route({
+    method: 'delete',
+    path: '/:deviceId/consent',
+    summary: 'Cancel user consent',
+    tags,
+    permission: PERMISSION,
+    params,
+    responses: { 204: { description: 'Cancelled' }, ...failures },
+    handler: async (req, reply) => {
+      await reads.cancelConsent(known(req.params.deviceId));
+      reply.status(204);
+    },
+  });
+  ctx.http.route<{ Body: { mode: SessionMode | 'ider' } }>({
+    method: 'post',
+    path: '/:deviceId/sessions',
+    summary: 'Open a KVM or SOL session: returns a single-use WebSocket URL',
+    description:
+      'The ticket in `url` is valid once, for `ticketTtlSeconds` (60 s), for this user and device, and holds no device slot until used. 409 `GW_ERR_REDIRECTION_BUSY` when the mode is open already, 409 `GW_ERR_CONSENT_REQUIRED` when consent is needed and not given, 422 `GW_ERR_REDIRECTION_DISABLED` when the feature is off, 422 for `ider`.',
+    tags,
+    permission: PERMISSION,
+    params,
+    body: SESSION_REQUEST_SCHEMA,
+    responses: { 201: { description: 'Ticket issued', schema: ref('RedirectionSessionTicket') }, ...failures },
+    handler: async (req, reply) => {
+      const ticket = await sessions.create(req.user!, req.params.deviceId, req.body.mode);
+      reply.status(201);
+      return ticket;
+    },
+  });
+}

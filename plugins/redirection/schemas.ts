@@ -1,0 +1,68 @@
+/** JSON Schemas of the redirection routes (added to the OpenAPI document). */
+export const OPT_IN_STATES = ['not-started', 'requested', 'displayed', 'received', 'in-session'] as const;
+export const USER_CONSENT = ['none', 'kvm', 'all'] as const;
+
+const SESSION_SUMMARY = {
+  type: 'object',
+  required: ['id', 'mode', 'user', 'startedAt'],
+  properties: { id: { type: 'string' }, mode: { enum: ['kvm', 'sol'] }, user: { type: 'string' }, startedAt: { type: 'string', format: 'date-time' } },
+};
+
+export const REDIRECTION_STATE_SCHEMA = {
+  type: 'object',
+  required: ['deviceId', 'features', 'userConsent', 'optInState', 'sessions'],
+  properties: {
+    deviceId: { type: 'string' },
+    features: {
+      type: 'object',
+      required: ['kvm', 'sol', 'ider'],
+      properties: { kvm: { type: 'boolean' }, sol: { type: 'boolean' }, ider: { type: 'boolean' } },
+      description: 'Enabled and reachable (a feature whose redirection listener is off reads false)',
+    },
+    userConsent: { enum: USER_CONSENT, description: 'What needs the consent of the person at the machine (IPS_OptInService.OptInRequired)' },
+    optInState: { enum: OPT_IN_STATES },
+    sessions: { type: 'array', items: SESSION_SUMMARY, description: 'Sessions open through this gateway' },
+  },
+};
+
+export const FEATURES_REQUEST_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  properties: { kvm: { type: 'boolean' }, sol: { type: 'boolean' }, ider: { type: 'boolean' }, userConsent: { enum: USER_CONSENT } },
+};
+
+export const CONSENT_CODE_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['code'],
+  properties: { code: { type: 'string', pattern: '^[0-9]{6}$', description: 'The 6-digit code shown on the device screen (leading zeros count)' } },
+};
+
+export const SESSION_REQUEST_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['mode'],
+  properties: { mode: { enum: ['kvm', 'sol', 'ider'], description: '`ider` is refused (422) until IDE redirection is offered' } },
+};
+
+export const SESSION_TICKET_SCHEMA = {
+  type: 'object',
+  required: ['id', 'mode', 'deviceId', 'url', 'expiresAt'],
+  properties: {
+    id: { type: 'string' },
+    mode: { enum: ['kvm', 'sol'] },
+    deviceId: { type: 'string' },
+    url: { type: 'string', description: 'WebSocket path relative to the gateway, holding a single-use ticket' },
+    expiresAt: { type: 'string', format: 'date-time' },
+  },
+};
+
+export const SESSION_LIST_SCHEMA = {
+  type: 'array',
+  items: {
+    type: 'object',
+    required: ['id', 'mode', 'deviceId', 'user', 'startedAt', 'bytesToDevice', 'bytesFromDevice'],
+    properties: { ...SESSION_SUMMARY.properties, deviceId: { type: 'string' }, bytesToDevice: { type: 'integer' }, bytesFromDevice: { type: 'integer' } },
+  },
+};

@@ -1,0 +1,156 @@
+/**
+ * Remote console sessions: a ticket is issued after the device says the mode is enabled and needs no
+ * consent it lacks; the ticket's WebSocket then holds the device's slot, opens the redirection
+ * session through device access (sign-in memory, credentials, pinning, tunnel) and relays. Sessions
+ * end on either side's close, an operator's DELETE, the idle bound, or their user losing
+ * `remote:connect`; every start and end is logged without a secret.
+ */
+import type { WebSocket } from 'ws';
+import type { AuthenticatedUser, DeviceAccess, DeviceRegistry, Logger, PluginAuth } from '../../core/plugin-api.js';
+import { openRedirectionSession, type OpenRedirection } from '../../workers/amt/redirection/redirection-session.js';
+import type { RedirectionConfig } from './config.js';
+import { needsConsent, type RedirectionReads, type SessionMode } from './device-state.js';
+import { RedirectionErrors } from './errors.js';
+import { KVM_MODE } from './modes/kvm.js';
+import type { ModeSpec, SessionCodec } from './modes/mode.js';
+import { SOL_MODE } from './modes/sol.js';
+import { startRelay } from './relay.js';
+import { createSessionRegistry, type EndReason, type LiveSession } from './sessions.js';
+import { createTicketStore, type Ticket } from './tickets.js';
+
+export const RELAY_PATH = '/api/redirection/relay';
+export const PERMISSION = 'remote:connect';
+const MODES: Record<SessionMode, ModeSpec> = { kvm: KVM_MODE, sol: SOL_MODE };
+
+export interface SessionTicket {
+  id: string;
+  mode: SessionMode;
+  deviceId: string;
+  url: string;
+  expiresAt: string;
+}
+
+export interface SessionServiceDeps {
+  devices: DeviceRegistry;
+  reads: RedirectionReads;
+  /** Device access for the redirection service (16994/16995 or a tunnel channel). */
+  sessionAccess: DeviceAccess;
+  auth: PluginAuth;
+  logger: Logger;
+  config: RedirectionConfig;
+}
+
+export function createSessionService({ devices, reads, sessionAccess, auth, logger, config }: SessionServiceDeps) {
+  const tickets = createTicketStore(config.ticketTtlSeconds * 1000, config.maxTickets);
+  const registry = createSessionRegistry(config.maxSessions);
+  const known = (id: string) => {
+    const device = devices.get(id);
+    if (!device) throw RedirectionErrors.deviceNotFound(id);
+    return device;
+  };
+
+  async function create(user: AuthenticatedUser, deviceId: string, mode: SessionMode | 'ider'): Promise<SessionTicket> {
+    const device = known(deviceId);
+    if (mode === 'ider') throw RedirectionErrors.modeUnsupported(mode);
+    if (registry.busy(device.id, mode)) throw RedirectionErrors.busy(device, mode);
+    const state = await reads.read(device);
+    if (!state.features[mode]) throw RedirectionErrors.disabled(device, mode);
+    if (needsConsent(state, mode)) throw RedirectionErrors.consentRequired(device);
+    const issued = tickets.issue(user.username, device.id, mode);
+    if (!issued) throw RedirectionErrors.tooManySessions();
+    return { id: issued.value.sessionId, mode, deviceId: device.id, url: `${RELAY_PATH}?ticket=${issued.ticket}`, expiresAt: new Date(issued.value.expiresAtMs).toISOString() };
+  }
+
+  /**
+   * Admits a ticket's WebSocket: spends the ticket, checks its user, holds the device's slot and opens
+   * the device session. Throws an HttpError (answered on the upgrade) when any of it fails; `accept`
+   * then upgrades and the relay starts.
+   */
+  async function connect(ticketText: string, accept: () => Promise<WebSocket>): Promise<void> {
+    const ticket = tickets.take(ticketText);
+    if (!ticket) throw RedirectionErrors.ticketInvalid();
+    const user = await auth.currentUser(ticket.username);
+    if (!user?.permissions.includes(PERMISSION)) throw RedirectionErrors.forbidden();
+    const device = known(ticket.deviceId);
+    if (registry.full()) throw RedirectionErrors.tooManySessions();
+    const release = registry.reserve(device.id, ticket.mode);
+    if (!release) throw RedirectionErrors.busy(device, ticket.mode);
+    try {
+      const spec = MODES[ticket.mode];
+      const { value } = await sessionAccess
+        .run(device, (input) => openRedirectionSession(input.target, input.credential, spec.mode, spec.begin))
+        .catch((err: { code?: string }) => {
+          if (err.code === 'GW_ERR_DEVICE_BUSY') throw RedirectionErrors.busy(device, ticket.mode);
+          if (err.code === 'GW_ERR_DEVICE_UNSUPPORTED') throw RedirectionErrors.disabled(device, ticket.mode);
+          throw err;
+        });
+      const ws = await accept().catch((err: unknown) => {
+        value.session.stream.destroy();
+        throw err;
+      });
+      run(ticket, ws, value.session);
+    } finally {
+      release();
+    }
+  }
+
+  function run(ticket: Ticket, ws: WebSocket, opened: OpenRedirection<SessionCodec>): void {
+    const startedMs = Date.now();
+    const session: LiveSession = {
+      id: ticket.sessionId,
+      mode: ticket.mode,
+      deviceId: ticket.deviceId,
+      user: ticket.username,
+      startedAt: new Date(startedMs).toISOString(),
+      get bytesToDevice() {
+        return relay.bytesToDevice;
+      },
+      get bytesFromDevice() {
+        return relay.bytesFromDevice;
+      },
+      end: (reason) => relay.end(reason),
+    };
+    const onEnd = (reason: EndReason) => {
+      registry.closed(session);
+      logger.info('remote console session ended', {
+        sessionId: session.id, user: session.user, deviceId: session.deviceId, mode: session.mode, reason,
+        durationMs: Date.now() - startedMs, bytesToDevice: relay.bytesToDevice, bytesFromDevice: relay.bytesFromDevice,
+      });
+    };
+    registry.open(session);
+    const relay = startRelay({
+      ws, stream: opened.stream, leftover: opened.leftover, codec: opened.begun, idleMs: config.idleTimeoutSeconds * 1000,
+      deviceClose: ticket.mode === 'kvm' ? 'deviceIdleKvm' : 'device', onEnd,
+    });
+    logger.info('remote console session started', { sessionId: session.id, user: session.user, deviceId: session.deviceId, mode: session.mode });
+  }
+
+  /** Ends the sessions whose user was deleted or no longer holds the permission. */
+  const checkUsers = async () => {
+    for (const session of registry.list()) {
+      const user = await auth.currentUser(session.user);
+      if (!user?.permissions.includes(PERMISSION)) session.end('forbidden');
+    }
+  };
+  const userTimer = setInterval(() => void checkUsers().catch(() => undefined), config.userCheckMs);
+  userTimer.unref();
+
+  return {
+    create,
+    connect,
+    list: () => registry.list(),
+    forDevice: (deviceId: string) => registry.forDevice(deviceId),
+    end(id: string): void {
+      const session = registry.get(id);
+      if (!session) throw RedirectionErrors.sessionNotFound(id);
+      session.end('deleted');
+    },
+    /** Ends every session (shutdown). */
+    stop(): void {
+      clearInterval(userTimer);
+      for (const session of registry.list()) session.end('shutdown');
+    },
+  };
+}
+
+export type SessionService = ReturnType<typeof createSessionService>;

@@ -1,0 +1,64 @@
+/**
+ * Clients of the redirection benchmark: RFB straight to a simulated device (the redirection sign-in
+ * done here with the gateway's own client library) and through the gateway's relay WebSocket.
+ */
+import type { Duplex } from 'node:stream';
+import { WebSocket, createWebSocketStream } from 'ws';
+import { openRedirectionSession } from '../../workers/amt/redirection/redirection-session.js';
+import { KVM_MODE } from '../../plugins/redirection/modes/kvm.js';
+import { RfbClient } from '../helpers/rfb-client.js';
+import type { GatewayClient } from './gateway-client.js';
+
+export async function directKvm(address: string, password: string): Promise<RfbClient> {
+  const outcome = await openRedirectionSession({ address, port: 16994, tls: false }, { id: 'bench', username: 'admin', password }, 'kvm', KVM_MODE.begin);
+  if (!outcome.ok) throw new Error(`direct KVM to ${address}: ${outcome.error.code}`);
+  const { stream, leftover } = outcome.session;
+  if (leftover.length) stream.unshift(leftover);
+  stream.resume();
+  const rfb = new RfbClient(stream);
+  await rfb.handshake();
+  return rfb;
+}
+
+/** A session's WebSocket, its handlers set before it opens (the device's first bytes may come with the upgrade). */
+export async function relaySocket(client: GatewayClient, deviceId: string, mode: 'kvm' | 'sol'): Promise<{ ws: WebSocket; stream: Duplex }> {
+  const { url } = await client.json<{ url: string }>('POST', `/api/redirection/${deviceId}/sessions`, { mode });
+  const ws = new WebSocket(client.url.replace(/^http/, 'ws') + url);
+  const stream = createWebSocketStream(ws);
+  stream.on('error', () => undefined);
+  await new Promise<void>((resolve, reject) => {
+    ws.once('open', () => resolve());
+    ws.once('error', reject);
+  });
+  return { ws, stream };
+}
+
+export async function relayKvm(client: GatewayClient, deviceId: string): Promise<{ ws: WebSocket; rfb: RfbClient }> {
+  const { ws, stream } = await relaySocket(client, deviceId, 'kvm');
+  const rfb = new RfbClient(stream);
+  await rfb.handshake();
+  return { ws, rfb };
+}
+
+/** Full 32 bpp frames requested one after another: MB/s of pixel data. */
+export async function frameThroughput(rfb: RfbClient, frames: number): Promise<number> {
+  rfb.setPixelFormat(32);
+  const before = rfb.pixelBytes;
+  const t0 = performance.now();
+  for (let i = 0; i < frames; i++) {
+    rfb.requestUpdate(false);
+    await rfb.readUpdate();
+  }
+  return (rfb.pixelBytes - before) / 1e6 / ((performance.now() - t0) / 1000);
+}
+
+/** A key press until the update it causes arrives (a 64x16 region around the typed keys), ms each. */
+export async function keyLatencies(rfb: RfbClient, count: number, samples: number[]): Promise<void> {
+  for (let i = 0; i < count; i++) {
+    rfb.requestUpdate(true, 0, 64, 64, 16);
+    const t0 = performance.now();
+    rfb.key(0x30 + (i % 10));
+    await rfb.readUpdate();
+    samples.push(performance.now() - t0);
+  }
+}
