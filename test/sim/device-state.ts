@@ -18,6 +18,8 @@ export interface DeviceCounters {
   lockedRefusals: number;
   /** TCP connections accepted (HTTP and TLS). */
   connections: number;
+  /** The most TCP connections (HTTP and TLS ports together) open at once, probes included. */
+  peakOpenConnections: number;
   /** Presence pings answered. */
   rmcpPings: number;
   /** RequestPowerStateChange calls accepted. */
@@ -40,7 +42,9 @@ export interface DeviceState {
   readonly eventRecords: string[];
   readonly digest: SimDigest;
   readonly enumerations: Map<string, Enumeration>;
-  counters: Omit<DeviceCounters, 'authFailures' | 'lockedRefusals'>;
+  counters: Omit<DeviceCounters, 'authFailures' | 'lockedRefusals' | 'peakOpenConnections'>;
+  /** TCP connections open now, and the most ever open at once. */
+  open: { now: number; peak: number };
   messageSeq: number;
 }
 
@@ -63,6 +67,7 @@ export function createDeviceState(config: DeviceConfig, seed: string | number): 
     }),
     enumerations: new Map(),
     counters: { requests: 0, authAttempts: 0, unauthorized: 0, connections: 0, rmcpPings: 0, powerChanges: 0 },
+    open: { now: 0, peak: 0 },
     messageSeq: 0x100,
   };
 }
@@ -74,5 +79,5 @@ export function nextMessageId(state: DeviceState): string {
 }
 
 export function snapshotCounters(state: DeviceState): DeviceCounters {
-  return { ...state.counters, authFailures: state.digest.failures, lockedRefusals: state.digest.lockedRefusals };
+  return { ...state.counters, authFailures: state.digest.failures, lockedRefusals: state.digest.lockedRefusals, peakOpenConnections: state.open.peak };
 }

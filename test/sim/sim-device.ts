@@ -62,16 +62,24 @@ export class SimDevice {
     if (this.#online) return;
     const handler = deviceRequestHandler(this.state);
     const countConnection = (): void => void this.state.counters.connections++;
+    // Counted at TCP level on both ports, before any TLS: what a fragile device would see.
+    const trackOpen = (socket: import('node:net').Socket): void => {
+      const open = this.state.open;
+      open.peak = Math.max(open.peak, ++open.now);
+      socket.once('close', () => void open.now--);
+    };
     try {
       if (this.config.httpPort !== null) {
         this.#http = createHttpServer({ keepAliveTimeout: 5_000 }, handler);
         this.#http.on('connection', countConnection);
+        this.#http.on('connection', trackOpen);
         await listen(this.#http, this.address, this.config.httpPort);
       }
       if (this.config.httpsPort !== null) {
         const { key, cert } = certificatePair(this.state.certificate);
         this.#https = createHttpsServer({ key, cert, keepAliveTimeout: 5_000, ...tlsVersionOptions(this.config.tlsMaxVersion) }, handler);
         this.#https.on('secureConnection', countConnection);
+        this.#https.on('connection', trackOpen);
         this.#https.on('tlsClientError', () => undefined);
         await listen(this.#https, this.address, this.config.httpsPort);
       }
@@ -164,6 +172,7 @@ export class SimDevice {
 
   resetCounters(): void {
     this.state.counters = { requests: 0, authAttempts: 0, unauthorized: 0, connections: 0, rmcpPings: 0, powerChanges: 0 };
+    this.state.open.peak = this.state.open.now;
     this.state.digest.failures = 0;
     this.state.digest.lockedRefusals = 0;
   }
