@@ -16,6 +16,8 @@ import { registerDiagnosticRoutes } from './diagnostics/diagnostic-routes.js';
 import { createNetworkGuard } from './devices/device-networks.js';
 import { openSignInMemory } from './sign-in/sign-in-memory.js';
 import { registerSignInRoutes } from './sign-in/sign-in-routes.js';
+import { createDeviceTurns } from './devices/device-turns.js';
+import { openFileLimit, socketBudget } from './scans/socket-budget.js';
 
 export default definePlugin<RestApiConfig>({
   name: 'rest-api',
@@ -46,10 +48,15 @@ export default definePlugin<RestApiConfig>({
     ctx.provide('devices', devices);
     const signIn = await openSignInMemory(ctx.store.namespace('sign-in'), ctx.config.signIn, (id) => credentials.signInVersion(id), ctx.logger);
     const networks = createNetworkGuard(ctx.site.amt.allowedNetworks);
+    const { scan } = ctx.config;
+    const sockets = socketBudget(openFileLimit(), { deviceConnections: ctx.config.deviceConnections, probesPerScan: scan.defaultConcurrency, maxConcurrentScans: scan.maxConcurrentScans });
+    if (sockets.warning) ctx.logger.warn(sockets.warning);
+    else ctx.logger.debug('socket budget', { fileLimit: sockets.fileLimit, deviceConnections: sockets.deviceConnections, probesPerScan: sockets.probesPerScan });
+    const turns = createDeviceTurns(sockets.deviceConnections);
     let router: DeviceRouter | null = null;
     ctx.provide('deviceAccess', {
       create: (options) =>
-        createDeviceAccess({ devices, vault: credentials, signIn, networks }, { ...options, amt: ctx.site.amt, tlsTrust: ctx.site.deviceTls, pool: ctx.pool, logger: ctx.logger, router: () => router }),
+        createDeviceAccess({ devices, vault: credentials, signIn, networks, turns }, { ...options, amt: ctx.site.amt, tlsTrust: ctx.site.deviceTls, pool: ctx.pool, logger: ctx.logger, router: () => router }),
       problemResponses: DEVICE_PROBLEM_RESPONSES,
       allows: networks.allows,
       setRouter: (next) => void (router = next),
@@ -57,7 +64,7 @@ export default definePlugin<RestApiConfig>({
     registerCredentialRoutes(ctx, credentials);
     registerDeviceRoutes(ctx, devices);
     registerSignInRoutes(ctx, devices, credentials, signIn);
-    await registerScanning(ctx, devices, credentials, signIn);
+    await registerScanning(ctx, devices, credentials, signIn, turns, sockets);
     registerDiagnosticRoutes(ctx, credentials, devices, signIn, networks, () => router);
   },
 });
