@@ -21,9 +21,10 @@ import { hub } from './hub.js';
 import { startup } from './startup.js';
 import { cira } from './cira.js';
 import { consoleDevices } from './console-devices.js';
+import { field } from './field.js';
 
 const HERE = fileURLToPath(new URL('.', import.meta.url));
-const BENCHMARKS: Benchmark[] = [sweep, interrogation, api, soap, hub, startup, cira, consoleDevices];
+const BENCHMARKS: Benchmark[] = [sweep, interrogation, api, soap, hub, startup, cira, consoleDevices, field];
 
 /**
  * Benchmark scripts other engineers keep beside these (hub-*.ts, monitor-sweep.ts), run when named:

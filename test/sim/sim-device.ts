@@ -62,17 +62,35 @@ export class SimDevice {
     if (this.#online) return;
     const handler = deviceRequestHandler(this.state);
     const countConnection = (): void => void this.state.counters.connections++;
-    // Counted at TCP level on both ports, before any TLS: what a fragile device would see.
+    // Counted at TCP level on both ports, before any TLS: what a fragile device would see. A connection
+    // ends when either side lets go of it: the client's FIN or close, or the device's own last answer
+    // (a 401 with `Connection: close`), after which the device is done with it whatever the timing of
+    // the client's next connect.
+    const release = new WeakMap<object, () => void>();
     const trackOpen = (socket: import('node:net').Socket): void => {
       const open = this.state.open;
       open.peak = Math.max(open.peak, ++open.now);
-      socket.once('close', () => void open.now--);
+      let ended = false;
+      const end = (): void => {
+        if (ended) return;
+        ended = true;
+        open.now--;
+      };
+      release.set(socket, end);
+      socket.once('end', end);
+      socket.once('close', end);
+    };
+    const releaseOnLastAnswer = (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse): void => {
+      res.once('finish', () => {
+        if (String(res.getHeader('connection') ?? '').toLowerCase() === 'close') release.get(req.socket)?.();
+      });
     };
     try {
       if (this.config.httpPort !== null) {
         this.#http = createHttpServer({ keepAliveTimeout: 5_000 }, handler);
         this.#http.on('connection', countConnection);
         this.#http.on('connection', trackOpen);
+        this.#http.on('request', releaseOnLastAnswer);
         await listen(this.#http, this.address, this.config.httpPort);
       }
       if (this.config.httpsPort !== null) {

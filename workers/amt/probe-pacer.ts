@@ -12,8 +12,9 @@ export class ProbePacer {
     burst?: number,
     now: number = performance.now(),
   ) {
-    // Default: what 20 ms at the rate would send, so a 5 ms tick that fires late catches up a little.
-    this.burst = Math.max(1, Math.floor(burst ?? ratePerSecond / 50));
+    // Default: what 100 ms at the rate would send: a thread busy with device reads runs its timers late,
+    // and a smaller bucket would then cap the rate far below the one asked for.
+    this.burst = Math.max(1, Math.floor(burst ?? ratePerSecond / 10));
     this.tokens = this.burst;
     this.last = now;
   }
