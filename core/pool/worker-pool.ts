@@ -63,6 +63,7 @@ export interface WorkerPoolOptions {
 }
 
 const DEFAULT_DEVICE_WAIT_ROOM = 16_384;
+const WORKER_YOUNG_GENERATION_MB = 48;
 
 export function createCancelToken(): CancelToken {
   const flag = new Int32Array(new SharedArrayBuffer(4));
@@ -133,6 +134,9 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
       concurrentTasksPerWorker: options.concurrentTasksPerWorker + deviceRoomPerThread,
       maxQueue: options.maxQueue,
       idleTimeout: options.idleTimeoutMs,
+      // The bin's 4 MiB semi-spaces suit the main thread; a worker holding a thousand device reads at
+      // once would spend a tenth of its time in scavenges with them.
+      resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
       workerData: { taskDir: TASK_DIR.href, taskExtension: TASK_EXTENSION } satisfies WorkerEntryData,
     }));
 

@@ -69,13 +69,20 @@ export class SimDevice {
     const release = new WeakMap<object, () => void>();
     const trackOpen = (socket: import('node:net').Socket): void => {
       const open = this.state.open;
-      open.peak = Math.max(open.peak, ++open.now);
+      let counted = false;
       let ended = false;
       const end = (): void => {
         if (ended) return;
         ended = true;
-        open.now--;
+        if (counted) open.now--;
       };
+      // Counted once the I/O that arrived with it is handled: a client that closed one connection and
+      // then opened the next had let go of the first, even when the accept comes up before its FIN.
+      setImmediate(() => {
+        if (ended) return;
+        counted = true;
+        open.peak = Math.max(open.peak, ++open.now);
+      });
       release.set(socket, end);
       socket.once('end', end);
       socket.once('close', end);

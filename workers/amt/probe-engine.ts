@@ -31,6 +31,8 @@ export interface ProbeEngineResult {
   socketShortages: number;
   /** In-flight at the end (lower than asked after a shortage). */
   maxInFlight: number;
+  /** The most probes that were in flight at once. */
+  peakInFlight: number;
 }
 
 interface Probe {
@@ -54,7 +56,7 @@ export function probeAddresses(addresses: readonly string[], options: ProbeEngin
   let followHead = 0;
   let nextAddress = 0;
   let maxInFlight = Math.max(1, Math.floor(options.maxInFlight));
-  const result: ProbeEngineResult = { decided: 0, socketShortages: 0, maxInFlight };
+  const result: ProbeEngineResult = { decided: 0, socketShortages: 0, maxInFlight, peakInFlight: 0 };
   const restoreStackTraces = suppressStackTraces();
 
   return new Promise((resolve) => {
@@ -100,6 +102,7 @@ export function probeAddresses(addresses: readonly string[], options: ProbeEngin
       const socket = new Socket();
       probe.sentAt = performance.now();
       inflight.set(socket, probe);
+      result.peakInFlight = Math.max(result.peakInFlight, inflight.size);
       socket.once('connect', () => {
         rtt.sample(performance.now() - probe.sentAt);
         decide(socket, probe, true);
@@ -145,10 +148,14 @@ export function probeAddresses(addresses: readonly string[], options: ProbeEngin
       }
     };
 
-    const ticker = setInterval(() => {
+    // Timeouts are checked after the loop's I/O: a timer runs before the I/O callbacks of its loop
+    // turn, so on a thread busy with other work a probe whose connect already completed in the
+    // kernel would be timed out before its callback ran (a device taken for a silent address).
+    const check = (): void => {
       expire();
       pump();
-    }, TICK_MS);
+    };
+    const ticker = setInterval(() => setImmediate(check), TICK_MS);
     if (signal?.aborted) return finish();
     signal?.addEventListener('abort', abort, { once: true });
     if (ports.length === 0) {
