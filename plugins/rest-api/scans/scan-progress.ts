@@ -23,7 +23,6 @@ interface BatchCount {
 }
 
 export class ScanProgressTracker {
-  private readonly started = performance.now();
   private done: BatchCount = { probed: 0, probesDecided: 0 };
   private readonly inFlight = new Map<number, BatchCount>();
   private offered = 0;
@@ -33,6 +32,7 @@ export class ScanProgressTracker {
   constructor(
     private readonly total: number,
     private readonly probesTotal: number,
+    private readonly started: number = performance.now(),
   ) {}
 
   batchProgress(index: number, count: BatchCount): void {
@@ -44,9 +44,9 @@ export class ScanProgressTracker {
     this.done = { probed: this.done.probed + count.probed, probesDecided: this.done.probesDecided + count.probesDecided };
   }
 
-  deviceOffered(): void {
+  deviceOffered(now: number = performance.now()): void {
     this.offered++;
-    this.firstOfferAt ??= performance.now();
+    this.firstOfferAt ??= now;
   }
 
   /** A device read ended (recorded, failed or dropped). */
