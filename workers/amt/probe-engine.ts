@@ -44,6 +44,12 @@ interface Probe {
 
 /** How often timeouts are checked and the pacer refilled. */
 const TICK_MS = 5;
+/**
+ * Most of a gap between two looks at the clock that counts towards a probe's timeout. A thread that
+ * was not scheduled for a second (a loaded machine, a long task beside the probes) saw nothing in
+ * that second: counting it would time out answers that came meanwhile, and take devices for silence.
+ */
+const MAX_CREDITED_GAP_MS = 50;
 /** Errors that say nothing about the target: the socket could not be made here. Retried, in-flight lowered. */
 const LOCAL_SHORTAGE = new Set(['EMFILE', 'ENFILE', 'EADDRNOTAVAIL', 'ENOBUFS']);
 
@@ -58,6 +64,15 @@ export function probeAddresses(addresses: readonly string[], options: ProbeEngin
   let maxInFlight = Math.max(1, Math.floor(options.maxInFlight));
   const result: ProbeEngineResult = { decided: 0, socketShortages: 0, maxInFlight, peakInFlight: 0 };
   const restoreStackTraces = suppressStackTraces();
+  // Probe times run on this clock: wall time, less the stalls of this thread beyond MAX_CREDITED_GAP_MS.
+  let awake = 0;
+  let lastWall = performance.now();
+  const awakeNow = (): number => {
+    const wall = performance.now();
+    awake += Math.min(wall - lastWall, MAX_CREDITED_GAP_MS);
+    lastWall = wall;
+    return awake;
+  };
 
   return new Promise((resolve) => {
     let finished = false;
@@ -100,11 +115,11 @@ export function probeAddresses(addresses: readonly string[], options: ProbeEngin
 
     const start = (probe: Probe): void => {
       const socket = new Socket();
-      probe.sentAt = performance.now();
+      probe.sentAt = awakeNow();
       inflight.set(socket, probe);
       result.peakInFlight = Math.max(result.peakInFlight, inflight.size);
       socket.once('connect', () => {
-        rtt.sample(performance.now() - probe.sentAt);
+        rtt.sample(awakeNow() - probe.sentAt);
         decide(socket, probe, true);
         pump();
       });
@@ -119,7 +134,7 @@ export function probeAddresses(addresses: readonly string[], options: ProbeEngin
           return;
         }
         // A refusal is an answer: it measures the round trip as well as an accept does.
-        if (error.code === 'ECONNREFUSED') rtt.sample(performance.now() - probe.sentAt);
+        if (error.code === 'ECONNREFUSED') rtt.sample(awakeNow() - probe.sentAt);
         decide(socket, probe, false);
         pump();
       });
@@ -139,7 +154,7 @@ export function probeAddresses(addresses: readonly string[], options: ProbeEngin
     };
 
     const expire = (): void => {
-      const now = performance.now();
+      const now = awakeNow();
       const timeout = rtt.timeoutMs();
       // Probes sit in the map in the order they started, and share one timeout: stop at the first one still in time.
       for (const [socket, probe] of inflight) {
