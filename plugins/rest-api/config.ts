@@ -61,7 +61,7 @@ export const REST_API_CONFIG_SCHEMA = {
         maxTimeoutMs: { type: 'integer', minimum: 50, maximum: 60000, default: 10000 },
         defaultConcurrency: { type: 'integer', minimum: 1, maximum: 65536, default: 4096 },
         maxConcurrency: { type: 'integer', minimum: 1, maximum: 65536, default: 16384 },
-        probeRate: { type: 'integer', minimum: 1, maximum: 1000000, default: 10000 },
+        probeRate: { type: 'integer', minimum: 1, maximum: 1000000, default: 50000 },
         minProbeTimeoutMs: { type: 'integer', minimum: 1, maximum: 60000, default: 100 },
         rmcpWindowMs: { type: 'integer', minimum: 0, maximum: 10000, default: 500 },
         credentialAttemptsPerDevice: { type: 'integer', minimum: 1, maximum: 9, default: 3 },
