@@ -258,7 +258,9 @@ export class ScanRun {
         openPorts: candidate.openPorts,
         credentials: credentialIds.map((id) => byId.get(id)!),
         maxAttempts: Math.max(1, maxFailures),
-        timeouts: { connectMs: this.params.timeoutMs, firstByteMs: options.requestTimeoutMs, totalMs: options.requestTimeoutMs },
+        // The scan's timeoutMs bounds a probe; the device answered its probe, and a read connects (and
+        // for TLS shakes hands) among up to deviceConnections others, so it gets the request bound.
+        timeouts: { connectMs: Math.max(this.params.timeoutMs, options.requestTimeoutMs), firstByteMs: options.requestTimeoutMs, totalMs: options.requestTimeoutMs },
         tlsTrust: this.deps.tlsTrust,
         pinnedFingerprint: known?.tlsFingerprint ?? null,
       },
