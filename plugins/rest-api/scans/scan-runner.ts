@@ -25,6 +25,11 @@ const MAX_PARALLEL_BATCHES = 16;
 const PROBES_PER_PARALLEL_BATCH = 32;
 /** RMCP pings leave in sub-batches every this many ms, at the batch's share of the probe rate. */
 const PING_GAP_MS = 10;
+/**
+ * At most 5,000 pings a second per batch (as before the paced probes): the pongs of a faster sweep
+ * come back in a burst that a busy device or host answers after the collection window has closed.
+ */
+const MAX_PINGS_PER_GAP = 50;
 
 export interface ScanRunDeps {
   pool: WorkerPool;
@@ -188,7 +193,7 @@ export class ScanRun {
         concurrency: share.concurrency,
         ratePerSecond: share.rate,
         // The ping sweep goes alongside at the batch's share of the rate (one ping per address).
-        rmcp: { windowMs: options.rmcpWindowMs, batchGapMs: PING_GAP_MS, batchSize: Math.max(1, Math.floor((share.rate * PING_GAP_MS) / 1000)) },
+        rmcp: { windowMs: options.rmcpWindowMs, batchGapMs: PING_GAP_MS, batchSize: Math.max(1, Math.min(MAX_PINGS_PER_GAP, Math.floor((share.rate * PING_GAP_MS) / 1000))) },
         progressIntervalMs: PROGRESS_INTERVAL_MS,
       },
       {
