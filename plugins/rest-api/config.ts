@@ -65,7 +65,7 @@ export const REST_API_CONFIG_SCHEMA = {
         minProbeTimeoutMs: { type: 'integer', minimum: 1, maximum: 60000, default: 100 },
         rmcpWindowMs: { type: 'integer', minimum: 0, maximum: 10000, default: 500 },
         credentialAttemptsPerDevice: { type: 'integer', minimum: 1, maximum: 9, default: 3 },
-        interrogationConcurrency: { type: 'integer', minimum: 1, maximum: 65536, default: 1024 },
+        interrogationConcurrency: { type: 'integer', minimum: 1, maximum: 65536, default: 256 },
         requestTimeoutMs: { type: 'integer', minimum: 100, maximum: 120000, default: 10000 },
         historySize: { type: 'integer', minimum: 1, maximum: 10000, default: 200 },
       },
