@@ -5,6 +5,7 @@ import { Piscina } from 'piscina';
 import { setMaxListeners } from 'node:events';
 import type { WorkerTasks, TaskEnvelope, TaskFunction, WorkerEntryData } from '../../workers/task-api.js';
 import { CODE_EXTENSION, codePath } from '../assets/package-root.js';
+import { createSemaphore } from '../util/semaphore.js';
 
 const ENTRY = codePath('workers', 'worker-entry.mjs');
 // The built-in tasks are built as the rest of the code: `.ts` under tsx, `.js` compiled.
@@ -27,6 +28,12 @@ export interface TaskRunOptions<TProgress = unknown> {
   onProgress?: (message: TProgress) => void;
   /** Cooperative cancellation: the running task sees it within ~50 ms and stops; its worker lives on. */
   cancel?: CancelToken;
+  /**
+   * The task spends nearly all its time waiting on a device (a device read): it takes none of the
+   * `concurrentTasksPerWorker` slots, which stay for work that needs the CPU. The caller bounds how
+   * many such tasks run (the rest-api's device turns: one per device, within the sockets it may hold).
+   */
+  waitsOnDevice?: boolean;
 }
 
 /** The worker pool that runs every device I/O task off the main thread. */
@@ -53,7 +60,12 @@ export interface WorkerPoolOptions {
   concurrentTasksPerWorker: number;
   maxQueue: number;
   idleTimeoutMs: number;
+  /** Device-waiting tasks (`waitsOnDevice`) the threads take besides their slots, all threads together (default 16,384). */
+  deviceWaitRoom?: number;
 }
+
+const DEFAULT_DEVICE_WAIT_ROOM = 16_384;
+const WORKER_YOUNG_GENERATION_MB = 48;
 
 export function createCancelToken(): CancelToken {
   const flag = new Int32Array(new SharedArrayBuffer(4));
@@ -111,6 +123,10 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
   // each) would compete with the start for the CPUs, before any device work is asked for.
   let piscina: Piscina | undefined;
   let closed = false;
+  // Piscina bounds tasks per thread; the slots of ordinary tasks are bounded here instead, so that
+  // device-waiting tasks can have the room beyond them without taking any.
+  const slots = createSemaphore(options.threads * options.concurrentTasksPerWorker);
+  const deviceRoomPerThread = Math.ceil((options.deviceWaitRoom ?? DEFAULT_DEVICE_WAIT_ROOM) / Math.max(1, options.threads));
   const threads = () =>
     (piscina ??= new Piscina({
       filename: ENTRY,
@@ -118,9 +134,12 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
       // task on the first thread until it is full, leaving the other cores idle.
       minThreads: options.threads,
       maxThreads: options.threads,
-      concurrentTasksPerWorker: options.concurrentTasksPerWorker,
+      concurrentTasksPerWorker: options.concurrentTasksPerWorker + deviceRoomPerThread,
       maxQueue: options.maxQueue,
       idleTimeout: options.idleTimeoutMs,
+      // The bin's 4 MiB semi-spaces suit the main thread; a worker holding a thousand device reads at
+      // once would spend a tenth of its time in scavenges with them.
+      resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
       workerData: { taskDir: TASK_DIR.href, taskExtension: TASK_EXTENSION } satisfies WorkerEntryData,
     }));
 
@@ -137,7 +156,11 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     }
     if (runOptions.cancel) envelope.cancelFlag = runOptions.cancel.flag;
     try {
-      return (await threads().run(envelope, { transferList })) as TOutput;
+      const run = () => threads().run(envelope, { transferList }) as Promise<TOutput>;
+      if (runOptions.waitsOnDevice) return await run();
+      // Ordinary tasks now wait here rather than in Piscina's queue: the same bound applies.
+      if (slots.waiting >= options.maxQueue) throw new Error('Task queue is at limit');
+      return await slots.run(run);
     } finally {
       channel?.port1.close();
     }

@@ -53,10 +53,17 @@ export interface Scan {
 
 export interface ScanProgressEvent {
   scanId: string;
+  /** Addresses whose every probe is decided. */
   scanned: number;
   total: number;
   found: number;
+  /** Of the whole scan, from probes decided: it moves while addresses wait out silence. */
   percent: number;
+  /** TCP probes decided (answered, refused or timed out) of `probesTotal` (addresses × TCP ports). */
+  probesDecided?: number;
+  probesTotal?: number;
+  /** Estimated seconds left (probing still to do and device reads waiting), null until measured. */
+  etaSeconds?: number | null;
 }
 
 export interface Credential {

@@ -10,19 +10,29 @@ export interface RestApiConfig {
     /** Per-scan defaults and the bounds a request may ask for. */
     defaultTimeoutMs: number;
     maxTimeoutMs: number;
+    /** Probes (sockets) in flight per scan; a request may ask up to the maximum. Lowered to fit `ulimit -n`. */
     defaultConcurrency: number;
     maxConcurrency: number;
+    /** New TCP probes per second per scan (the RMCP pings go at the same pace, one per address). */
+    probeRate: number;
+    /** The least a probe timeout adapts down to; the scan's timeoutMs is where it starts and the most it is. */
+    minProbeTimeoutMs: number;
     /** How long the RMCP pongs of a batch are collected. */
     rmcpWindowMs: number;
     /** Credentials tried per device at most (AMT locks out after 10 failures). */
     credentialAttemptsPerDevice: number;
-    /** Devices interrogated at once per scan. */
+    /** Devices interrogated at once per scan (within `deviceConnections`, one connection per device). */
     interrogationConcurrency: number;
     /** Total time for one WS-Management request. */
     requestTimeoutMs: number;
     /** Finished scans kept in the history. */
     historySize: number;
   };
+  /**
+   * Operations that may wait on devices at once, gateway-wide (scans, power, monitor reads,
+   * diagnostics; each holds one socket, one per device at most). Lowered to fit `ulimit -n`.
+   */
+  deviceConnections: number;
   /** The per-device sign-in memory shared by scans, device operations and diagnostics. */
   signIn: {
     /** Failed logins in a row that lock a device's account (AMT: 10). */
@@ -49,15 +59,18 @@ export const REST_API_CONFIG_SCHEMA = {
         batchSize: { type: 'integer', minimum: 1, maximum: 16384, default: 2048 },
         defaultTimeoutMs: { type: 'integer', minimum: 50, maximum: 60000, default: 1000 },
         maxTimeoutMs: { type: 'integer', minimum: 50, maximum: 60000, default: 10000 },
-        defaultConcurrency: { type: 'integer', minimum: 1, maximum: 4096, default: 256 },
-        maxConcurrency: { type: 'integer', minimum: 1, maximum: 4096, default: 1024 },
+        defaultConcurrency: { type: 'integer', minimum: 1, maximum: 65536, default: 4096 },
+        maxConcurrency: { type: 'integer', minimum: 1, maximum: 65536, default: 16384 },
+        probeRate: { type: 'integer', minimum: 1, maximum: 1000000, default: 50000 },
+        minProbeTimeoutMs: { type: 'integer', minimum: 1, maximum: 60000, default: 100 },
         rmcpWindowMs: { type: 'integer', minimum: 0, maximum: 10000, default: 500 },
         credentialAttemptsPerDevice: { type: 'integer', minimum: 1, maximum: 9, default: 3 },
-        interrogationConcurrency: { type: 'integer', minimum: 1, maximum: 1024, default: 64 },
+        interrogationConcurrency: { type: 'integer', minimum: 1, maximum: 65536, default: 256 },
         requestTimeoutMs: { type: 'integer', minimum: 100, maximum: 120000, default: 10000 },
         historySize: { type: 'integer', minimum: 1, maximum: 10000, default: 200 },
       },
     },
+    deviceConnections: { type: 'integer', minimum: 1, maximum: 65536, default: 1024 },
     signIn: {
       type: 'object',
       additionalProperties: false,

@@ -16,6 +16,8 @@ import { registerDiagnosticRoutes } from './diagnostics/diagnostic-routes.js';
 import { createNetworkGuard } from './devices/device-networks.js';
 import { openSignInMemory } from './sign-in/sign-in-memory.js';
 import { registerSignInRoutes } from './sign-in/sign-in-routes.js';
+import { createDeviceTurns } from './devices/device-turns.js';
+import { openFileLimit, socketBudget } from './scans/socket-budget.js';
 
 export default definePlugin<RestApiConfig>({
   name: 'rest-api',
@@ -50,10 +52,15 @@ export default definePlugin<RestApiConfig>({
       paused: (reason) => ctx.events.publish('DeviceSignInPaused', { reason }),
     });
     const networks = createNetworkGuard(ctx.site.amt.allowedNetworks);
+    const { scan } = ctx.config;
+    const sockets = socketBudget(openFileLimit(), { deviceConnections: ctx.config.deviceConnections, probesPerScan: scan.defaultConcurrency, maxConcurrentScans: scan.maxConcurrentScans });
+    if (sockets.warning) ctx.logger.warn(sockets.warning);
+    else ctx.logger.debug('socket budget', { fileLimit: sockets.fileLimit, deviceConnections: sockets.deviceConnections, probesPerScan: sockets.probesPerScan });
+    const turns = createDeviceTurns(sockets.deviceConnections);
     let router: DeviceRouter | null = null;
     ctx.provide('deviceAccess', {
       create: (options) =>
-        createDeviceAccess({ devices, vault: credentials, signIn, networks }, { ...options, amt: ctx.site.amt, tlsTrust: ctx.site.deviceTls, pool: ctx.pool, logger: ctx.logger, router: () => router, completed: (e) => ctx.events.publish('DeviceOperationCompleted', e) }),
+        createDeviceAccess({ devices, vault: credentials, signIn, networks, turns }, { ...options, amt: ctx.site.amt, tlsTrust: ctx.site.deviceTls, pool: ctx.pool, logger: ctx.logger, router: () => router, completed: (e) => ctx.events.publish('DeviceOperationCompleted', e) }),
       problemResponses: DEVICE_PROBLEM_RESPONSES,
       allows: networks.allows,
       setRouter: (next) => void (router = next),
@@ -61,7 +68,7 @@ export default definePlugin<RestApiConfig>({
     registerCredentialRoutes(ctx, credentials);
     registerDeviceRoutes(ctx, devices);
     registerSignInRoutes(ctx, devices, credentials, signIn);
-    await registerScanning(ctx, devices, credentials, signIn);
+    await registerScanning(ctx, devices, credentials, signIn, turns, sockets);
     registerDiagnosticRoutes(ctx, credentials, devices, signIn, networks, () => router);
   },
 });

@@ -22,6 +22,8 @@ export interface BenchOptions {
   startupRuns: number;
   /** Simulated devices that dial in over CIRA (cira). */
   ciraDevices: number;
+  /** Sizes of the field benchmark: 19 (a /19 slice) and/or 16 (a /16). */
+  fieldSizes: number[];
   /** Also write the results as Markdown to this file. */
   markdown: string | undefined;
   /** Benchmarks named on the command line (none: all). */
@@ -29,7 +31,7 @@ export interface BenchOptions {
 }
 
 export const USAGE = `Usage: npm run bench -- [name ...] [options]
-  names: sweep interrogation api soap hub startup cira cira-flood console (default: all, in that order)
+  names: sweep interrogation api soap hub startup cira cira-flood console audit-metrics redirection field (default: all, in that order)
   --devices N        simulated devices (default 1000)
   --range CIDR       sweep range inside ${BENCH_NETWORK} (default 127.200.0.0/16)
   --stored N         devices stored for api, soap, startup (default 100000)
@@ -39,6 +41,7 @@ export const USAGE = `Usage: npm run bench -- [name ...] [options]
   --duration S       seconds of load per endpoint (default 10)
   --startup-runs N   start-ups per store, median reported (default 3)
   --cira-devices N   simulated devices dialing in over CIRA (default 10000)
+  --field-sizes LIST field benchmark sizes: 19 (a /19 slice), 16 (a /16), or 19,16 (default)
   --markdown FILE    also write the result tables as Markdown
 Environment: BENCH_CPU_PROF=DIR writes a CPU profile of each gateway process to DIR (summarise with
   tsx test/bench/profile-summary.ts DIR/*.cpuprofile); BENCH_SITE='{json}' is merged into every gateway's
@@ -60,6 +63,12 @@ function benchRange(value: string | undefined, name: string, fallback: string): 
   return text;
 }
 
+function fieldSizes(value: string | undefined): number[] {
+  const sizes = (value ?? '19,16').split(',').map((v) => Number(v.trim()));
+  if (sizes.length === 0 || sizes.some((n) => n !== 19 && n !== 16)) throw new Error('--field-sizes must list 19 and/or 16');
+  return sizes;
+}
+
 export function parseBenchOptions(argv: string[]): BenchOptions | 'help' {
   const { values, positionals } = parseArgs({
     args: argv,
@@ -67,7 +76,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions | 'help' {
     options: {
       devices: { type: 'string' }, range: { type: 'string' }, stored: { type: 'string' }, 'hub-clients': { type: 'string' },
       'hub-range': { type: 'string' }, connections: { type: 'string' }, duration: { type: 'string' }, 'startup-runs': { type: 'string' },
-      'cira-devices': { type: 'string' }, markdown: { type: 'string' }, help: { type: 'boolean', short: 'h' },
+      'cira-devices': { type: 'string' }, 'field-sizes': { type: 'string' }, markdown: { type: 'string' }, help: { type: 'boolean', short: 'h' },
     },
   });
   if (values.help) return 'help';
@@ -81,6 +90,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions | 'help' {
     durationS: positive(values.duration, 'duration', 10),
     startupRuns: positive(values['startup-runs'], 'startup-runs', 3),
     ciraDevices: positive(values['cira-devices'], 'cira-devices', 10_000),
+    fieldSizes: fieldSizes(values['field-sizes']),
     markdown: values.markdown,
     names: positionals,
   };

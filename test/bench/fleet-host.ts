@@ -26,10 +26,12 @@ async function main(): Promise<void> {
       for (const device of fleet.devices) device.resetCounters();
       return send({ type: 'reset' });
     }
-    const sum: DeviceCounters = { requests: 0, authAttempts: 0, unauthorized: 0, authFailures: 0, lockedRefusals: 0, connections: 0, rmcpPings: 0, powerChanges: 0 };
+    const sum: DeviceCounters = { requests: 0, authAttempts: 0, unauthorized: 0, authFailures: 0, lockedRefusals: 0, connections: 0, peakOpenConnections: 0, rmcpPings: 0, powerChanges: 0 };
     for (const device of fleet.devices) {
       const c = device.counters();
-      for (const key of Object.keys(sum) as Array<keyof DeviceCounters>) sum[key] += c[key];
+      for (const key of Object.keys(sum) as Array<keyof DeviceCounters>) if (key !== 'peakOpenConnections') sum[key] += c[key];
+      // Not a sum: the most connections any one device had open at once.
+      sum.peakOpenConnections = Math.max(sum.peakOpenConnections, c.peakOpenConnections);
     }
     send({ type: 'counters', counters: sum });
   });

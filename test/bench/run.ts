@@ -24,9 +24,10 @@ import { ciraFlood } from './cira-flood.js';
 import { consoleDevices } from './console-devices.js';
 import { auditMetrics } from './audit-metrics.js';
 import { redirection } from './redirection.js';
+import { field } from './field.js';
 
 const HERE = fileURLToPath(new URL('.', import.meta.url));
-const BENCHMARKS: Benchmark[] = [sweep, interrogation, api, soap, hub, startup, cira, ciraFlood, consoleDevices, auditMetrics, redirection];
+const BENCHMARKS: Benchmark[] = [sweep, interrogation, api, soap, hub, startup, cira, ciraFlood, consoleDevices, auditMetrics, redirection, field];
 
 /**
  * Benchmark scripts other engineers keep beside these (hub-*.ts, monitor-sweep.ts), run when named:

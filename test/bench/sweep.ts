@@ -76,7 +76,7 @@ export const sweep: Benchmark = {
       notes.push(
         `"Sweep with the fleet": the gateway probes every address (TCP ${TCP_PORTS.join(' and ')} and the RMCP ping on UDP ${BENCH_RMCP_PORT}) and also signs in to and reads every device found (Digest, firmware version, provisioning state, hostname, UUID) and stores it; nmap only probes the two TCP ports.`,
         `"Probing only": the same gateway sweep of the same range, run before the fleet started, so every probe is refused or unanswered and no device is read: the work nmap does, plus the RMCP ping.`,
-        `Fleet: ${fleet.count} simulated devices ${fleet.firstAddress} – ${fleet.lastAddress} in a separate process; each gateway sweep is a freshly started gateway with its default scan settings (256 probes in flight, 2 worker threads); gateway idle RSS before the sweep ${mib(full.idleKiB).toFixed(0)} MiB.`,
+        `Fleet: ${fleet.count} simulated devices ${fleet.firstAddress} – ${fleet.lastAddress} in a separate process; each gateway sweep is a freshly started gateway with its default scan settings (4,096 probes in flight, 50,000 new probes a second, adaptive timeouts, 2 worker threads); gateway idle RSS before the sweep ${mib(full.idleKiB).toFixed(0)} MiB.`,
       );
       const figures: Figure[] = [
         { label: `sweep of ${options.range} with the fleet, seconds`, unit: 's', gateway: full.seconds, reference: ref?.seconds ?? null, better: 'lower', note: `gateway also reads ${full.read.toLocaleString('en-US')} devices` },

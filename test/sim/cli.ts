@@ -35,6 +35,8 @@ const HELP = `Usage: tsx test/sim/cli.ts [options]
   --lockout-threshold N     failed logins before lockout (default 10)
   --lockout-ms N            first lockout duration (default 5000)
   --chunk-size N            bytes per chunk of a response (default 200)
+  --response-delay MIN-MAX  answer each HTTP request after a per-device delay drawn from MIN-MAX ms
+                            ("field": AMT's 50-400 ms; default none)
   --cira-port N             dial in over CIRA (APF over TLS) to this port of --cira-host
   --cira-host ADDRESS       the gateway's CIRA listener (default 127.0.0.1)
   --cira-username NAME      MPS account (default amt-sim)
@@ -73,6 +75,14 @@ function tlsVersion(value: string | undefined): FleetOptions['tlsMaxVersion'] {
   throw new Error(`--tls-max-version: unknown value ${value}`);
 }
 
+function delayRange(value: string | undefined): FleetOptions['responseDelayMs'] {
+  if (value === undefined) return undefined;
+  if (value === 'field') return true;
+  const match = /^(\d+)-(\d+)$/.exec(value);
+  if (!match) throw new Error('--response-delay must be MIN-MAX in ms (e.g. 50-400) or "field"');
+  return [Number(match[1]), Number(match[2])];
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -83,7 +93,7 @@ async function main(): Promise<void> {
       'power-state': { type: 'string' }, seed: { type: 'string' }, 'hostname-prefix': { type: 'string' },
       domain: { type: 'string' }, firmware: { type: 'string' }, 'page-size': { type: 'string' },
       'event-records': { type: 'string' }, 'lockout-threshold': { type: 'string' }, 'lockout-ms': { type: 'string' },
-      'chunk-size': { type: 'string' }, 'cira-port': { type: 'string' }, 'cira-host': { type: 'string' },
+      'chunk-size': { type: 'string' }, 'response-delay': { type: 'string' }, 'cira-port': { type: 'string' }, 'cira-host': { type: 'string' },
       'cira-username': { type: 'string' }, 'cira-password': { type: 'string' }, 'cira-ca': { type: 'string' },
       'cira-every': { type: 'string' }, 'cira-lan': { type: 'boolean' }, 'cira-reconnect-ms': { type: 'string' }, 'cira-ramp-ms': { type: 'string' }, 'manifest-file': { type: 'string' }, summary: { type: 'boolean' }, help: { type: 'boolean' },
     },
@@ -117,6 +127,7 @@ async function main(): Promise<void> {
     lockoutThreshold: int(values['lockout-threshold'], 'lockout-threshold'),
     lockoutMs: int(values['lockout-ms'], 'lockout-ms'),
     chunkSize: int(values['chunk-size'], 'chunk-size'),
+    responseDelayMs: delayRange(values['response-delay']),
     cira: values['cira-port']
       ? {
           host: values['cira-host'] ?? '127.0.0.1',

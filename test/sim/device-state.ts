@@ -19,6 +19,8 @@ export interface DeviceCounters {
   lockedRefusals: number;
   /** TCP connections accepted (HTTP and TLS). */
   connections: number;
+  /** The most TCP connections (HTTP and TLS ports together) open at once, probes included. */
+  peakOpenConnections: number;
   /** Presence pings answered. */
   rmcpPings: number;
   /** RequestPowerStateChange calls accepted. */
@@ -43,7 +45,9 @@ export interface DeviceState {
   /** Redirection: features, consent, boot setting, open sessions, the KVM screen's keys. */
   readonly redirection: RedirectionState;
   readonly enumerations: Map<string, Enumeration>;
-  counters: Omit<DeviceCounters, 'authFailures' | 'lockedRefusals'>;
+  counters: Omit<DeviceCounters, 'authFailures' | 'lockedRefusals' | 'peakOpenConnections'>;
+  /** TCP connections open now, and the most ever open at once. */
+  open: { now: number; peak: number };
   messageSeq: number;
 }
 
@@ -67,6 +71,7 @@ export function createDeviceState(config: DeviceConfig, seed: string | number): 
     redirection: new RedirectionState(config.provisioningMode, `${seed}/${config.index}`, config.redirectionTimeouts),
     enumerations: new Map(),
     counters: { requests: 0, authAttempts: 0, unauthorized: 0, connections: 0, rmcpPings: 0, powerChanges: 0 },
+    open: { now: 0, peak: 0 },
     messageSeq: 0x100,
   };
 }
@@ -78,5 +83,5 @@ export function nextMessageId(state: DeviceState): string {
 }
 
 export function snapshotCounters(state: DeviceState): DeviceCounters {
-  return { ...state.counters, authFailures: state.digest.failures, lockedRefusals: state.digest.lockedRefusals };
+  return { ...state.counters, authFailures: state.digest.failures, lockedRefusals: state.digest.lockedRefusals, peakOpenConnections: state.open.peak };
 }

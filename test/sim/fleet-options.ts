@@ -91,7 +91,16 @@ export interface FleetOptions {
   ciraLan?: boolean;
   /** CIRA devices first dial spread evenly over this many ms (default 0: all at once), as a real fleet powers on. */
   ciraRampMs?: number;
+  /**
+   * Field latency: every HTTP response of a device leaves after a delay drawn once per device from this
+   * range (deterministic from the seed and the device's index). `true` is AMT firmware's 50-400 ms;
+   * default none.
+   */
+  responseDelayMs?: boolean | readonly [number, number];
 }
+
+/** AMT firmware answers each HTTP request after 50-400 ms. */
+export const FIELD_RESPONSE_DELAY_MS: readonly [number, number] = [50, 400];
 
 export interface DeviceConfig {
   index: number;
@@ -128,6 +137,16 @@ export interface DeviceConfig {
   cira: CiraOptions | null;
   /** When, after start, the device first dials in. */
   ciraStartDelayMs: number;
+  /** Delay before each HTTP response (0: none). */
+  responseDelayMs: number;
+}
+
+function responseDelay(option: FleetOptions['responseDelayMs'], seed: string | number, index: number): number {
+  if (!option) return 0;
+  const [min, max] = option === true ? FIELD_RESPONSE_DELAY_MS : option;
+  const low = Math.max(0, Math.min(min, max));
+  const high = Math.max(low, min, max);
+  return low + new SeededBytes(`${seed}/delay/${index}`).int(Math.floor(high - low) + 1);
 }
 
 function every(n: number | undefined, index: number): boolean {
@@ -177,6 +196,7 @@ export function deviceConfigs(options: FleetOptions): DeviceConfig[] {
       chunkSize: Math.max(16, options.chunkSize ?? 200),
       cira,
       ciraStartDelayMs: cira && count > 0 ? Math.floor(((options.ciraRampMs ?? 0) * index) / count) : 0,
+      responseDelayMs: responseDelay(options.responseDelayMs, seed, index),
     };
   });
 }

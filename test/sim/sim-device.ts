@@ -87,16 +87,49 @@ export class SimDevice {
     if (this.#online) return;
     const handler = deviceRequestHandler(this.state);
     const countConnection = (): void => void this.state.counters.connections++;
+    // Counted at TCP level on both ports, before any TLS: what a fragile device would see. A connection
+    // ends when either side lets go of it: the client's FIN or close, or the device's own last answer
+    // (a 401 with `Connection: close`), after which the device is done with it whatever the timing of
+    // the client's next connect.
+    const release = new WeakMap<object, () => void>();
+    const trackOpen = (socket: import('node:net').Socket): void => {
+      const open = this.state.open;
+      let counted = false;
+      let ended = false;
+      const end = (): void => {
+        if (ended) return;
+        ended = true;
+        if (counted) open.now--;
+      };
+      // Counted once the I/O that arrived with it is handled: a client that closed one connection and
+      // then opened the next had let go of the first, even when the accept comes up before its FIN.
+      setImmediate(() => {
+        if (ended) return;
+        counted = true;
+        open.peak = Math.max(open.peak, ++open.now);
+      });
+      release.set(socket, end);
+      socket.once('end', end);
+      socket.once('close', end);
+    };
+    const releaseOnLastAnswer = (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse): void => {
+      res.once('finish', () => {
+        if (String(res.getHeader('connection') ?? '').toLowerCase() === 'close') release.get(req.socket)?.();
+      });
+    };
     try {
       if (this.config.httpPort !== null) {
         this.#http = createHttpServer({ keepAliveTimeout: 5_000 }, handler);
         this.#http.on('connection', countConnection);
+        this.#http.on('connection', trackOpen);
+        this.#http.on('request', releaseOnLastAnswer);
         await listen(this.#http, this.address, this.config.httpPort);
       }
       if (this.config.httpsPort !== null) {
         const { key, cert } = certificatePair(this.state.certificate);
         this.#https = createHttpsServer({ key, cert, keepAliveTimeout: 5_000, ...tlsVersionOptions(this.config.tlsMaxVersion) }, handler);
         this.#https.on('secureConnection', countConnection);
+        this.#https.on('connection', trackOpen);
         this.#https.on('tlsClientError', () => undefined);
         await listen(this.#https, this.address, this.config.httpsPort);
       }
@@ -208,6 +241,7 @@ export class SimDevice {
 
   resetCounters(): void {
     this.state.counters = { requests: 0, authAttempts: 0, unauthorized: 0, connections: 0, rmcpPings: 0, powerChanges: 0 };
+    this.state.open.peak = this.state.open.now;
     this.state.digest.failures = 0;
     this.state.digest.lockedRefusals = 0;
   }

@@ -48,8 +48,19 @@ function sendUnauthorized(state: DeviceState, res: ServerResponse, stale: boolea
   res.end(page);
 }
 
-/** The request listener of one device (shared by its HTTP and TLS servers). */
+/** The request listener of one device (shared by its HTTP and TLS servers), answering after the device's response delay. */
 export function deviceRequestHandler(state: DeviceState): (req: IncomingMessage, res: ServerResponse) => void {
+  const answer = answerRequest(state);
+  const delayMs = state.config.responseDelayMs;
+  if (delayMs <= 0) return answer;
+  return (req, res) => {
+    // The body is buffered meanwhile (the stream stays paused until read).
+    const timer = setTimeout(() => answer(req, res), delayMs);
+    res.once('close', () => clearTimeout(timer));
+  };
+}
+
+function answerRequest(state: DeviceState): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
     state.counters.requests++;
     res.setHeader('Server', serverHeader(state));

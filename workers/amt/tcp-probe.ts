@@ -40,7 +40,7 @@ let savedStackTraceLimit = Error.stackTraceLimit;
  * connect, and capturing (and, with source maps on, formatting) its stack cost a third of the CPU of
  * a sweep; the probes never look at it. Errors keep their messages and codes.
  */
-function suppressStackTraces(): () => void {
+export function suppressStackTraces(): () => void {
   if (openProbers++ === 0) {
     savedStackTraceLimit = Error.stackTraceLimit;
     Error.stackTraceLimit = 0;

@@ -1,14 +1,16 @@
 /**
  * Task `probe-batch`: finds AMT candidates among a batch of addresses. TCP connect probes of the HTTP
- * and TLS management ports run with bounded concurrency while one UDP socket pings the whole batch
- * (paced) and collects presence pongs. Reports progress about every 100 ms.
+ * and TLS management ports (probe-engine.ts: many in flight, paced, timed out by the scan's measured
+ * round trips) run while one UDP socket pings the whole batch (paced) and collects presence pongs.
+ * Reports progress about every 100 ms: addresses finished and probes decided.
  */
 import { isIP } from 'node:net';
 import type { TaskTools } from '../task-api.js';
 import { DEFAULT_PORTS } from '../amt/device-target.js';
 import { ProbeCandidates } from '../amt/probe-candidates.js';
+import { probeAddresses } from '../amt/probe-engine.js';
 import { collectPongs } from '../amt/rmcp-collector.js';
-import { createTcpProber, forEachBounded } from '../amt/tcp-probe.js';
+import { RttEstimator } from '../amt/rtt-estimator.js';
 import type { ProbeBatchInput, ProbeBatchOutput, ProbeBatchProgress } from './task-types.js';
 
 export default async function probeBatch(input: ProbeBatchInput, tools: TaskTools<ProbeBatchProgress>): Promise<ProbeBatchOutput> {
@@ -21,42 +23,45 @@ export default async function probeBatch(input: ProbeBatchInput, tools: TaskTool
   const tcpPorts = [httpPort, httpsPort].filter((p) => p > 0);
   const connectTimeoutMs = input?.connectTimeoutMs ?? 1_000;
   const signal = tools.signal;
-  const concurrency = Math.max(1, Math.floor(input?.concurrency ?? 128));
+  const rtt = new RttEstimator(input?.rtt instanceof Int32Array ? input.rtt : undefined, {
+    initialMs: connectTimeoutMs,
+    minMs: Math.min(connectTimeoutMs, input?.minTimeoutMs ?? 100),
+    maxMs: connectTimeoutMs,
+  });
 
   const found = new ProbeCandidates(rmcpPort);
   let tcpDone = 0;
+  let probesDecided = 0;
+  const probesTotal = addresses.length * tcpPorts.length;
   const report = (): void => {
     const complete = found.takeComplete();
-    tools.progress({ probed: tcpDone, total: addresses.length, found: found.found, ...(complete.length ? { candidates: complete } : {}) });
+    tools.progress({ probed: tcpDone, total: addresses.length, found: found.found, probesDecided, probesTotal, ...(complete.length ? { candidates: complete } : {}) });
   };
   const ticker = setInterval(report, input?.progressIntervalMs ?? 100);
-  const prober = createTcpProber(connectTimeoutMs, signal);
 
+  let socketShortages = 0;
   try {
     // A failing UDP socket (e.g. no IPv4) must not fail the TCP half of the probe.
     const rmcp =
       rmcpPort > 0
-        ? collectPongs(addresses, {
-            port: rmcpPort,
-            ...input?.rmcp,
-            signal,
-            onPong: (address, pong) => found.ponged(address, pong),
-          }).catch(() => undefined)
+        ? collectPongs(addresses, { port: rmcpPort, ...input?.rmcp, signal, onPong: (address, pong) => found.ponged(address, pong) }).catch(() => undefined)
         : Promise.resolve();
-    const tcp = forEachBounded(
-      addresses,
-      Math.max(1, Math.floor(concurrency / Math.max(1, tcpPorts.length))),
-      async (address) => {
-        const results = await Promise.all(tcpPorts.map((port) => prober.probe(address, port)));
-        found.tcpFinished(address, tcpPorts.filter((_, i) => results[i]));
-        if (!signal.aborted) tcpDone++;
-      },
+    const tcp = probeAddresses(addresses, {
+      ports: tcpPorts,
+      maxInFlight: Math.max(1, Math.floor(input?.concurrency ?? 128)),
+      ratePerSecond: Math.max(0, input?.ratePerSecond ?? 0),
+      rtt,
       signal,
-    );
-    await Promise.all([tcp, rmcp]);
+      onProbeDecided: () => void probesDecided++,
+      onAddressDone: (address, openPorts) => {
+        found.tcpFinished(address, openPorts);
+        tcpDone++;
+      },
+    });
+    const [engine] = await Promise.all([tcp, rmcp]);
+    socketShortages = engine.socketShortages;
   } finally {
     clearInterval(ticker);
-    prober.close();
   }
 
   const candidates = found.all(addresses);
@@ -65,7 +70,10 @@ export default async function probeBatch(input: ProbeBatchInput, tools: TaskTool
     candidates,
     cancelled: signal.aborted,
     elapsedMs: Math.round(performance.now() - started),
+    probesDecided,
+    timeoutMs: Math.round(rtt.timeoutMs()),
+    socketShortages,
   };
-  tools.progress({ probed: output.probed, total: addresses.length, found: candidates.length });
+  tools.progress({ probed: output.probed, total: addresses.length, found: candidates.length, probesDecided, probesTotal });
   return output;
 }

@@ -40,10 +40,19 @@ export interface ProbeBatchInput {
   /** IPv4/IPv6 addresses to probe (RMCP is IPv4 only). */
   addresses: string[];
   ports?: SitePorts;
-  /** TCP connect bound per port (default 1,000 ms). */
+  /**
+   * TCP connect bound per probe (default 1,000 ms): the timeout before any round trip of the scan was
+   * measured, and the most it ever is; measured round trips bring it down to SRTT + 4 × RTTVAR.
+   */
   connectTimeoutMs?: number;
-  /** Concurrent TCP connects (default 128). */
+  /** The least a probe timeout adapts down to (default 100 ms, as nmap's). */
+  minTimeoutMs?: number;
+  /** The scan's shared round-trip state (`createRttState()`), so every batch learns from every answer. */
+  rtt?: Int32Array;
+  /** TCP probes (sockets) in flight at most (default 128). */
   concurrency?: number;
+  /** New TCP probes per second at most (default 0: unpaced). */
+  ratePerSecond?: number;
   /** RMCP pacing: sub-batches of `batchSize` (50) every `batchGapMs` (10), listening `windowMs` (1,000) after the last. */
   rmcp?: { batchSize?: number; batchGapMs?: number; windowMs?: number; recvBufferBytes?: number };
   /** Progress period (default 100 ms). */
@@ -65,13 +74,23 @@ export interface ProbeBatchOutput {
   candidates: ProbeCandidate[];
   cancelled: boolean;
   elapsedMs: number;
+  /** TCP probes decided (answered, refused or timed out). */
+  probesDecided: number;
+  /** The adaptive probe timeout at the end of the batch. */
+  timeoutMs: number;
+  /** Times sockets ran short (EMFILE, no local port) and in-flight was lowered; probes were retried. */
+  socketShortages: number;
 }
 
 export interface ProbeBatchProgress {
+  /** Addresses whose every port is decided. */
   probed: number;
   total: number;
   /** Candidates found so far. */
   found: number;
+  /** TCP probes decided so far, of `probesTotal` (addresses × TCP ports): moves while addresses wait out silence. */
+  probesDecided: number;
+  probesTotal: number;
   /**
    * Candidates complete since the last message (TCP probes done and pong in, or TCP probes done when
    * RMCP is off), so that they can be read before the batch ends; the output lists them again.

@@ -12,6 +12,7 @@ import { memoryKey } from '../sign-in/sign-in-key.js';
 import { deviceProblem, DeviceProblems } from './device-problems.js';
 import { noteLegacyTls } from './legacy-tls-notice.js';
 import type { NetworkGuard } from './device-networks.js';
+import type { DeviceTurns } from './device-turns.js';
 
 /** Failed logins one credential may cause in one operation: one re-authentication on a fresh nonce. */
 export const FAILURES_PER_CREDENTIAL = 2;
@@ -21,6 +22,8 @@ export interface DeviceAccessDeps {
   vault: CredentialVault;
   signIn: SignInMemory;
   networks: NetworkGuard;
+  /** One connection per device at a time, within the sockets the gateway may hold. */
+  turns: DeviceTurns;
 }
 
 /**
@@ -28,7 +31,8 @@ export interface DeviceAccessDeps {
  * CIRA tunnel), this thread within the route's bound, since the channel cannot cross to a worker.
  */
 export function tasksFor(pool: WorkerPool, route: DeviceRoute | null): DeviceTasks {
-  if (!route || !('channel' in route)) return pool;
+  // A device task waits on its device nearly all its time: bounded by the device turns, not by the pool's CPU slots.
+  if (!route || !('channel' in route)) return { run: (task, input, runOptions) => pool.run(task, input, { ...runOptions, waitsOnDevice: true }) };
   return { run: (task, input, runOptions) => route.schedule(() => pool.runInProcess(task, input, runOptions)) };
 }
 
@@ -40,7 +44,7 @@ function usesTls(device: Device, amt: AmtSiteSettings): boolean {
 }
 
 export function createDeviceAccess(
-  { devices, vault, signIn, networks }: DeviceAccessDeps,
+  { devices, vault, signIn, networks, turns }: DeviceAccessDeps,
   options: DeviceAccessOptions & {
     amt: AmtSiteSettings;
     tlsTrust: SiteSettings['deviceTls'];
@@ -104,6 +108,8 @@ export function createDeviceAccess(
       if (!route) networks.check(device.ipAddress);
       const target = targetOf(device, route);
       const tasks = tasksFor(options.pool, route);
+      // Turns are per socket destination: the address, or the device itself through its tunnel.
+      const turnKey = route && 'channel' in route ? `channel:${device.id}` : target.address;
       const candidates = given ? [given.id] : vault.list().map((c) => c.id);
       if (candidates.length === 0) throw DeviceProblems.noCredentials();
       // Concurrent operations on one device take turns on its failed-login budget rather than fail.
@@ -123,7 +129,7 @@ export function createDeviceAccess(
           const unsealed: TaskCredential | null = given?.id === id ? given : await unsealOrSkip(id);
           if (!unsealed) continue;
           const { maxFailedLogins: _bound, ...credential } = unsealed;
-          const outcome = await operation({ target, credential: { ...credential, maxFailedLogins: Math.min(FAILURES_PER_CREDENTIAL, failuresLeft) } }, tasks);
+          const outcome = await turns.run(turnKey, () => operation({ target, credential: { ...credential, maxFailedLogins: Math.min(FAILURES_PER_CREDENTIAL, failuresLeft) } }, tasks));
           const failed = outcome.failedLogins ?? (!outcome.ok && outcome.error.code === 'AMT_ERR_UNAUTHORIZED' ? 1 : 0);
           report.failedLogins += failed;
           failuresLeft -= failed;

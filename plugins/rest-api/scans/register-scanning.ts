@@ -3,6 +3,8 @@ import type { RestApiConfig } from '../config.js';
 import type { ManagedCredentialVault } from '../credentials/credential-vault.js';
 import type { ManagedDeviceRegistry } from '../devices/device-registry.js';
 import type { SignInMemory } from '../sign-in/sign-in-memory.js';
+import type { DeviceTurns } from '../devices/device-turns.js';
+import type { SocketBudget } from './socket-budget.js';
 import { openScanHistory } from './scan-history.js';
 import { registerScanRoutes } from './scan-routes.js';
 import { createScanService, type ScanService } from './scan-service.js';
@@ -20,12 +22,19 @@ function devicesPerScan(devices: ManagedDeviceRegistry): (scanId: string) => num
 }
 
 /** Wires scans: history (marking scans a dead process left running as interrupted), service, routes. */
-export async function registerScanning(ctx: PluginContext<RestApiConfig>, devices: ManagedDeviceRegistry, vault: ManagedCredentialVault, signIn: SignInMemory): Promise<ScanService> {
+export async function registerScanning(
+  ctx: PluginContext<RestApiConfig>,
+  devices: ManagedDeviceRegistry,
+  vault: ManagedCredentialVault,
+  signIn: SignInMemory,
+  turns: DeviceTurns,
+  sockets: SocketBudget,
+): Promise<ScanService> {
   const history = await openScanHistory(ctx.store.namespace('scans'), ctx.config.scan.historySize);
   const interrupted = await history.markInterrupted(devicesPerScan(devices));
   if (interrupted.length) ctx.logger.warn('scans interrupted by the last stop', { scanIds: interrupted.map((s) => s.id) });
   const scans = createScanService(
-    { pool: ctx.pool, devices, signIn, events: ctx.events, logger: ctx.logger, amt: ctx.site.amt, tlsTrust: ctx.site.deviceTls, options: ctx.config.scan },
+    { pool: ctx.pool, devices, signIn, turns, events: ctx.events, logger: ctx.logger, amt: ctx.site.amt, tlsTrust: ctx.site.deviceTls, options: ctx.config.scan, sockets },
     history,
     vault,
   );

@@ -1,12 +1,15 @@
 import type { AmtSiteSettings, CancelToken, EventBus, Logger, SiteSettings, WorkerPool } from '../../../core/plugin-api.js';
 import { createSemaphore } from '../../../core/util/semaphore.js';
 import type { InterrogateOutput, ProbeCandidate } from '../../../workers/tasks/task-types.js';
-import type { Scan, UnsealedCredential } from '../api.js';
+import { createRttState } from '../../../workers/amt/rtt-estimator.js';
+import type { Scan, ScanProgressEvent, UnsealedCredential } from '../api.js';
 import type { RestApiConfig } from '../config.js';
 import type { ManagedDeviceRegistry } from '../devices/device-registry.js';
 import type { SignInMemory, SignInReport } from '../sign-in/sign-in-memory.js';
+import type { DeviceTurns } from '../devices/device-turns.js';
 import { noteLegacyTls } from '../devices/legacy-tls-notice.js';
 import { createProgressThrottle } from './progress-throttle.js';
+import { ScanProgressTracker } from './scan-progress.js';
 import { addressBatches, type ScanRange } from './scan-range.js';
 import { toObservation } from './scan-observation.js';
 import { memoryKey } from '../sign-in/sign-in-key.js';
@@ -16,10 +19,17 @@ const PROGRESS_INTERVAL_MS = 100;
 const SAVE_INTERVAL_MS = 1000;
 /**
  * Batches probed at once. Each batch waits out its own RMCP collection window, so the windows must
- * overlap: several batches run side by side and share the scan's probe concurrency.
+ * overlap: several batches run side by side and share the scan's probes in flight and its rate.
  */
 const MAX_PARALLEL_BATCHES = 16;
 const PROBES_PER_PARALLEL_BATCH = 32;
+/** RMCP pings leave in sub-batches every this many ms, at the batch's share of the probe rate. */
+const PING_GAP_MS = 10;
+/**
+ * At most 5,000 pings a second per batch (as before the paced probes): the pongs of a faster sweep
+ * come back in a burst that a busy device or host answers after the collection window has closed.
+ */
+const MAX_PINGS_PER_GAP = 50;
 
 export interface ScanRunDeps {
   pool: WorkerPool;
@@ -31,6 +41,8 @@ export interface ScanRunDeps {
   amt: AmtSiteSettings;
   tlsTrust: SiteSettings['deviceTls'];
   options: RestApiConfig['scan'];
+  /** Every device read waits for its device's turn and a socket here, as every other device path's does. */
+  turns: DeviceTurns;
   /** Persists the scan record (throttled by the caller's history). */
   save: (scan: Scan) => Promise<void>;
 }
@@ -65,9 +77,13 @@ export class ScanRun {
   /**
    * `scanned` counts addresses whose outcome is known: silent through a whole batch (a pong may come
    * until the batch's window closes, so not before), or answered and recorded as a device (`found`).
-   * A candidate still waiting for its interrogation is not scanned yet.
+   * A candidate still waiting for its interrogation is not scanned yet. The tracker's own `scanned`
+   * (addresses probed) is not shown: it would count candidates not read yet.
    */
   private silentDone = 0;
+  private readonly counts: ScanProgressTracker;
+  /** Round trips measured by every probe of this scan, shared with the probe tasks (probe timeouts follow them). */
+  private readonly rtt = createRttState();
   private lastSaved = 0;
   private saveTimer: NodeJS.Timeout | undefined;
   /** Device writes under way; a cancel waits for them so the cancelled scan counts what it stored. */
@@ -80,9 +96,11 @@ export class ScanRun {
   ) {
     this.scan = scan;
     this.cancelToken = deps.pool.createCancelToken();
-    this.progress = createProgressThrottle(PROGRESS_INTERVAL_MS, ({ scanned, percent }: { scanned: number; percent: number }) => {
+    const tcpPorts = [deps.amt.ports.http, deps.amt.ports.https].filter((p) => p > 0).length;
+    this.counts = new ScanProgressTracker(scan.total, scan.total * tcpPorts);
+    this.progress = createProgressThrottle(PROGRESS_INTERVAL_MS, (progress: Omit<ScanProgressEvent, 'scanId' | 'total' | 'found'>) => {
       const { total, found } = this.scan;
-      deps.events.publish('ScanProgress', { scanId: scan.id, scanned, total, found, percent });
+      deps.events.publish('ScanProgress', { scanId: scan.id, scanned: progress.scanned, total, found, percent: progress.percent, probesDecided: progress.probesDecided, probesTotal: progress.probesTotal, etaSeconds: progress.etaSeconds });
     });
   }
 
@@ -108,7 +126,7 @@ export class ScanRun {
     const batches = addressBatches(this.params.range, options.batchSize);
     const batchCount = Math.ceil(this.params.range.size / options.batchSize);
     const parallel = Math.max(1, Math.min(MAX_PARALLEL_BATCHES, batchCount, Math.ceil(this.params.concurrency / PROBES_PER_PARALLEL_BATCH)));
-    const perBatchConcurrency = Math.max(1, Math.ceil(this.params.concurrency / parallel));
+    const share = { concurrency: Math.max(1, Math.ceil(this.params.concurrency / parallel)), rate: options.probeRate / parallel };
     const interrogation = createSemaphore(options.interrogationConcurrency);
     const interrogations: Array<Promise<void>> = [];
     // A batch offers a candidate as soon as it is complete, and again in its final list.
@@ -116,11 +134,14 @@ export class ScanRun {
     const offer = (candidate: ProbeCandidate) => {
       if (offered.has(candidate.address) || this.cancelled) return;
       offered.add(candidate.address);
-      interrogations.push(interrogation.run(() => this.interrogate(candidate)));
+      this.counts.deviceOffered();
+      interrogations.push(interrogation.run(() => this.interrogate(candidate)).finally(() => this.counts.deviceSettled()));
     };
+    let batchIndex = 0;
     const prober = async () => {
       for (let next = batches.next(); !next.done && !this.cancelled; next = batches.next()) {
-        const candidates = await this.probe(next.value, perBatchConcurrency, offer);
+        const index = batchIndex++;
+        const candidates = await this.probe(index, next.value, share, offer);
         candidates.forEach(offer);
       }
     };
@@ -134,14 +155,15 @@ export class ScanRun {
     } finally {
       this.stopSaving();
     }
-    if (!this.cancelled) this.progress.final({ scanned: this.scan.scanned, percent: 100 });
+    if (!this.cancelled) {
+      const { probesTotal } = this.counts.snapshot();
+      this.progress.final({ scanned: this.scan.scanned, percent: 100, probesDecided: probesTotal, probesTotal, etaSeconds: 0 });
+    }
   }
 
   private offerProgress(): void {
-    const { total, scanned } = this.scan;
     // 100 % is reserved for the end: probing all addresses still leaves interrogations to finish.
-    const percent = total === 0 ? 99 : Math.min(99, Math.floor((scanned / total) * 100));
-    this.progress.offer({ scanned, percent });
+    this.progress.offer({ ...this.counts.snapshot(), scanned: this.scan.scanned });
   }
 
   private scannedNow(): number {
@@ -171,7 +193,7 @@ export class ScanRun {
     this.saveTimer = undefined;
   }
 
-  private async probe(addresses: string[], concurrency: number, offer: (candidate: ProbeCandidate) => void): Promise<ProbeCandidate[]> {
+  private async probe(index: number, addresses: string[], share: { concurrency: number; rate: number }, offer: (candidate: ProbeCandidate) => void): Promise<ProbeCandidate[]> {
     const { amt, options, pool } = this.deps;
     const output = await pool.run(
       'probe-batch',
@@ -179,17 +201,26 @@ export class ScanRun {
         addresses,
         ports: amt.ports,
         connectTimeoutMs: this.params.timeoutMs,
-        concurrency,
-        rmcp: { windowMs: options.rmcpWindowMs },
+        minTimeoutMs: options.minProbeTimeoutMs,
+        rtt: this.rtt,
+        concurrency: share.concurrency,
+        ratePerSecond: share.rate,
+        // The ping sweep goes alongside at the batch's share of the rate (one ping per address).
+        rmcp: { windowMs: options.rmcpWindowMs, batchGapMs: PING_GAP_MS, batchSize: Math.max(1, Math.min(MAX_PINGS_PER_GAP, Math.floor((share.rate * PING_GAP_MS) / 1000))) },
         progressIntervalMs: PROGRESS_INTERVAL_MS,
       },
       {
         cancel: this.cancelToken,
         onProgress: (p) => {
-          if (!this.cancelled) p.candidates?.forEach(offer);
+          if (this.cancelled) return;
+          p.candidates?.forEach(offer);
+          this.counts.batchProgress(index, { probed: p.probed, probesDecided: p.probesDecided ?? 0 });
+          this.offerProgress();
         },
       },
     );
+    this.counts.batchDone(index, { probed: output.probed, probesDecided: output.probesDecided ?? 0 });
+    if (output.socketShortages > 0) this.deps.logger.warn('probes ran short of sockets; in-flight lowered', { scanId: this.scan.id, shortages: output.socketShortages });
     // After a cancel the counts are final: a batch ending later adds nothing.
     if (this.cancelled) return [];
     this.silentDone += output.probed - output.candidates.length;
@@ -199,7 +230,7 @@ export class ScanRun {
 
   private async interrogate(candidate: ProbeCandidate): Promise<void> {
     if (this.cancelled) return;
-    const { amt, options, pool, devices, events } = this.deps;
+    const { amt, options, devices, events } = this.deps;
     const known = devices.findByAddress(candidate.address);
     const key = memoryKey(this.deps.signIn, known, candidate.address, false);
     // The sign-in memory picks the credentials (none the device refused, the known one first) and
@@ -208,29 +239,15 @@ export class ScanRun {
       preferred: known?.credentialId ?? null,
       maxAttempts: options.credentialAttemptsPerDevice,
     });
-    const byId = new Map(this.params.credentials.map((c) => [c.id, c]));
     let result: InterrogateOutput | undefined;
     try {
-      result = await pool.run(
-        'interrogate',
-        {
-          address: candidate.address,
-          ports: amt.ports,
-          tls: 'auto',
-          openPorts: candidate.openPorts,
-          credentials: plan.credentialIds.map((id) => byId.get(id)!),
-          maxAttempts: Math.max(1, plan.maxFailures),
-          timeouts: { connectMs: this.params.timeoutMs, firstByteMs: options.requestTimeoutMs, totalMs: options.requestTimeoutMs },
-          tlsTrust: this.deps.tlsTrust,
-          pinnedFingerprint: known?.tlsFingerprint ?? null,
-        },
-        { cancel: this.cancelToken },
-      );
+      // One connection at a time per device and a socket free, whichever path wants the device.
+      result = await this.deps.turns.run(candidate.address, () => (this.cancelled ? Promise.resolve(undefined) : this.read(candidate, plan.credentialIds, plan.maxFailures, known)));
     } finally {
       await plan.settle(signInReport(result));
     }
     // Results that arrive after a cancel are dropped so the cancelled scan's counts stay final.
-    if (this.cancelled || result.error?.code === 'AMT_ERR_CANCELLED') return;
+    if (this.cancelled || !result || result.error?.code === 'AMT_ERR_CANCELLED') return;
     noteLegacyTls(this.deps.logger, candidate.address, result.tlsProtocol);
     if (result.error) this.deps.logger.debug('device not fully read', { scanId: this.scan.id, address: candidate.address, code: result.error.code });
     const observation = toObservation(candidate, result, known, amt.ports.https);
@@ -245,5 +262,28 @@ export class ScanRun {
     } finally {
       this.recording.delete(recording);
     }
+  }
+
+  /** The interrogate task: it waits on the device nearly all its time, so it takes no CPU slot of the pool. */
+  private read(candidate: ProbeCandidate, credentialIds: readonly string[], maxFailures: number, known: ReturnType<ManagedDeviceRegistry['findByAddress']>): Promise<InterrogateOutput> {
+    const { amt, options, pool } = this.deps;
+    const byId = new Map(this.params.credentials.map((c) => [c.id, c]));
+    return pool.run(
+      'interrogate',
+      {
+        address: candidate.address,
+        ports: amt.ports,
+        tls: 'auto',
+        openPorts: candidate.openPorts,
+        credentials: credentialIds.map((id) => byId.get(id)!),
+        maxAttempts: Math.max(1, maxFailures),
+        // The scan's timeoutMs bounds a probe; the device answered its probe, and a read connects (and
+        // for TLS shakes hands) among up to deviceConnections others, so it gets the request bound.
+        timeouts: { connectMs: Math.max(this.params.timeoutMs, options.requestTimeoutMs), firstByteMs: options.requestTimeoutMs, totalMs: options.requestTimeoutMs },
+        tlsTrust: this.deps.tlsTrust,
+        pinnedFingerprint: known?.tlsFingerprint ?? null,
+      },
+      { cancel: this.cancelToken, waitsOnDevice: true },
+    );
   }
 }

@@ -27,7 +27,12 @@ export const START_SCAN_SCHEMA = {
       examples: ['192.168.1.0/24', '10.0.0.1-50,10.0.1.7'],
     },
     credentialId: { type: 'string', minLength: 1, description: 'Sign in with this credential only; default: the default credential, then the others' },
-    timeoutMs: { type: 'integer', minimum: 50, maximum: 60000, description: 'Connect timeout per probe (bounded by the site configuration)' },
-    concurrency: { type: 'integer', minimum: 1, maximum: 4096, description: 'Simultaneous probes (bounded by the site configuration)' },
+    timeoutMs: {
+      type: 'integer',
+      minimum: 50,
+      maximum: 60000,
+      description: 'Connect timeout per probe before any round trip is measured, and its most; it adapts to the round trips measured on the scan (bounded by the site configuration)',
+    },
+    concurrency: { type: 'integer', minimum: 1, maximum: 65536, description: 'Probes in flight at most (bounded by the site configuration and ulimit -n)' },
   },
 };

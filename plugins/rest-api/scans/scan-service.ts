@@ -5,6 +5,7 @@ import { RestApiErrors } from '../errors.js';
 import type { ScanHistory } from './scan-history.js';
 import { parseScanRange } from './scan-range.js';
 import { ScanRun, type ScanRunDeps } from './scan-runner.js';
+import { MIN_PROBES_IN_FLIGHT, socketBudget, type SocketBudget } from './socket-budget.js';
 
 export interface StartScanRequest {
   range: string;
@@ -23,7 +24,7 @@ export interface ScanService {
   stopAll(): Promise<void>;
 }
 
-export function createScanService(deps: Omit<ScanRunDeps, 'save'>, history: ScanHistory, vault: ManagedCredentialVault): ScanService {
+export function createScanService(deps: Omit<ScanRunDeps, 'save'> & { sockets: SocketBudget }, history: ScanHistory, vault: ManagedCredentialVault): ScanService {
   const running = new Map<string, { run: ScanRun; done: Promise<Scan> }>();
   const { options } = deps;
   const snapshot = (scan: Scan): Scan => ({ ...scan });
@@ -45,12 +46,22 @@ export function createScanService(deps: Omit<ScanRunDeps, 'save'>, history: Scan
     await save(scan);
   };
 
+  /** The probes in flight a scan may have within `ulimit -n`; refuses the scan when that is too few to be useful. */
+  const probesInFlight = (asked: number): number => {
+    const { fileLimit, deviceConnections } = deps.sockets;
+    const allowed = socketBudget(fileLimit, { deviceConnections, probesPerScan: asked, maxConcurrentScans: options.maxConcurrentScans }).probesPerScan;
+    if (allowed < Math.min(asked, MIN_PROBES_IN_FLIGHT)) throw RestApiErrors.tooFewSockets(fileLimit ?? 0, allowed);
+    if (allowed < asked) deps.logger.warn('probes in flight lowered to fit ulimit -n', { asked, allowed, fileLimit });
+    return allowed;
+  };
+
   return {
     async start(request) {
       if (running.size >= options.maxConcurrentScans) throw RestApiErrors.tooManyScans(options.maxConcurrentScans);
       const range = parseScanRange(request.range, options.maxAddresses, deps.amt.allowedNetworks);
       const timeoutMs = Math.min(request.timeoutMs ?? options.defaultTimeoutMs, options.maxTimeoutMs);
-      const concurrency = Math.min(request.concurrency ?? options.defaultConcurrency, options.maxConcurrency);
+      const asked = Math.min(request.concurrency ?? options.defaultConcurrency, options.maxConcurrency);
+      const concurrency = probesInFlight(asked);
       const credentials = await credentialsFor(request.credentialId);
       const scan: Scan = { id: history.newId(), range: request.range, status: 'running', total: range.size, scanned: 0, found: 0, startedAt: new Date().toISOString() };
       await save(scan);

@@ -34,7 +34,7 @@ export interface Scan {
 
 export interface HubEvents {
   ScanStarted: Scan;
-  ScanProgress: { scanId: string; scanned: number; total: number; found: number; percent: number };
+  ScanProgress: { scanId: string; scanned: number; total: number; found: number; percent: number; probesDecided?: number; probesTotal?: number; etaSeconds?: number | null };
   DeviceDiscovered: { scanId: string; device: Device };
   ScanCompleted: Scan;
   ScanCancelled: Scan;

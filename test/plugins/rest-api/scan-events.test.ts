@@ -37,7 +37,7 @@ test('a scan publishes started, throttled progress ending at 100 %, one discover
     assert.deepEqual([...new Set(discovered)].sort(), fleet.devices.map((d) => d.address).sort());
     const progress = events.filter((e) => e.event === 'ScanProgress');
     assert.ok(progress.length >= 2);
-    assert.deepEqual(progress.at(-1)!.payload, { scanId: scan.id, scanned: 1024, total: 1024, found: 25, percent: 100 });
+    assert.deepEqual(progress.at(-1)!.payload, { scanId: scan.id, scanned: 1024, total: 1024, found: 25, percent: 100, probesDecided: 2048, probesTotal: 2048, etaSeconds: 0 });
     assert.equal(progress.filter((p) => p.payload.percent === 100).length, 1, 'exactly one at 100 %');
     const percents = progress.map((p) => p.payload.percent!);
     assert.deepEqual([...percents].sort((a, b) => a - b), percents, 'percent never goes back');

@@ -13,6 +13,16 @@ const MAX_LISTED = 1000;
 interface Live {
   scan: Scan;
   discovered: Device[];
+  /** From the last ScanProgress: percent by probes decided (it moves while silent addresses time out) and the time left. */
+  percent?: number;
+  etaSeconds?: number | null;
+}
+
+/** "about 1 min 20 s left" */
+function timeLeft(seconds: number | null | undefined): string {
+  if (seconds === null || seconds === undefined) return '';
+  if (seconds < 60) return ` · about ${seconds} s left`;
+  return ` · about ${Math.floor(seconds / 60)} min ${seconds % 60} s left`;
 }
 
 export function ScanPage({ session }: { session: Session }) {
@@ -31,7 +41,14 @@ export function ScanPage({ session }: { session: Session }) {
     setRecentVersion((v) => v + 1);
   };
   useHubEvent('ScanStarted', setScan);
-  useHubEvent('ScanProgress', (p) => patch(p.scanId, (l) => ({ ...l, scan: { ...l.scan, scanned: Math.max(l.scan.scanned, p.scanned), total: p.total, found: Math.max(l.scan.found, p.found) } })));
+  useHubEvent('ScanProgress', (p) =>
+    patch(p.scanId, (l) => ({
+      ...l,
+      scan: { ...l.scan, scanned: Math.max(l.scan.scanned, p.scanned), total: p.total, found: Math.max(l.scan.found, p.found) },
+      percent: Math.max(l.percent ?? 0, p.percent),
+      etaSeconds: p.etaSeconds,
+    })),
+  );
   useHubEvent('DeviceDiscovered', (e) =>
     patch(e.scanId, (l) => (l.discovered.length >= MAX_LISTED || l.discovered.some((d) => d.id === e.device.id) ? l : { ...l, discovered: [...l.discovered, e.device] })),
   );
@@ -71,7 +88,8 @@ export function ScanPage({ session }: { session: Session }) {
     return () => clearInterval(t);
   }, [current?.scan.id, current?.scan.status]);
 
-  const percent = current && current.scan.total > 0 ? Math.floor((current.scan.scanned / current.scan.total) * 100) : current?.scan.status === 'completed' ? 100 : 0;
+  const byAddresses = current && current.scan.total > 0 ? Math.floor((current.scan.scanned / current.scan.total) * 100) : current?.scan.status === 'completed' ? 100 : 0;
+  const percent = Math.max(byAddresses, current?.percent ?? 0);
   const shown = current?.scan.status === 'completed' ? 100 : percent;
   return (
     <section>
@@ -86,7 +104,8 @@ export function ScanPage({ session }: { session: Session }) {
               <div class="progress-fill" style={{ width: `${shown}%` }} />
             </div>
             <span>
-              {shown}% · {current.scan.scanned.toLocaleString()} / {current.scan.total.toLocaleString()} addresses · {current.scan.found} found · <strong>{current.scan.status}</strong>
+              {shown}% · {current.scan.scanned.toLocaleString()} / {current.scan.total.toLocaleString()} addresses · {current.scan.found} found
+              {current.scan.status === 'running' ? timeLeft(current.etaSeconds) : ''} · <strong>{current.scan.status}</strong>
             </span>
             {current.scan.status === 'running' && (
               <button type="button" onClick={() => cancel(current.scan.id)}>

@@ -1,0 +1,155 @@
+/**
+ * The field benchmark's work, run by field.ts inside a fresh network namespace (loopback up): drops
+ * every packet to the silent blocks with nftables, then per size starts the slow fleet, scans the
+ * range with a freshly started compiled gateway (default settings), runs tuned nmap over the same
+ * range, and reads every device at once with the bare client (the floor). Prints the results as one
+ * JSON line on stdout; progress goes to stderr.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Device } from '../../plugins/rest-api/api.js';
+import { fleetAddresses } from '../sim/address-range.js';
+import type { BenchResult, Figure } from './bench-result.js';
+import { fullyRead } from './device-list.js';
+import { FLEET_PASSWORD, startBenchFleet, type BenchFleet } from './fleet-process.js';
+import { GatewayClient, type ScanView } from './gateway-client.js';
+import { startGatewayProcess } from './gateway-process.js';
+import { ensureNmap, runNmap, tunedNmapArgs, type NmapRun } from './nmap.js';
+import { mib, readCpuSeconds } from './process-rss.js';
+import { readDevice } from './wsman-reference-client.js';
+
+const TCP_PORTS = [16992, 16993];
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+interface FieldSize {
+  prefix: number;
+  range: string;
+  base: string;
+  devices: number;
+  /** nft range expression of the silent block, and how many addresses it holds. */
+  silent: string;
+  silentCount: number;
+  /** Every Nth device has another password: it is read (Server header) but not signed in to. */
+  altPasswordEvery: number;
+}
+
+const SIZES: Record<number, FieldSize> = {
+  19: { prefix: 19, range: '127.200.0.0/19', base: '127.200.0.1', devices: 1000, silent: '127.200.4.0-127.200.19.255', silentCount: 4096, altPasswordEvery: 10 },
+  16: { prefix: 16, range: '127.201.0.0/16', base: '127.201.0.1', devices: 2000, silent: '127.201.16.0-127.201.255.255', silentCount: 61_440, altPasswordEvery: 0 },
+};
+
+function dropSilentBlocks(sizes: FieldSize[]): void {
+  // Dropped on input: the SYN leaves (no EPERM for the prober) and nothing ever comes back, as from an absent host.
+  const rules = `table inet field_bench {\n  chain input {\n    type filter hook input priority 0; policy accept;\n    ip daddr { ${sizes.map((s) => s.silent).join(', ')} } drop\n  }\n}\n`;
+  const nft = spawnSync('nft', ['-f', '-'], { input: rules, encoding: 'utf8' });
+  if (nft.status !== 0) throw new Error(`nft refused the rules: ${nft.stderr}`);
+}
+
+interface GatewayScan {
+  seconds: number;
+  probeWindowSeconds: number;
+  cpuSeconds: number;
+  peakKiB: number;
+  devices: Device[];
+  progressEvents: number;
+}
+
+async function gatewayScan(dataDir: string, size: FieldSize): Promise<GatewayScan> {
+  mkdirSync(dataDir, { recursive: true });
+  const gateway = await startGatewayProcess({ dataDir, runner: 'compiled', plugins: { 'rest-api': {} } });
+  try {
+    const client = new GatewayClient(gateway.url);
+    await client.login();
+    await client.addCredential('admin', FLEET_PASSWORD);
+    const cpuBefore = readCpuSeconds(gateway.pid) ?? 0;
+    const t0 = performance.now();
+    const started = await client.startScan(size.range);
+    let probeWindowSeconds = 0;
+    let scan: ScanView;
+    for (;;) {
+      scan = await client.json<ScanView>('GET', `/api/scan/${started.id}`);
+      if (!probeWindowSeconds && scan.scanned >= scan.total) probeWindowSeconds = (performance.now() - t0) / 1000;
+      if (scan.status !== 'running') break;
+      await sleep(50);
+    }
+    if (scan.status !== 'completed') throw new Error(`the field scan ended ${scan.status}`);
+    const cpuSeconds = (readCpuSeconds(gateway.pid) ?? 0) - cpuBefore;
+    const peakKiB = gateway.rss()?.peakKiB ?? 0;
+    const devices = await client.json<Device[]>('GET', '/api/devices');
+    const seconds = (Date.parse(scan.finishedAt!) - Date.parse(scan.startedAt)) / 1000;
+    return { seconds, probeWindowSeconds: probeWindowSeconds || seconds, cpuSeconds, peakKiB, devices, progressEvents: 0 };
+  } finally {
+    await gateway.stop();
+  }
+}
+
+/** The bare client reads every device at once: the wall time is the slowest device's serial read. */
+async function bareReadAll(fleet: BenchFleet, size: FieldSize): Promise<{ seconds: number; cpuSeconds: number; read: number }> {
+  const addresses = fleetAddresses(size.base, fleet.count);
+  const cpu = process.cpuUsage();
+  const t0 = performance.now();
+  const results = await Promise.all(addresses.map((a, i) => readDevice(a, 16992, 'admin', size.altPasswordEvery && i % size.altPasswordEvery === size.altPasswordEvery - 1 ? 'Other-P@ss2' : FLEET_PASSWORD).catch(() => undefined)));
+  const seconds = (performance.now() - t0) / 1000;
+  const used = process.cpuUsage(cpu);
+  return { seconds, cpuSeconds: (used.user + used.system) / 1e6, read: results.filter((r) => r?.ok).length };
+}
+
+async function runSize(workDir: string, size: FieldSize, nmapPath: string | null): Promise<BenchResult> {
+  const addresses = 2 ** (32 - size.prefix);
+  log(`${size.range}: starting ${size.devices} slow simulated devices (50-400 ms per response)`);
+  const fleet = await startBenchFleet(size.devices, { base: size.base, responseDelayMs: true, altPasswordEvery: size.altPasswordEvery, seed: `field-${size.prefix}` });
+  try {
+    await fleet.resetCounters();
+    log(`${size.range}: the gateway scans it (default settings, compiled, fresh data directory)`);
+    const gw = await gatewayScan(join(workDir, `gw-${size.prefix}`), size);
+    const counters = await fleet.counters();
+    let nmap: NmapRun | null = null;
+    if (nmapPath) {
+      log(`${size.range}: nmap ${tunedNmapArgs(size.range, TCP_PORTS).join(' ')}`);
+      nmap = await runNmap(nmapPath, size.range, TCP_PORTS, tunedNmapArgs(size.range, TCP_PORTS));
+    }
+    log(`${size.range}: the bare client reads all ${fleet.count} devices at once (the floor)`);
+    const bare = await bareReadAll(fleet, size);
+    const floor = gw.probeWindowSeconds + bare.seconds;
+    const signedIn = gw.devices.filter((d) => d.authStatus === 'ok').length;
+    const read = gw.devices.filter(fullyRead).length;
+    const tag = `/${size.prefix}`;
+    const figures: Figure[] = [
+      { label: `${tag}: scan of ${size.range}, seconds (reference: tuned nmap, probing only)`, unit: 's', gateway: gw.seconds, reference: nmap?.seconds ?? null, better: 'lower', note: `gateway also reads every device` },
+      { label: `${tag}: scan, seconds (reference: the floor)`, unit: 's', gateway: gw.seconds, reference: floor, better: 'lower', note: `floor: probe window ${gw.probeWindowSeconds.toFixed(2)} s + bare read of every device at once ${bare.seconds.toFixed(2)} s` },
+      { label: `${tag}: devices recorded`, unit: '', gateway: gw.devices.length, reference: fleet.count, note: `nmap found ${nmap?.openHosts ?? '?'} hosts with a port open` },
+      { label: `${tag}: devices signed in and fully read`, unit: '', gateway: read, reference: bare.read, note: `${signedIn} signed in; reference: the bare client` },
+      { label: `${tag}: CPU seconds`, unit: 's', gateway: gw.cpuSeconds, reference: nmap?.cpuSeconds ?? null, better: 'lower', note: `user + system, gateway incl. worker threads; bare client ${bare.cpuSeconds.toFixed(2)} s` },
+      { label: `${tag}: peak RSS`, unit: 'MiB', gateway: mib(gw.peakKiB), reference: nmap ? mib(nmap.rss.peakKiB) : null, better: 'lower' },
+      { label: `${tag}: most connections one device had open at once`, unit: '', gateway: counters.peakOpenConnections, reference: 1, better: 'lower', note: 'counted by the simulated devices, probes included' },
+    ];
+    const notes = [
+      `${tag}: ${size.range} (${addresses.toLocaleString('en-US')} addresses): ${fleet.count} devices ${fleet.firstAddress} – ${fleet.lastAddress}, each answering every HTTP request after its own 50-400 ms${size.altPasswordEvery ? `, every ${size.altPasswordEvery}th with another password (read, not signed in)` : ''}; ${size.silentCount.toLocaleString('en-US')} silent addresses (${size.silent}, dropped by nftables on input); the rest refuse (RST).`,
+      `${tag}: nmap: \`nmap ${tunedNmapArgs(size.range, TCP_PORTS).join(' ')}\`${nmap ? ` (nmap ${nmap.version}, reported "scanned in ${nmap.reportedSeconds ?? '?'} seconds", ${nmap.openHosts} hosts open)` : ' skipped'}; it only probes.`,
+      `${tag}: gateway: compiled (node dist/core/main.js with the bin's flags), rest-api only, default settings; its time is the scan's startedAt to finishedAt; probe window: until GET /api/scan/{id} first showed every address probed (polled every 50 ms). Devices seen by the fleet: ${counters.connections} TCP connections, ${counters.requests} requests.`,
+    ];
+    return { name: 'field', title: `Field: ${size.range} with ${fleet.count.toLocaleString('en-US')} slow devices and ${size.silentCount.toLocaleString('en-US')} silent addresses`, reference: 'tuned nmap (probing only), and the floor, same namespace, same run', figures, notes };
+  } finally {
+    await fleet.stop();
+  }
+}
+
+async function main(): Promise<void> {
+  const { workDir, sizes } = JSON.parse(process.argv[2] ?? '{}') as { workDir: string; sizes: number[] };
+  const chosen = sizes.map((n) => SIZES[n]!);
+  dropSilentBlocks(chosen);
+  const nmap = ensureNmap(log);
+  const results: BenchResult[] = [];
+  for (const size of chosen) results.push(await runSize(workDir, size, 'path' in nmap ? nmap.path : null));
+  process.stdout.write(`${JSON.stringify(results)}\n`);
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    log(`field: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    process.exit(1);
+  },
+);
