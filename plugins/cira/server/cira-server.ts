@@ -1,11 +1,9 @@
 /**
- * The CIRA server: a TLS listener whose every connection becomes an APF tunnel, the tunnel
- * registry, device authentication against the MPS accounts, and the `cira` service over them.
+ * The CIRA server: a listener whose every connection becomes an APF tunnel (TLS in the gateway, or
+ * plain APF behind HAProxy: `listener-plan.ts`), the tunnel registry, device authentication against
+ * the MPS accounts, and the `cira` service over them.
  */
 import { EventEmitter } from 'node:events';
-import { constants } from 'node:crypto';
-import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
-import { createSecureContext } from 'node:tls';
 import type { Logger } from '../../../core/plugin-api.js';
 import type { AccountStore } from '../accounts/account-store.js';
 import type { CiraService, CiraTunnelEvent } from '../api.js';
@@ -13,15 +11,19 @@ import type { CiraConfig } from '../config.js';
 import { CiraChannelError } from '../errors.js';
 import { ApfTunnel, type TunnelHost, type TunnelLimits } from '../tunnel/apf-tunnel.js';
 import { TunnelRegistry } from '../tunnel/tunnel-registry.js';
-import { acceptTls, type TunnelSocket } from '../tls/tls-accept.js';
+import type { TunnelPeer, TunnelSocket } from '../tunnel/tunnel-socket.js';
 import { createAuthThrottle } from './auth-throttle.js';
+import { planListener, type ListenerPlan } from './listener-plan.js';
+import { createProxyListener } from './proxy-listener.js';
 import type { ServerCertificate } from './server-certificate.js';
+import type { SocketListener } from './socket-listener.js';
+import { createTlsListener } from './tls-listener.js';
 
-const LEGACY_TLS = new Set(['TLSv1', 'TLSv1.1']);
 const CLOSE_GRACE_MS = 500;
 
 export interface CiraServerOptions {
   config: CiraConfig;
+  /** The main listener's host: where the TLS listener binds when `config.host` is null. */
   host: string;
   certificate: ServerCertificate;
   accounts: AccountStore;
@@ -37,13 +39,16 @@ export interface CiraServerStats {
   authFailures: number;
   protocolErrors: number;
   ignoredMessages: number;
+  /** Connections refused before a TLS session (not TLS, failed or slow handshake) and TLS errors after it. */
   tlsErrors: number;
-  /** Handshakes whose record layer was taken over from Node's TLS (TLS 1.2 with an AEAD suite). */
-  offloaded: number;
+  /** Behind HAProxy: connections refused for want of a valid PROXY v2 header. */
+  proxyHeaderErrors: number;
 }
 
 export interface CiraServer {
   readonly service: CiraService;
+  /** Which listener runs, and where. */
+  readonly plan: ListenerPlan;
   listen(): Promise<void>;
   stats(): CiraServerStats;
   close(): Promise<void>;
@@ -51,7 +56,8 @@ export interface CiraServer {
 
 export function createCiraServer(options: CiraServerOptions): CiraServer {
   const { config, accounts, logger, certificate } = options;
-  const stats = { authFailures: 0, protocolErrors: 0, ignoredMessages: 0, tlsErrors: 0, offloaded: 0 };
+  const stats = { authFailures: 0, protocolErrors: 0, ignoredMessages: 0, tlsErrors: 0, proxyHeaderErrors: 0 };
+  const plan = planListener(config, options.host);
   const emitter = new EventEmitter();
   emitter.setMaxListeners(0);
   const throttle = createAuthThrottle(config.authThrottle);
@@ -102,44 +108,36 @@ export function createCiraServer(options: CiraServerOptions): CiraServer {
   };
 
   let closing = false;
-  const secureContext = createSecureContext({
-    cert: certificate.cert,
-    key: certificate.key,
-    minVersion: config.tls.minVersion,
-    // OpenSSL 3 refuses TLS 1.0/1.1 at its default security level: old firmware needs level 0.
-    ...(LEGACY_TLS.has(config.tls.minVersion) ? { ciphers: 'DEFAULT:@SECLEVEL=0' } : {}),
-    // Every handshake is a full one, so that the record layer's take-over always starts from the same point.
-    secureOptions: constants.SSL_OP_NO_TICKET,
-  });
-  // Every TCP connection, handshaking ones included, so that close() does not wait out their TLS handshake.
-  const sockets = new Set<Socket>();
-  const server: Server = createServer((raw: Socket) => {
-    if (closing) return void raw.destroy();
-    sockets.add(raw);
-    raw.once('close', () => sockets.delete(raw));
-    raw.on('error', () => undefined);
-    raw.setNoDelay(true);
-    acceptTls(raw, {
-      secureContext,
-      handshakeTimeoutMs: config.authTimeoutSeconds * 1000,
-      accepted(socket: TunnelSocket, offloaded: boolean) {
-        if (closing) return void socket.destroy();
-        if (offloaded) {
-          stats.offloaded++;
-          socket.on('error', (err) => {
+  const accepted = (socket: TunnelSocket, peer: TunnelPeer) => {
+    if (closing) return void socket.destroy();
+    registry.added(new ApfTunnel(socket, host, peer));
+  };
+  const listener: SocketListener =
+    plan.kind === 'tls'
+      ? createTlsListener({
+          certificate,
+          minVersion: config.tls.minVersion,
+          handshakeTimeoutMs: config.authTimeoutSeconds * 1000,
+          maxConnections: config.maxConnections,
+          accepted,
+          refused(reason, remoteAddress) {
             stats.tlsErrors++;
-            logger.warn('cira TLS record refused; tunnel closed', { remoteAddress: raw.remoteAddress ?? null, error: err.message });
-          });
-        }
-        registry.added(new ApfTunnel(socket, host, { address: raw.remoteAddress, port: raw.remotePort }));
-      },
-      failed(err, socket) {
-        stats.tlsErrors++;
-        logger.debug('cira TLS handshake failed', { remoteAddress: socket.remoteAddress ?? null, error: err.message });
-      },
-    });
-  });
-  server.maxConnections = config.maxConnections;
+            logger.debug('cira connection refused before TLS', { remoteAddress, reason });
+          },
+          failed(err, remoteAddress) {
+            stats.tlsErrors++;
+            logger.warn('cira TLS error; tunnel closed', { remoteAddress, error: err.message });
+          },
+        })
+      : createProxyListener({
+          headerTimeoutMs: config.authTimeoutSeconds * 1000,
+          maxConnections: config.maxConnections,
+          accepted,
+          refused(reason) {
+            stats.proxyHeaderErrors++;
+            logger.warn('cira connection without a valid PROXY v2 header refused (is HAProxy sending send-proxy-v2?)', { reason });
+          },
+        });
 
   const service: CiraService = {
     async openChannel(deviceId, port, openOptions) {
@@ -160,32 +158,21 @@ export function createCiraServer(options: CiraServerOptions): CiraServer {
       return () => emitter.off('tunnel', listener);
     },
     setDeviceResolver: (resolve) => registry.setResolver(resolve),
-    address() {
-      const address = server.address() as AddressInfo | null;
-      return address ? { host: address.address, port: address.port } : null;
-    },
+    address: () => listener.address(),
     certificate: () => ({ pem: certificate.cert, sha256: certificate.sha256 }),
   };
 
   return {
     service,
-    listen: () =>
-      new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(config.port, options.host, () => {
-          server.off('error', reject);
-          resolve();
-        });
-      }),
+    plan,
+    listen: () => listener.listen(plan.target),
     stats: () => ({ tunnels: registry.all.size, live: [...registry.liveTunnels()].length, ...stats }),
     async close() {
       closing = true;
-      const closed = new Promise<void>((resolve) => (server.listening ? server.close(() => resolve()) : resolve()));
+      const closed = listener.close();
       registry.close();
       // Tunnels got a DISCONNECT; whatever is still open a moment later (handshakes, deaf peers) is cut.
-      const cut = setTimeout(() => {
-        for (const socket of sockets) socket.destroy();
-      }, CLOSE_GRACE_MS);
+      const cut = setTimeout(() => listener.cutAll(), CLOSE_GRACE_MS);
       await closed;
       clearTimeout(cut);
     },

@@ -9,9 +9,9 @@ import { parseApfMessage, type ApfMessage } from '../apf/apf-parse.js';
 import { ApfType, AUTH_SERVICE, CANCEL_TCPIP_FORWARD, DisconnectReason, OpenFailureReason, PFWD_SERVICE, TCPIP_FORWARD } from '../apf/apf-protocol.js';
 import type { CiraConnection, CiraDownReason, OpenChannelOptions } from '../api.js';
 import { CiraChannelError } from '../errors.js';
-import type { TunnelSocket } from '../tls/tls-accept.js';
 import type { ApfChannel } from './apf-channel.js';
 import { ChannelTable } from './channel-table.js';
+import type { TunnelPeer, TunnelSocket } from './tunnel-socket.js';
 
 export type TunnelState = 'version' | 'auth-service' | 'auth' | 'checking' | 'pfwd-service' | 'forwarding' | 'settled';
 /** Why a tunnel ended: the down reasons, plus the endings of tunnels that never came up. */
@@ -66,8 +66,8 @@ export class ApfTunnel {
   constructor(
     private readonly socket: TunnelSocket,
     private readonly host: TunnelHost,
-    /** The device's address, from the TCP socket (a TLS socket over another stream does not know it). */
-    peer: { address?: string | undefined; port?: number | undefined },
+    /** The device's address: the TCP peer, or the source in the PROXY v2 header HAProxy sent. */
+    peer: TunnelPeer,
   ) {
     this.remoteAddress = peer.address ?? '';
     this.remotePort = peer.port ?? 0;
