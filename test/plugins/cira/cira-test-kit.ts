@@ -34,6 +34,8 @@ export interface TestCiraServer {
   server: CiraServer;
   port: number;
   logs: string[];
+  /** Holds the generated certificate pair in `cira/`. */
+  dataDir: string;
   close(): Promise<void>;
 }
 
@@ -52,6 +54,7 @@ export async function startCiraServer(overrides: Record<string, unknown> = {}, s
     server,
     port: server.service.address()?.port ?? 0,
     logs,
+    dataDir,
     async close() {
       await server.close();
       await store.close();
