@@ -66,6 +66,7 @@ export function testConfig(setup: HaproxySetup): string {
 }
 
 export interface RunningHaproxy {
+  readonly pid: number | undefined;
   readonly output: () => string;
   stop(): Promise<void>;
 }
@@ -90,6 +91,7 @@ export async function startHaproxy(binary: string, dir: string, setup: HaproxySe
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   return {
+    pid: child.pid,
     output: () => output,
     async stop() {
       if (child.exitCode === null) child.kill('SIGTERM');
