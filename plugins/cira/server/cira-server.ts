@@ -124,7 +124,8 @@ export function createCiraServer(options: CiraServerOptions): CiraServer {
             stats.tlsErrors++;
             logger.debug('cira connection refused before TLS', { remoteAddress, reason });
           },
-          failed(err, remoteAddress) {
+          failed(err, remoteAddress, tls) {
+            if (!tls) return void logger.debug('cira connection broke', { remoteAddress, error: err.message });
             stats.tlsErrors++;
             logger.warn('cira TLS error; tunnel closed', { remoteAddress, error: err.message });
           },

@@ -25,8 +25,11 @@ export interface TlsListenerOptions {
   accepted(socket: TunnelSocket, peer: TunnelPeer): void;
   /** The connection never became a TLS session: not TLS, a failed handshake, too slow. */
   refused(reason: string, remoteAddress: string | null): void;
-  /** A TLS error on an established session; the socket's owner ends the tunnel on its 'error'. */
-  failed(error: Error, remoteAddress: string | null): void;
+  /**
+   * An error on an established session, the socket's owner ends the tunnel on its 'error': `tls`
+   * says whether TLS refused something (a forged record, a fatal alert) or the connection broke (a reset).
+   */
+  failed(error: Error, remoteAddress: string | null, tls: boolean): void;
 }
 
 const LEGACY_TLS = new Set<TlsMinVersion>(['TLSv1', 'TLSv1.1']);
@@ -48,7 +51,7 @@ export function createTlsListener(options: TlsListenerOptions): SocketListener {
   tls.on('tlsClientError', (err: Error, socket: TLSSocket) => options.refused(`TLS handshake failed: ${err.message}`, socket.remoteAddress ?? null));
   tls.on('secureConnection', (socket: TLSSocket) => {
     const peer = { address: socket.remoteAddress, port: socket.remotePort };
-    socket.on('error', (err: Error) => options.failed(err, peer.address ?? null));
+    socket.on('error', (err: NodeJS.ErrnoException) => options.failed(err, peer.address ?? null, err.code?.startsWith('ERR_SSL') ?? false));
     options.accepted(socket, peer);
   });
 
