@@ -20,6 +20,15 @@ const SHELL_HEADERS: Record<string, string> = {
   'Cache-Control': 'no-cache',
 };
 
+/**
+ * As history-API fallbacks decide: `text/html` or `*\/*` (curl, health checkers, fetch) or no Accept
+ * at all takes the shell, unless the last path segment names a file (has a dot), which stays 404.
+ */
+function wantsDocument(path: string, accept: string): boolean {
+  if (path.slice(path.lastIndexOf('/') + 1).includes('.')) return false;
+  return accept === '' || accept.includes('text/html') || accept.includes('*/*');
+}
+
 /** The mount at `/`: answers with a file of the bundle or the shell, or `undefined` to pass the request on. */
 export function consoleHandler(bundle: ConsoleBundle): MountHandler {
   return function serveConsole(request, reply) {
@@ -31,8 +40,8 @@ export function consoleHandler(bundle: ConsoleBundle): MountHandler {
       reply.type(asset.type).header('Cache-Control', 'public, max-age=31536000, immutable').header('X-Content-Type-Options', 'nosniff');
       return asset.body;
     }
-    // Deep links: any page path a browser asks for as a document gets the shell; the client routes it.
-    if (!request.header('accept').includes('text/html')) return undefined;
+    // Deep links: any page path asked for as a document gets the shell; the client routes it.
+    if (!wantsDocument(path, request.header('accept'))) return undefined;
     for (const [name, value] of Object.entries(SHELL_HEADERS)) reply.header(name, value);
     reply.type('text/html; charset=utf-8');
     return bundle.index;

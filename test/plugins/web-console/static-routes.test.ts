@@ -49,9 +49,20 @@ test('deep links of any page path get the same shell; JSON callers of those path
     assert.equal(await res.text(), index, path);
   }
   assert.equal((await get('/devices', { accept: 'application/json' })).status, 404);
+  assert.equal((await get('/favicon.ico', { accept: '*/*' })).status, 404, 'a file name is no page path');
   assert.equal((await get('/', html, 'POST')).status, 404);
   const head = await get('/credentials', html, 'HEAD');
   assert.equal(head.status, 200);
+});
+
+test('GET / with Accept */* (curl, health checkers, fetch) or no Accept gets the shell, as history-API fallbacks do', async () => {
+  const index = await (await get('/')).text();
+  for (const headers of [{ accept: '*/*' }, { accept: 'application/json, */*;q=0.5' }, {}]) {
+    const res = await fetch(gw.url + '/', { headers: { accept: '', ...headers } });
+    assert.equal(res.status, 200, JSON.stringify(headers));
+    assert.equal(await res.text(), index);
+  }
+  assert.equal((await get('/api/devices', { accept: '*/*' })).status, 401, 'the API keeps its answer');
 });
 
 test('the API, the hub and the docs keep their answers for browsers too', async () => {
