@@ -22,6 +22,8 @@ export interface BenchOptions {
   startupRuns: number;
   /** Simulated devices that dial in over CIRA (cira). */
   ciraDevices: number;
+  /** Seconds over which the CIRA devices' first dials are spread (a fleet powering on). */
+  ciraRampS: number;
   /** Also write the results as Markdown to this file. */
   markdown: string | undefined;
   /** Benchmarks named on the command line (none: all). */
@@ -39,6 +41,7 @@ export const USAGE = `Usage: npm run bench -- [name ...] [options]
   --duration S       seconds of load per endpoint (default 10)
   --startup-runs N   start-ups per store, median reported (default 3)
   --cira-devices N   simulated devices dialing in over CIRA (default 10000)
+  --cira-ramp S      their first dials spread over S seconds (default 30; longer on a busy machine)
   --markdown FILE    also write the result tables as Markdown
 Environment: BENCH_CPU_PROF=DIR writes a CPU profile of each gateway process to DIR (summarise with
   tsx test/bench/profile-summary.ts DIR/*.cpuprofile); BENCH_SITE='{json}' is merged into every gateway's
@@ -67,7 +70,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions | 'help' {
     options: {
       devices: { type: 'string' }, range: { type: 'string' }, stored: { type: 'string' }, 'hub-clients': { type: 'string' },
       'hub-range': { type: 'string' }, connections: { type: 'string' }, duration: { type: 'string' }, 'startup-runs': { type: 'string' },
-      'cira-devices': { type: 'string' }, markdown: { type: 'string' }, help: { type: 'boolean', short: 'h' },
+      'cira-devices': { type: 'string' }, 'cira-ramp': { type: 'string' }, markdown: { type: 'string' }, help: { type: 'boolean', short: 'h' },
     },
   });
   if (values.help) return 'help';
@@ -81,6 +84,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions | 'help' {
     durationS: positive(values.duration, 'duration', 10),
     startupRuns: positive(values['startup-runs'], 'startup-runs', 3),
     ciraDevices: positive(values['cira-devices'], 'cira-devices', 10_000),
+    ciraRampS: positive(values['cira-ramp'], 'cira-ramp', 30),
     markdown: values.markdown,
     names: positionals,
   };

@@ -24,8 +24,6 @@ const CLI = fileURLToPath(new URL('../sim/cli.ts', import.meta.url));
 export const CIRA_BENCH_BASE = '127.202.0.1';
 export const CIRA_MPS = { username: 'bench-mps', password: 'Bench-MPS-P@ss1' };
 const DEVICE_PASSWORD = 'P@ssw0rd1';
-/** The devices' first dials are spread over this (a fleet powering on), so the figure is measured from the first dial. */
-export const RAMP_MS = 30_000;
 const KEEPALIVE_S = 10;
 
 export type TlsFront = 'gateway' | 'haproxy';
@@ -73,13 +71,13 @@ async function elapsedUntil(check: () => Promise<boolean>, t0: number, timeoutMs
 const mib = (r: { rssKiB: number } | undefined) => (r ? `${Math.round(r.rssKiB / 1024)} MiB` : '?');
 
 /** One fleet process per target (port), each dialing from its own block of 127.202.x.y. */
-function startFleets(targets: Array<{ port: number; devices: number }>, caFile: string): ChildProcess[] {
+function startFleets(targets: Array<{ port: number; devices: number }>, caFile: string, rampMs: number): ChildProcess[] {
   return targets.map(({ port, devices }, i) =>
     spawn(
       process.execPath,
       ['--import', 'tsx', CLI, '--count', String(devices), '--base', i === 0 ? CIRA_BENCH_BASE : `127.202.${i * 100}.1`, '--rmcp-port', 'none', '--seed', `cira-bench-${i}`, '--password', DEVICE_PASSWORD,
         '--cira-host', '127.0.0.1', '--cira-port', String(port), '--cira-username', CIRA_MPS.username, '--cira-password', CIRA_MPS.password,
-        '--cira-ca', caFile, '--cira-ramp-ms', String(RAMP_MS), '--summary'],
+        '--cira-ca', caFile, '--cira-ramp-ms', String(rampMs), '--summary'],
       { stdio: ['ignore', 'ignore', 'inherit'] },
     ),
   );
@@ -108,7 +106,8 @@ const sumRssMiB = (pids: Array<number | undefined>): number | null => {
   return kib / 1024;
 };
 
-export async function ciraScale(workDir: string, count: number, log: (line: string) => void, front: TlsFront = 'gateway'): Promise<ScaleFigures> {
+/** `rampMs`: the devices' first dials are spread over it (a fleet powering on); the times are measured from the first dial. */
+export async function ciraScale(workDir: string, count: number, log: (line: string) => void, front: TlsFront = 'gateway', rampMs = 30_000): Promise<ScaleFigures> {
   const ciraPort = await freePort();
   const socketPath = join(workDir, 'cira.sock');
   log('building dist/ if stale: the gateway runs as a site runs it, the compiled bin');
@@ -141,9 +140,9 @@ export async function ciraScale(workDir: string, count: number, log: (line: stri
     const healthIdle = await healthLatency(gateway.url, 5_000);
     const bareRss = gateway.rss();
 
-    log(`${count.toLocaleString('en-US')} CIRA devices dial in (${front} terminates TLS) from ${CIRA_BENCH_BASE} upward, first dials spread over ${RAMP_MS / 1000} s`);
+    log(`${count.toLocaleString('en-US')} CIRA devices dial in (${front} terminates TLS) from ${CIRA_BENCH_BASE} upward, first dials spread over ${rampMs / 1000} s`);
     const t0 = performance.now();
-    fleets = startFleets(targets, caFile);
+    fleets = startFleets(targets, caFile, rampMs);
     const atLeast = async (path: string, n: number) => (await client.json<unknown[]>('GET', `${path}${path.includes('?') ? '&' : '?'}offset=${n - 1}&limit=1`)).length === 1;
     let lastLog = 0;
     const authenticated = await elapsedUntil(async () => {
