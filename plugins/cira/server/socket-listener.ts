@@ -29,7 +29,7 @@ export function createSocketListener(maxConnections: number, onConnection: (raw:
     sockets.add(raw);
     raw.once('close', () => sockets.delete(raw));
     raw.on('error', () => undefined);
-    raw.setNoDelay?.(true);
+    raw.setNoDelay(true);
     onConnection(raw);
   });
   server.maxConnections = maxConnections;
