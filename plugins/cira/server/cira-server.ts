@@ -13,11 +13,9 @@ import { ApfTunnel, type TunnelHost, type TunnelLimits } from '../tunnel/apf-tun
 import { TunnelRegistry } from '../tunnel/tunnel-registry.js';
 import type { TunnelPeer, TunnelSocket } from '../tunnel/tunnel-socket.js';
 import { createAuthThrottle } from './auth-throttle.js';
+import { createCiraListener } from './cira-listener.js';
 import { planListener, type ListenerPlan } from './listener-plan.js';
-import { createProxyListener } from './proxy-listener.js';
 import type { ServerCertificate } from './server-certificate.js';
-import type { SocketListener } from './socket-listener.js';
-import { createTlsListener } from './tls-listener.js';
 
 const CLOSE_GRACE_MS = 500;
 
@@ -112,33 +110,7 @@ export function createCiraServer(options: CiraServerOptions): CiraServer {
     if (closing) return void socket.destroy();
     registry.added(new ApfTunnel(socket, host, peer));
   };
-  const listener: SocketListener =
-    plan.kind === 'tls'
-      ? createTlsListener({
-          certificate,
-          minVersion: config.tls.minVersion,
-          handshakeTimeoutMs: config.authTimeoutSeconds * 1000,
-          maxConnections: config.maxConnections,
-          accepted,
-          refused(reason, remoteAddress) {
-            stats.tlsErrors++;
-            logger.debug('cira connection refused before TLS', { remoteAddress, reason });
-          },
-          failed(err, remoteAddress, tls) {
-            if (!tls) return void logger.debug('cira connection broke', { remoteAddress, error: err.message });
-            stats.tlsErrors++;
-            logger.warn('cira TLS error; tunnel closed', { remoteAddress, error: err.message });
-          },
-        })
-      : createProxyListener({
-          headerTimeoutMs: config.authTimeoutSeconds * 1000,
-          maxConnections: config.maxConnections,
-          accepted,
-          refused(reason) {
-            stats.proxyHeaderErrors++;
-            logger.warn('cira connection without a valid PROXY v2 header refused (is HAProxy sending send-proxy-v2?)', { reason });
-          },
-        });
+  const listener = createCiraListener({ plan, config, certificate, logger, counters: stats, accepted });
 
   const service: CiraService = {
     async openChannel(deviceId, port, openOptions) {

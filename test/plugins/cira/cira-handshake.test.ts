@@ -11,7 +11,9 @@ describe('cira server: handshake, sign-in and replacement', () => {
   const events: CiraTunnelEvent[] = [];
 
   before(async () => {
-    cira = await startCiraServer({ keepAliveIntervalSeconds: 7, keepAliveTimeoutSeconds: 11, forwardSettleMs: 50, authThrottle: { freeFailures: 1, delayStepMs: 600 } });
+    // Forwards settle after 400 ms of quiet: a device on a loaded machine may take longer than a short
+    // settle between two forwards, and the keep-alive options would then come before its second forward's reply.
+    cira = await startCiraServer({ keepAliveIntervalSeconds: 7, keepAliveTimeoutSeconds: 11, forwardSettleMs: 400, authThrottle: { freeFailures: 1, delayStepMs: 600 } });
     cira.server.service.onTunnel((event) => events.push(event));
   });
   after(() => cira.close());
