@@ -3,8 +3,10 @@ import type { AuthThrottleOptions } from './server/auth-throttle.js';
 export interface CiraConfig {
   /** TLS port devices dial (AMTGW_CIRA_PORT). */
   port: number;
-  /** Address to bind; null: the main listener's host. */
+  /** Address to bind; null: the main listener's host (with `tls.terminator` "haproxy": 127.0.0.1, and only loopback is allowed). */
   host: string | null;
+  /** With `tls.terminator` "haproxy": listen on this unix socket (mode 0660) instead of host and port. */
+  socketPath: string | null;
   /**
    * Where devices dial in, as provisioned into them (`host` or `host:port`): the `MpsAddress` of SOAP
    * notifications about CIRA devices. null: the listener's address (the machine's hostname when bound to all addresses).
@@ -15,6 +17,12 @@ export interface CiraConfig {
     cert: string | null;
     key: string | null;
     minVersion: 'TLSv1' | 'TLSv1.1' | 'TLSv1.2' | 'TLSv1.3';
+    /**
+     * Who terminates TLS: "gateway" (Node's TLS on `host`:`port`), or "haproxy" (HAProxy in front, with
+     * the same certificate, passes plain APF to a loopback or unix-socket listener, each connection
+     * opened by a PROXY v2 header with the device's address). `minVersion` applies to "gateway" only.
+     */
+    terminator: 'gateway' | 'haproxy';
   };
   /** Sent to devices in KEEPALIVE_OPTIONS_REQUEST. */
   keepAliveIntervalSeconds: number;
@@ -31,7 +39,7 @@ export interface CiraConfig {
   channelOpenTimeoutMs: number;
   /** Forwards are settled (and the tunnel up) once none arrived for this long, or port 5900 came. */
   forwardSettleMs: number;
-  /** Simultaneous TLS connections at most. */
+  /** Simultaneous connections at most (TLS, or from HAProxy). */
   maxConnections: number;
   /** Bounds before sign-in (README, "Sign-in bounds"). */
   preAuth: {
@@ -64,6 +72,7 @@ export const CIRA_CONFIG_SCHEMA = {
   properties: {
     port: { type: 'integer', minimum: 0, maximum: 65535, default: 4433 },
     host: { type: ['string', 'null'], default: null },
+    socketPath: { type: ['string', 'null'], default: null, minLength: 1, maxLength: 100 },
     publicAddress: {
       type: ['string', 'null'],
       default: null,
@@ -80,6 +89,7 @@ export const CIRA_CONFIG_SCHEMA = {
         cert: { type: ['string', 'null'], default: null },
         key: { type: ['string', 'null'], default: null },
         minVersion: { enum: ['TLSv1', 'TLSv1.1', 'TLSv1.2', 'TLSv1.3'], default: 'TLSv1.2' },
+        terminator: { enum: ['gateway', 'haproxy'], default: 'gateway' },
       },
     },
     keepAliveIntervalSeconds: { type: 'integer', minimum: 1, maximum: 3600, default: 30 },

@@ -48,8 +48,19 @@ export default definePlugin<CiraConfig>({
     registerCiraIntegration(ctx, server.service, config.tunnelOperations);
     await server.listen();
     const address = server.service.address();
-    mpsAddress = ciraMpsAddress(config.publicAddress, address);
-    ctx.logger.info('cira server listening', { host: address?.host, port: address?.port, certificateSha256: certificate.sha256 });
+    const behindHaproxy = server.plan.kind === 'proxy-v2';
+    // Behind HAProxy the listener is loopback: devices dial HAProxy, whose address only publicAddress can tell.
+    mpsAddress = ciraMpsAddress(config.publicAddress, behindHaproxy ? null : address);
+    if (behindHaproxy && !config.publicAddress) {
+      ctx.logger.warn('cira behind HAProxy without publicAddress: SOAP notifications name this host on port 4433 as the MPS address', { mpsAddress });
+    }
+    ctx.logger.info('cira server listening', {
+      tls: behindHaproxy ? 'haproxy (PROXY v2 listener)' : 'gateway',
+      host: address?.host,
+      port: address?.port,
+      socketPath: 'path' in server.plan.target ? server.plan.target.path : undefined,
+      certificateSha256: certificate.sha256,
+    });
     ctx.provide('cira', server.service);
     ctx.openapi.addTag('cira', 'CIRA: devices that dial in over APF/TLS, the MPS accounts they use, their tunnels');
     registerAccountRoutes(ctx, accounts);

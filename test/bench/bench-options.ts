@@ -24,6 +24,8 @@ export interface BenchOptions {
   ciraDevices: number;
   /** Sizes of the field benchmark: 19 (a /19 slice) and/or 16 (a /16). */
   fieldSizes: number[];
+  /** Seconds over which the CIRA devices' first dials are spread (a fleet powering on). */
+  ciraRampS: number;
   /** Also write the results as Markdown to this file. */
   markdown: string | undefined;
   /** Benchmarks named on the command line (none: all). */
@@ -42,6 +44,7 @@ export const USAGE = `Usage: npm run bench -- [name ...] [options]
   --startup-runs N   start-ups per store, median reported (default 3)
   --cira-devices N   simulated devices dialing in over CIRA (default 10000)
   --field-sizes LIST field benchmark sizes: 19 (a /19 slice), 16 (a /16), or 19,16 (default)
+  --cira-ramp S      their first dials spread over S seconds (default 30; longer on a busy machine)
   --markdown FILE    also write the result tables as Markdown
 Environment: BENCH_CPU_PROF=DIR writes a CPU profile of each gateway process to DIR (summarise with
   tsx test/bench/profile-summary.ts DIR/*.cpuprofile); BENCH_SITE='{json}' is merged into every gateway's
@@ -76,7 +79,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions | 'help' {
     options: {
       devices: { type: 'string' }, range: { type: 'string' }, stored: { type: 'string' }, 'hub-clients': { type: 'string' },
       'hub-range': { type: 'string' }, connections: { type: 'string' }, duration: { type: 'string' }, 'startup-runs': { type: 'string' },
-      'cira-devices': { type: 'string' }, 'field-sizes': { type: 'string' }, markdown: { type: 'string' }, help: { type: 'boolean', short: 'h' },
+      'cira-devices': { type: 'string' }, 'cira-ramp': { type: 'string' }, 'field-sizes': { type: 'string' }, markdown: { type: 'string' }, help: { type: 'boolean', short: 'h' },
     },
   });
   if (values.help) return 'help';
@@ -91,6 +94,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions | 'help' {
     startupRuns: positive(values['startup-runs'], 'startup-runs', 3),
     ciraDevices: positive(values['cira-devices'], 'cira-devices', 10_000),
     fieldSizes: fieldSizes(values['field-sizes']),
+    ciraRampS: positive(values['cira-ramp'], 'cira-ramp', 30),
     markdown: values.markdown,
     names: positionals,
   };

@@ -3,13 +3,16 @@
  * into one gateway process (rest-api + cira, keep-alive every 10 s). Measures how long until every
  * tunnel is authenticated and up, how long until every device was read through its tunnel, the
  * gateway's RSS with the idle tunnels, and /api/health latency under their keep-alives beside the
- * same latency with no tunnel.
+ * same latency with no tunnel. `front` says who terminates the devices' TLS: the gateway (Node's
+ * TLS), or HAProxy in front of the gateway's PROXY v2 unix socket (cira-haproxy-front.ts), whose
+ * RSS is then read too.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { startHaproxyFront, type HaproxyFront } from './cira-haproxy-front.js';
 import { freePort } from './free-port.js';
 import { GatewayClient } from './gateway-client.js';
 import { startGatewayProcess } from './gateway-process.js';
@@ -21,12 +24,16 @@ const CLI = fileURLToPath(new URL('../sim/cli.ts', import.meta.url));
 export const CIRA_BENCH_BASE = '127.202.0.1';
 export const CIRA_MPS = { username: 'bench-mps', password: 'Bench-MPS-P@ss1' };
 const DEVICE_PASSWORD = 'P@ssw0rd1';
-/** The devices' first dials are spread over this (a fleet powering on), so the figure is measured from the first dial. */
-export const RAMP_MS = 30_000;
 const KEEPALIVE_S = 10;
+
+export type TlsFront = 'gateway' | 'haproxy';
 
 export interface ScaleFigures {
   devices: number;
+  front: TlsFront;
+  /** HAProxy processes in front (0 for the gateway's own TLS). */
+  haproxyProcesses: number;
+  haproxyRssMiB: number | null;
   authenticatedS: number | null;
   readS: number | null;
   idleRssMiB: number | null;
@@ -52,10 +59,10 @@ export async function healthLatency(url: string, durationMs: number, gapMs = 5):
   return { p50: percentile(samples, 50), p99: percentile(samples, 99) };
 }
 
-/** Polls until `check` is true; the elapsed ms, or null after `timeoutMs`. */
+/** Polls until `check` is true; the elapsed ms, or null after `timeoutMs`. A poll that fails (a busy machine resetting a kept-alive connection) is retried. */
 async function elapsedUntil(check: () => Promise<boolean>, t0: number, timeoutMs: number, intervalMs = 250): Promise<number | null> {
   for (;;) {
-    if (await check()) return performance.now() - t0;
+    if (await check().catch(() => false)) return performance.now() - t0;
     if (performance.now() - t0 > timeoutMs) return null;
     await sleep(intervalMs);
   }
@@ -63,17 +70,54 @@ async function elapsedUntil(check: () => Promise<boolean>, t0: number, timeoutMs
 
 const mib = (r: { rssKiB: number } | undefined) => (r ? `${Math.round(r.rssKiB / 1024)} MiB` : '?');
 
-export async function ciraScale(workDir: string, count: number, log: (line: string) => void): Promise<ScaleFigures> {
+/** One fleet process per target (port), each dialing from its own block of 127.202.x.y. */
+function startFleets(targets: Array<{ port: number; devices: number }>, caFile: string, rampMs: number): ChildProcess[] {
+  return targets.map(({ port, devices }, i) =>
+    spawn(
+      process.execPath,
+      ['--import', 'tsx', CLI, '--count', String(devices), '--base', i === 0 ? CIRA_BENCH_BASE : `127.202.${i * 100}.1`, '--rmcp-port', 'none', '--seed', `cira-bench-${i}`, '--password', DEVICE_PASSWORD,
+        '--cira-host', '127.0.0.1', '--cira-port', String(port), '--cira-username', CIRA_MPS.username, '--cira-password', CIRA_MPS.password,
+        '--cira-ca', caFile, '--cira-ramp-ms', String(rampMs), '--summary'],
+      { stdio: ['ignore', 'ignore', 'inherit'] },
+    ),
+  );
+}
+
+async function stopFleets(fleets: ChildProcess[]): Promise<void> {
+  await Promise.all(
+    fleets.map(async (fleet) => {
+      if (fleet.exitCode !== null) return;
+      const exited = new Promise((resolve) => fleet.once('exit', resolve));
+      fleet.kill('SIGTERM');
+      const timer = setTimeout(() => fleet.kill('SIGKILL'), 20_000);
+      await exited;
+      clearTimeout(timer);
+    }),
+  );
+}
+
+const sumRssMiB = (pids: Array<number | undefined>): number | null => {
+  let kib = 0;
+  for (const pid of pids) {
+    const rss = pid === undefined ? undefined : readRss(pid);
+    if (!rss) return null;
+    kib += rss.rssKiB;
+  }
+  return kib / 1024;
+};
+
+/** `rampMs`: the devices' first dials are spread over it (a fleet powering on); the times are measured from the first dial. */
+export async function ciraScale(workDir: string, count: number, log: (line: string) => void, front: TlsFront = 'gateway', rampMs = 30_000): Promise<ScaleFigures> {
   const ciraPort = await freePort();
+  const socketPath = join(workDir, 'cira.sock');
   log('building dist/ if stale: the gateway runs as a site runs it, the compiled bin');
   const build = spawnSync(process.execPath, [join(ROOT, 'scripts/build.mjs'), '--if-stale'], { cwd: ROOT, stdio: 'inherit' });
   if (build.status !== 0) throw new Error('npm run build failed; the compiled gateway cannot be measured');
-  const gateway = await startGatewayProcess({
-    runner: 'compiled',
-    dataDir: workDir,
-    plugins: { 'rest-api': {}, cira: { options: { port: ciraPort, host: '127.0.0.1', keepAliveIntervalSeconds: KEEPALIVE_S, keepAliveTimeoutSeconds: 3 * KEEPALIVE_S } } },
-  });
-  let fleet: ReturnType<typeof spawn> | undefined;
+  const keepAlive = { keepAliveIntervalSeconds: KEEPALIVE_S, keepAliveTimeoutSeconds: 3 * KEEPALIVE_S };
+  const listener = front === 'gateway' ? { port: ciraPort, host: '127.0.0.1' } : { tls: { terminator: 'haproxy' }, socketPath };
+  const gateway = await startGatewayProcess({ runner: 'compiled', dataDir: workDir, plugins: { 'rest-api': {}, cira: { options: { ...listener, ...keepAlive } } } });
+  let fleets: ChildProcess[] = [];
+  let haproxy: HaproxyFront | undefined;
   try {
     const client = new GatewayClient(gateway.url);
     await client.login();
@@ -81,20 +125,24 @@ export async function ciraScale(workDir: string, count: number, log: (line: stri
     await client.json('POST', '/api/cira/accounts', CIRA_MPS);
     const caFile = join(workDir, 'cira-ca.pem');
     writeFileSync(caFile, (await client.json<{ pem: string }>('GET', '/api/cira/certificate')).pem);
+    let targets = [{ port: ciraPort, devices: count }];
+    if (front === 'haproxy') {
+      // The gateway's generated pair, combined as config/haproxy-cira.cfg tells the operator.
+      const pemFile = join(workDir, 'amt-gateway-cira.pem');
+      const awk = spawnSync('awk', ['1', join(workDir, 'cira/server.cert.pem'), join(workDir, 'cira/server.key.pem')], { encoding: 'utf8' });
+      writeFileSync(pemFile, awk.stdout, { mode: 0o600 });
+      haproxy = await startHaproxyFront(workDir, pemFile, socketPath, count);
+      targets = haproxy.shards;
+      log(`HAProxy in front: ${targets.length} process(es), ${targets.map((t) => t.devices).join(' + ')} devices`);
+    }
 
     log('/api/health with no tunnel: 5 s');
     const healthIdle = await healthLatency(gateway.url, 5_000);
     const bareRss = gateway.rss();
 
-    log(`${count.toLocaleString('en-US')} CIRA devices dial in from ${CIRA_BENCH_BASE} upward, first dials spread over ${RAMP_MS / 1000} s`);
+    log(`${count.toLocaleString('en-US')} CIRA devices dial in (${front} terminates TLS) from ${CIRA_BENCH_BASE} upward, first dials spread over ${rampMs / 1000} s`);
     const t0 = performance.now();
-    fleet = spawn(
-      process.execPath,
-      ['--import', 'tsx', CLI, '--count', String(count), '--base', CIRA_BENCH_BASE, '--rmcp-port', 'none', '--seed', 'cira-bench', '--password', DEVICE_PASSWORD,
-        '--cira-host', '127.0.0.1', '--cira-port', String(ciraPort), '--cira-username', CIRA_MPS.username, '--cira-password', CIRA_MPS.password,
-        '--cira-ca', caFile, '--cira-ramp-ms', String(RAMP_MS), '--summary'],
-      { stdio: ['ignore', 'ignore', 'inherit'] },
-    );
+    fleets = startFleets(targets, caFile, rampMs);
     const atLeast = async (path: string, n: number) => (await client.json<unknown[]>('GET', `${path}${path.includes('?') ? '&' : '?'}offset=${n - 1}&limit=1`)).length === 1;
     let lastLog = 0;
     const authenticated = await elapsedUntil(async () => {
@@ -106,35 +154,35 @@ export async function ciraScale(workDir: string, count: number, log: (line: stri
         log(`  ${live.toLocaleString('en-US')} tunnels up after ${((performance.now() - t0) / 1000).toFixed(1)} s`);
       }
       return live >= count;
-    }, t0, 180_000);
+    }, t0, 600_000);
     const upRss = gateway.rss();
-    log(`all tunnels up: ${authenticated === null ? 'not within 180 s' : `${(authenticated / 1000).toFixed(1)} s`}, gateway RSS ${mib(upRss)} (peak ${upRss ? Math.round(upRss.peakKiB / 1024) : '?'} MiB)`);
-    const read = await elapsedUntil(() => atLeast('/api/devices?provisioningState=POST', count), t0, 600_000, 1_000);
-    log(`all devices read through their tunnels: ${read === null ? 'not within 600 s' : `${(read / 1000).toFixed(1)} s`}`);
+    log(`all tunnels up: ${authenticated === null ? 'not within 600 s' : `${(authenticated / 1000).toFixed(1)} s`}, gateway RSS ${mib(upRss)} (peak ${upRss ? Math.round(upRss.peakKiB / 1024) : '?'} MiB)`);
+    const read = await elapsedUntil(() => atLeast('/api/devices?provisioningState=POST', count), t0, 1_200_000, 1_000);
+    log(`all devices read through their tunnels: ${read === null ? 'not within 1,200 s' : `${(read / 1000).toFixed(1)} s`}`);
 
     log('idle tunnels: settling 40 s after the reads, then RSS and /api/health for 10 s under the keep-alives');
     await sleep(40_000);
     const rss = gateway.rss();
-    const fleetRss = fleet.pid ? readRss(fleet.pid) : undefined;
+    const haproxyKiB = haproxy?.rssKiB();
+    const fleetRssMiB = sumRssMiB(fleets.map((f) => f.pid));
+    log(`idle: gateway RSS ${mib(rss)}${haproxy ? `, HAProxy RSS ${haproxyKiB === undefined ? '?' : Math.round(haproxyKiB / 1024)} MiB` : ''}`);
     const healthLoaded = await healthLatency(gateway.url, 10_000);
     return {
       devices: count,
+      front,
+      haproxyProcesses: haproxy?.shards.length ?? 0,
+      haproxyRssMiB: haproxyKiB === undefined ? null : haproxyKiB / 1024,
       authenticatedS: authenticated === null ? null : authenticated / 1000,
       readS: read === null ? null : read / 1000,
       idleRssMiB: rss ? rss.rssKiB / 1024 : null,
       bareRssMiB: bareRss ? bareRss.rssKiB / 1024 : null,
-      fleetRssMiB: fleetRss ? fleetRss.rssKiB / 1024 : null,
+      fleetRssMiB,
       healthIdle,
       healthLoaded,
     };
   } finally {
-    if (fleet && fleet.exitCode === null) {
-      const exited = new Promise((resolve) => fleet!.once('exit', resolve));
-      fleet.kill('SIGTERM');
-      const timer = setTimeout(() => fleet!.kill('SIGKILL'), 20_000);
-      await exited;
-      clearTimeout(timer);
-    }
+    await stopFleets(fleets);
+    await haproxy?.stop();
     await gateway.stop();
   }
 }

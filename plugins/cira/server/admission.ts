@@ -59,8 +59,11 @@ export interface ConnectionAdmissionOptions extends AdmissionOptions {
 }
 
 export interface ConnectionAdmission {
-  /** A ticket (released at the socket's close at the latest), or null after resetting the socket beyond the bounds. */
-  admit(raw: Socket): AdmissionTicket | null;
+  /**
+   * A ticket (released at the socket's close at the latest), or null after resetting the socket
+   * beyond the bounds. `address` is the device's: the TCP peer's, or the PROXY v2 header's source.
+   */
+  admit(raw: Socket, address: string): AdmissionTicket | null;
   readonly unauthenticated: number;
   close(): void;
 }
@@ -73,8 +76,7 @@ export function createConnectionAdmission(options: ConnectionAdmissionOptions): 
     get unauthenticated() {
       return admission.unauthenticated;
     },
-    admit(raw) {
-      const remoteAddress = raw.remoteAddress ?? '';
+    admit(raw, remoteAddress) {
       const ticket = admission.admit(remoteAddress);
       if ('release' in ticket) {
         raw.once('close', ticket.release);

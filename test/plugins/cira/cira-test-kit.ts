@@ -7,8 +7,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connect as netConnect } from 'node:net';
-import { connect, type ConnectionOptions, type TLSSocket } from 'node:tls';
+import { connect as netConnect, type Socket } from 'node:net';
+import { connect, type ConnectionOptions } from 'node:tls';
 import { createLogger } from '../../../core/log/logger.js';
 import { createSealer } from '../../../core/secrets/sealer.js';
 import { openStore } from '../../../core/store/level-store.js';
@@ -37,6 +37,8 @@ export interface TestCiraServer {
   bindings: BindingStore;
   port: number;
   logs: string[];
+  /** Holds the generated certificate pair in `cira/`. */
+  dataDir: string;
   close(): Promise<void>;
 }
 
@@ -56,8 +58,9 @@ export async function startCiraServer(overrides: Record<string, unknown> = {}, s
     server,
     accounts,
     bindings,
-    port: server.service.address()!.port,
+    port: server.service.address()?.port ?? 0,
     logs,
+    dataDir,
     async close() {
       await server.close();
       await store.close();
@@ -77,7 +80,7 @@ export class RawDevice {
   rawBytes = '';
   readerError: Error | null = null;
 
-  private constructor(readonly socket: TLSSocket) {
+  private constructor(readonly socket: Socket) {
     socket.on('data', (chunk: Buffer) => {
       this.rawBytes += chunk.toString('hex');
       try {
@@ -107,6 +110,11 @@ export class RawDevice {
       const socket = connect({ socket: tcp, rejectUnauthorized: false, ...tls }, () => resolve(new RawDevice(socket)));
       socket.once('error', reject);
     });
+  }
+
+  /** A device over a connection the test made itself: TLS through a pipe that alters bytes, plain APF behind a PROXY header. */
+  static over(socket: Socket): RawDevice {
+    return new RawDevice(socket);
   }
 
   send(...messages: Buffer[]): void {
