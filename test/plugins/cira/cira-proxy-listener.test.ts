@@ -124,6 +124,34 @@ describe('cira listener behind HAProxy (PROXY v2, plain APF)', () => {
   });
 });
 
+describe('cira listener behind HAProxy: connections not signed in, per device address', () => {
+  let cira: TestCiraServer;
+  before(async () => {
+    cira = await startCiraServer({ tls: { terminator: 'haproxy' }, forwardSettleMs: 20, preAuth: { maxConnectionsPerAddress: 2 } });
+  });
+  after(() => cira.close());
+
+  const fromSource = async (source: string, port: number) => {
+    const socket = await connected({ port: cira.port });
+    socket.write(proxyV2Header({ source, sourcePort: port }));
+    return socket;
+  };
+
+  it("bounds them per the header's source address: every connection comes from HAProxy's, yet one device address cannot crowd out the others", async () => {
+    const held = [await fromSource('127.66.1.1', 51001), await fromSource('127.66.1.1', 51002)];
+    await until(() => cira.server.stats().unauthenticated === 2, 3000, 'two held');
+    const refusedBefore = cira.server.stats().refusedConnections;
+    const third = await fromSource('127.66.1.1', 51003);
+    assert.notEqual(await closedWithin(third, 3000), null, 'a third from the same device address is closed');
+    assert.equal(cira.server.stats().refusedConnections - refusedBefore, 1);
+    const other = RawDevice.over(await fromSource('127.66.1.2', 51004));
+    assert.equal((await other.signIn(uuidOf(720)))?.type, 'userauth-success', 'another device address gets in through the same proxy');
+    for (const socket of held) socket.destroy();
+    other.destroy();
+    await until(() => cira.server.stats().unauthenticated === 0, 3000, 'every connection released');
+  });
+});
+
 describe('cira listener behind HAProxy on a unix socket', () => {
   let dir: string;
   let cira: TestCiraServer;
