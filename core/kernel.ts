@@ -24,7 +24,7 @@ import { buildOpenApiDocument } from './openapi/openapi-builder.js';
 import { createApp } from './http/app.js';
 import { startListener, type Listener } from './http/listener.js';
 import { createAjv } from './validation/validator.js';
-import { loadPlugin } from './plugins/plugin-loader.js';
+import { builtInPluginNames, loadPlugin } from './plugins/plugin-loader.js';
 import { orderPlugins } from './plugins/plugin-order.js';
 import { createPluginContext, type KernelParts } from './plugins/plugin-context.js';
 import { PluginError } from './plugins/plugin-errors.js';
@@ -74,13 +74,32 @@ interface LoadedPlugin {
 }
 
 /** Phase `load`: imports every enabled plugin and checks it against the contract. */
-async function loadEnabledPlugins(config: GatewayConfig, cwd: string): Promise<LoadedPlugin[]> {
+async function loadEnabledPlugins(config: GatewayConfig, cwd: string, logger: Logger): Promise<LoadedPlugin[]> {
   const loaded: LoadedPlugin[] = [];
   for (const [name, setting] of Object.entries(config.plugins)) {
     if (!setting.enable) continue;
     if (name === KERNEL) throw new PluginError('GW_ERR_PLUGIN_NAME', `no plugin may be called '${KERNEL}': the kernel goes by that name`);
     const def = await loadPlugin(name, setting, cwd);
     loaded.push({ name, dependencies: def.dependencies ?? [], optionalDependencies: def.optionalDependencies ?? [], def, options: structuredClone(setting.options ?? {}) });
+  }
+  return withImpliedDependencies(loaded, config, cwd, logger);
+}
+
+/**
+ * A built-in plugin that an enabled plugin depends on is enabled with it (as Egg does), so a site
+ * whose configuration predates a split (`rest-api` before `devices`) keeps starting. Logged, since
+ * it overrides an `enable: false`; a missing third-party dependency stays an error.
+ */
+async function withImpliedDependencies(loaded: LoadedPlugin[], config: GatewayConfig, cwd: string, logger: Logger): Promise<LoadedPlugin[]> {
+  const builtIn = new Set(builtInPluginNames());
+  for (let i = 0; i < loaded.length; i++) {
+    for (const dep of loaded[i]!.dependencies) {
+      if (loaded.some((p) => p.name === dep) || !builtIn.has(dep) || config.plugins[dep]?.path || config.plugins[dep]?.package) continue;
+      const setting = { ...config.plugins[dep], enable: true };
+      const def = await loadPlugin(dep, setting, cwd);
+      logger.info('plugin enabled implicitly: a plugin enabled depends on it', { plugin: dep, requiredBy: loaded[i]!.name });
+      loaded.push({ name: dep, dependencies: def.dependencies ?? [], optionalDependencies: def.optionalDependencies ?? [], def, options: structuredClone(setting.options ?? {}) });
+    }
   }
   return loaded;
 }
@@ -220,7 +239,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
   const env = options.env ?? process.env;
   const logger = createLogger({ level: config.log.level, ...(options.writeLog ? { write: options.writeLog } : {}) });
   const dataDir = resolve(cwd, config.dataDir);
-  const plugins = orderPlugins(await loadEnabledPlugins(config, cwd));
+  const plugins = orderPlugins(await loadEnabledPlugins(config, cwd, logger));
   // Frozen: plugins receive this very list from auth.allPermissions().
   const allPermissionNames = Object.freeze(collectPermissions([{ name: KERNEL, permissions: CORE_PERMISSIONS }, ...plugins.map((p) => ({ name: p.name, permissions: p.def.permissions ?? [] }))])) as string[];
   const permissionNames = () => allPermissionNames;

@@ -43,6 +43,7 @@ export { HttpError, isHttpError, type HttpErrorShape, type ProblemFieldError } f
 // their augmentations of GatewayServices and GatewayEvents, so `ctx.use('devices')` and
 // `ctx.events.subscribe('ScanCompleted', ...)` are typed for any plugin that imports this module.
 export type * from '../plugins/rest-api/api.js';
+export type * from '../plugins/devices/api.js';
 export type * from '../plugins/remote-monitor/api.js';
 export type * from '../plugins/power-mgmt/api.js';
 export type * from '../plugins/cira/api.js';
@@ -52,7 +53,7 @@ export type * from '../plugins/audit/api.js';
 export type * from '../plugins/metrics/api.js';
 
 /** The version of the plugin API this kernel implements. Plugins declare the majors they accept. */
-export const KERNEL_API_VERSION = '1.2.0';
+export const KERNEL_API_VERSION = '1.3.0';
 
 /**
  * Events carried on the bus, by name: the payload type. The built-in plugins' events are here
@@ -101,7 +102,7 @@ export interface HttpRequestCompletedEvent {
 
 /**
  * Services plugins provide to the plugins that depend on them, keyed by service name: `devices`,
- * `credentials`, `deviceAccess` (rest-api), `presence` (remote-monitor) and `cira` (cira) are here already. A
+ * `credentials`, `deviceAccess`, `deviceGate` (devices), `presence` (remote-monitor) and `cira` (cira) are here already. A
  * providing plugin augments this interface the same way as {@link GatewayEvents}, so that
  * `ctx.use(name)` is typed.
  */
@@ -320,6 +321,12 @@ export interface PluginDefinition<TConfig = Record<string, unknown>> {
   routes?: FrontendRoute[];
   /** JSON Schema of the plugin's `options` (defaults are applied). */
   configSchema?: JsonSchema;
+  /**
+   * The store namespace `ctx.store` opens, default the plugin's name. A plugin split out of another
+   * names the one its data was kept under, so that an upgrade finds it (e.g. `devices` keeps
+   * `rest-api`'s); the two must keep to distinct sub-namespaces. Since kernel API 1.3.
+   */
+  storeNamespace?: string;
   register(ctx: PluginContext<TConfig>): void | Promise<void>;
 }
 

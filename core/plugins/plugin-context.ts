@@ -100,7 +100,7 @@ export function createPluginContext<TConfig>(def: PluginDefinition<TConfig>, con
         parts.tags.set(tag, description);
       },
     },
-    store: parts.store.namespace(`plugin:${name}`),
+    store: parts.store.namespace(`plugin:${def.storeNamespace ?? name}`),
     events: parts.events,
     pool: parts.pool,
     logger: parts.logger.child({ plugin: name }),

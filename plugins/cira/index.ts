@@ -19,7 +19,7 @@ export default definePlugin<CiraConfig>({
   name: 'cira',
   version: '1.0.0',
   kernel: '1',
-  dependencies: ['rest-api'],
+  dependencies: ['devices'],
   optionalDependencies: ['audit'],
   prefix: '/api/cira',
   permissions: [

@@ -1,11 +1,12 @@
 /**
  * What a CIRA tunnel means to the rest of the gateway: the device it belongs to (by UUID, the same
- * device a LAN scan finds) carries `cira` in its connections while the tunnel is up; its device
- * operations and diagnostics go through the tunnel (on the main thread, over APF channels, within a
- * concurrency bound); it is read like a scanned device through the tunnel; and connect and disconnect
+ * device a LAN scan finds) carries `cira` in its connections while the tunnel is up; the tunnel is a
+ * path of the device gate (`registerPath`), so the device's operations and diagnostics go through it
+ * (on the main thread, over APF channels, within a concurrency bound) once it is proven to be the
+ * device; it is read like a scanned device through the gate; and connect and disconnect
  * publish DeviceStatusChanged, which the SOAP service and the hub carry on.
  */
-import type { Device, DeviceChannelRoute, DeviceRegistry, DeviceService, PluginContext } from '../../core/plugin-api.js';
+import type { Device, DevicePathOffer, DeviceRegistry, DeviceService, PluginContext } from '../../core/plugin-api.js';
 import type { CiraConnection, CiraService, CiraTunnelEvent } from './api.js';
 import { provePinnedCertificate, TLS_PORT } from './identity/tunnel-proof.js';
 import { createTunnelInterrogator } from './integration-interrogate.js';
@@ -57,38 +58,28 @@ export function registerCiraIntegration(ctx: PluginContext<unknown>, cira: CiraS
   };
 
   /**
-   * Each connection the device's task makes is one APF channel to its management port. With
-   * `openAhead` (a route handed to an operation that is about to run) the first channel is opened
-   * right away, unless the bound is full (running operations plus channels opened ahead) and the
-   * operation would wait anyway.
+   * The device's tunnel as a path of the device gate. Each connection the device's task makes is one
+   * APF channel to the service's port. For an operation (not a redirection session, which opens its
+   * channel itself) the first channel is opened right away, unless the bound is full (running
+   * operations plus channels opened ahead) and the operation would wait anyway. A tunnel not proven
+   * to be the device is offered as `unverified`: the gate sends nothing of the device's through it.
    */
-  const route = async (deviceId: string, openAhead: boolean, service: DeviceService = 'management'): Promise<DeviceChannelRoute | null> => {
-    const connection = cira.connection(deviceId);
-    // A tunnel not known to be the device is no way to it: nothing of the device's goes through it.
-    if (!connection?.verified) return null;
+  const reach = async (device: Readonly<Device>, service: DeviceService, purpose: 'operation' | 'session'): Promise<DevicePathOffer | null> => {
+    const connection = cira.connection(device.id);
+    if (!connection) return null;
     const port = service === 'redirection' ? redirectionPort(connection) : managementPort(connection);
     if (port === null) return null;
     return {
+      identity: connection.verified ? 'proven' : 'unverified',
       port,
       tls: port === TLS_PORT || port === REDIRECTION_TLS_PORT,
-      channel: createTunnelChannel(cira, deviceId, connection, port, openAhead ? ahead : null),
+      channel: createTunnelChannel(cira, device.id, connection, port, purpose === 'operation' && connection.verified ? ahead : null),
       schedule: (operation) => bound.schedule(operation),
     };
   };
-  const deviceAccess = ctx.use('deviceAccess');
-  // A redirection session's channel is opened by the session itself, not ahead.
-  deviceAccess.setRouter((device, service) => route(device.id, service !== 'redirection', service));
-
-  const interrogator = createTunnelInterrogator({
-    devices,
-    // At most 3 credentials per read (AMT locks out repeated failures); the sign-in memory may allow fewer.
-    access: deviceAccess.create({ connectTimeoutMs: READ_TIMEOUT_MS, requestTimeoutMs: READ_TIMEOUT_MS, credentialAttempts: 3 }),
-    pool: ctx.pool,
-    site: ctx.site,
-    logger: ctx.logger,
-    route: (device) => route(device.id, false),
-    timeoutMs: READ_TIMEOUT_MS,
-  });
+  const gate = ctx.use('deviceGate');
+  gate.registerPath({ kind: 'cira', plugin: ctx.name, reach });
+  const interrogator = createTunnelInterrogator({ devices, gate, pool: ctx.pool, logger: ctx.logger, timeoutMs: READ_TIMEOUT_MS });
 
   /** Device ids whose `online` the resolver flipped, to announce once the tunnel is up. */
   const flipped = new Set<string>();

@@ -1,41 +1,11 @@
 /**
- * Public types of the `rest-api` plugin: the contract's Device, Scan and Credential shapes, the
- * services it provides (`devices`, `credentials`, `deviceAccess`) and the scan events it publishes.
- * Other plugins import these as types only and reach the services through `ctx.use(...)`.
+ * Public types of the `rest-api` plugin (the scanner's HTTP surface): the contract's Scan shape and
+ * the scan events it publishes. The device domain's types (Device, Credential, the `devices`,
+ * `credentials` and `deviceAccess` services) belong to the `devices` plugin and are re-exported
+ * here for plugins written against earlier releases.
  */
-import type { AmtFailure, DeviceOperationInput, TaskCredential } from '../../workers/tasks/task-types.js';
-import type { DeviceChannel } from '../../workers/amt/device-target.js';
-export type { DeviceChannel } from '../../workers/amt/device-target.js';
-import type { WorkerPool } from '../../core/pool/worker-pool.js';
-export type ProvisioningState = 'PRE' | 'IN' | 'POST';
-/** `locked-out-risk`: sign-ins are paused so that the device's account is not locked (see the sign-in memory). */
-export type AuthStatus = 'ok' | 'unauthorized' | 'unreachable' | 'error' | 'locked-out-risk';
-/** How the gateway reaches a device now: on the local network, and/or through its CIRA tunnel. */
-export type DeviceConnection = 'lan' | 'cira';
-
-export interface Device {
-  id: string;
-  ipAddress: string;
-  hostname: string | null;
-  /** Domain name from AMT_GeneralSettings, when known. */
-  domain?: string | null;
-  firmwareVersion: string | null;
-  provisioningState: ProvisioningState | null;
-  provisioningMode?: 'ACM' | 'CCM' | null;
-  uuid?: string | null;
-  tls: boolean;
-  /** SHA-256 fingerprint of the device's TLS certificate pinned on first contact. */
-  tlsFingerprint?: string | null;
-  openPorts: number[];
-  authStatus: AuthStatus;
-  credentialId?: string | null;
-  online: boolean;
-  /** How the gateway reaches the device now; `online` is true while it is not empty. */
-  connections?: DeviceConnection[];
-  firstSeen: string;
-  lastSeen: string;
-  lastScanId: string | null;
-}
+import type { Device } from '../devices/api.js';
+export type * from '../devices/api.js';
 
 export type ScanStatus = 'running' | 'completed' | 'cancelled' | 'failed' | 'interrupted';
 
@@ -66,212 +36,19 @@ export interface ScanProgressEvent {
   etaSeconds?: number | null;
 }
 
-export interface Credential {
-  id: string;
-  name: string;
-  username: string;
-  isDefault: boolean;
-  createdAt: string;
-  updatedAt: string;
-}
-
-/** A credential with its password unsealed, for one device task; never logged or returned. */
-export interface UnsealedCredential {
-  id: string;
-  username: string;
-  password: string;
-}
-
-export interface DeviceFilter {
-  q?: string;
-  provisioningState?: ProvisioningState;
-  online?: boolean;
-}
-
-/**
- * The device list, provided as the `devices` service. What it hands out is read-only and frozen at
- * runtime (devices, their `openPorts`, the list): an update replaces a device, never changes it in
- * place, so a plugin holding one cannot disturb the registry's order or its encoded pages.
- */
-export interface DeviceRegistry {
-  get(id: string): Readonly<Device> | undefined;
-  /** Devices in address order, filtered. The array is frozen too: copy it to sort or change it. */
-  list(filter?: DeviceFilter): ReadonlyArray<Readonly<Device>>;
-  count(): number;
-  /** The device with this UUID (any case), if known. */
-  findByUuid(uuid: string): Readonly<Device> | undefined;
-  /**
-   * Applies a partial update; returns the updated device or undefined if unknown. A patch of `online`
-   * alone is the local network's answer: it sets or clears `lan` in `connections`, and `online`
-   * follows all of them.
-   */
-  update(id: string, patch: Partial<Omit<Device, 'id'>>): Promise<Readonly<Device> | undefined>;
-  /**
-   * Sets or clears one way of reaching the device with this UUID (the same device whether a scan or
-   * a tunnel found it); a tunnel bringing an unknown UUID creates the device at `ipAddress`.
-   * @returns the device (undefined when clearing on an unknown one) and whether `online` flipped.
-   */
-  setConnection(ref: { uuid: string; ipAddress: string }, kind: DeviceConnection, up: boolean): Promise<{ device: Readonly<Device> | undefined; created: boolean; onlineChanged: boolean }>;
-}
-
-/** Where to reach a device instead of its address on the local network: another TCP address. */
-export interface DeviceAddressRoute {
-  address: string;
-  port: number;
-  tls: boolean;
-}
-
-/**
- * A device reached through a channel (an APF channel in its CIRA tunnel). The channel is a live
- * object that cannot cross to a worker thread, so the device's tasks run on the main thread
- * (`WorkerPool.runInProcess`), each inside `schedule`, the router's bound on their share of it.
- */
-export interface DeviceChannelRoute {
-  /** The device's port the channel leads to (16992, or 16993 with TLS inside the channel). */
-  port: number;
-  tls: boolean;
-  channel: DeviceChannel;
-  /** Runs one task within the router's bound (a concurrency limit); rejects with an HttpError (503) when full. */
-  schedule<T>(task: () => Promise<T>): Promise<T>;
-}
-
-/** Where to reach a device instead of its address on the local network. */
-export type DeviceRoute = DeviceAddressRoute | DeviceChannelRoute;
-
-/** Runs the device tasks of one operation where its target can be reached: the worker pool, or in-process for a channel route. */
-export type DeviceTasks = Pick<WorkerPool, 'run'>;
-
-/**
- * Which service of the device an operation talks to: WS-Management (16992, 16993 with TLS), or
- * redirection (SOL/KVM/IDER: 16994, 16995 with TLS).
- */
-export type DeviceService = 'management' | 'redirection';
-
-/** The device ports of redirection, plain and with TLS. */
-export const REDIRECTION_PORTS = { plain: 16994, tls: 16995 } as const;
-
-/**
- * Decides a route for a device and the service an operation wants (default `management`); null:
- * the local network as usual. A route's `port` is that service's port.
- */
-export type DeviceRouter = (device: Readonly<Device>, service?: DeviceService) => Promise<DeviceRoute | null>;
-
-/** The credential vault, provided as the `credentials` service. */
-export interface CredentialVault {
-  /** Credentials in sign-in order: the default first, then the others by creation time. */
-  list(): Credential[];
-  /** Unseals one credential for a device task (main thread only). */
-  unseal(id: string): Promise<UnsealedCredential>;
-  /** The credentials to try, in order: `preferredId` alone when given, else default first. */
-  signInOrder(preferredId?: string): Promise<UnsealedCredential[]>;
-}
-
-/** What every device task returns: its value or a failure, and the certificate it saw. */
-export type TaskOutcome = ({ ok: true } | { ok: false; error: AmtFailure }) & { tlsFingerprint: string | null; failedLogins?: number; tlsProtocol?: string | null };
-
-export interface DeviceAccessOptions {
-  connectTimeoutMs: number;
-  requestTimeoutMs: number;
-  /** Credentials tried at most per operation (AMT locks out repeated failures). */
-  credentialAttempts: number;
-  /**
-   * The device service the operations talk to (default `management`). With `redirection` the
-   * target's port is the redirection port (16994, 16995 with TLS; through a CIRA tunnel a channel to
-   * it), and the operation itself opens the session on this thread (`openRedirectionSession`),
-   * since the relay that follows outlives the operation and cannot live in a worker: the sign-in
-   * memory, networks check, credential order and pinning apply as to every operation.
-   */
-  service?: DeviceService;
-}
-
-/** Runs device operations (pool tasks) with a working credential, pinning and learning as scans do. */
-export interface DeviceAccess {
-  /**
-   * Runs `operation` against `device` with its known working credential first, then the others in
-   * sign-in order, or with `credential` alone when given (a follow-up of an earlier operation).
-   * @returns the successful outcome and the credential that worked.
-   * Every sign-in goes through the sign-in memory (credentials the device refused are not tried
-   * again, failed logins stay below its lockout) and the address must be inside the allowed networks.
-   * @throws HttpError 422 outside the allowed networks, 409 offline, no credential stored or sign-ins
-   * paused (lockout risk), 502 refused or failed, 504 timeout, 503 when the route's bound is full.
-   *
-   * `operation` runs its task through `tasks` (`tasks.run('power-read', input)`), never `ctx.pool`
-   * directly: for a device reached through a channel route (its CIRA tunnel) `input.target` carries
-   * the live channel, and `tasks` runs the task in-process within the route's bound.
-   */
-  run<R extends TaskOutcome>(
-    device: Readonly<Device>,
-    operation: (input: DeviceOperationInput, tasks: DeviceTasks) => Promise<R>,
-    credential?: TaskCredential,
-  ): Promise<{ value: Extract<R, { ok: true }>; credential: TaskCredential }>;
-}
-
-/** The `deviceAccess` service: device operations with the caller's time and attempt bounds. */
-export interface DeviceAccessFactory {
-  create(options: DeviceAccessOptions): DeviceAccess;
-  /** OpenAPI responses for the problems `run` throws, for routes that run device operations. */
-  readonly problemResponses: Record<number, { description: string }>;
-  /**
-   * Whether device I/O on the local network may reach `address` (`amt.allowedNetworks`). `run`
-   * checks it itself for devices it reaches on the local network (a device reached through a route,
-   * its CIRA tunnel, is not reached at its address); callers that reach devices otherwise (the
-   * online monitor's probes) ask here and skip what is outside.
-   */
-  allows(address: string): boolean;
-  /**
-   * Installs the router device operations (and diagnostics) consult first, e.g. for CIRA tunnels.
-   * Sign-ins through a route are remembered per device (its UUID), not per address: devices behind
-   * one NAT address share the address but not their failed-login counts.
-   */
-  setRouter(router: DeviceRouter): void;
-}
-
 /** A scan found a device (new or known). */
 export interface DeviceDiscoveredEvent {
   scanId: string;
   device: Readonly<Device>;
 }
 
-/** A device was deleted from the list. */
-export interface DeviceRemovedEvent {
-  deviceId: string;
-}
-
-/** A device operation (through `deviceAccess`) ended; `operation` is its first task's name, e.g. `power-read`. */
-export interface DeviceOperationCompletedEvent {
-  operation: string;
-  /** `ok`, or the problem code it ended with (e.g. `GW_ERR_DEVICE_TIMEOUT`). */
-  outcome: string;
-  durationSeconds: number;
-}
-
-/** A sign-in to a device (scan, operation or diagnostic) that caused failed logins or met the device's lockout. */
-export interface DeviceSignInFailedEvent {
-  failedLogins: number;
-  lockedOut: boolean;
-}
-
-/** A sign-in to a device was held back to keep its account from locking (locked already, or its failed-login budget spent). */
-export interface DeviceSignInPausedEvent {
-  reason: 'locked-out' | 'budget-spent';
-}
-
 declare module '../../core/plugin-api.js' {
   interface GatewayEvents {
-    DeviceOperationCompleted: DeviceOperationCompletedEvent;
-    DeviceSignInFailed: DeviceSignInFailedEvent;
-    DeviceSignInPaused: DeviceSignInPausedEvent;
     ScanStarted: Scan;
     ScanProgress: ScanProgressEvent;
     DeviceDiscovered: DeviceDiscoveredEvent;
     ScanCompleted: Scan;
     ScanCancelled: Scan;
     ScanFailed: Scan;
-    DeviceRemoved: DeviceRemovedEvent;
-  }
-  interface GatewayServices {
-    devices: DeviceRegistry;
-    credentials: CredentialVault;
-    deviceAccess: DeviceAccessFactory;
   }
 }

@@ -1,3 +1,5 @@
+import type { SignInSettings } from '../../core/plugin-api.js';
+
 /** Options of the rest-api plugin (`plugins.rest-api.options`). */
 export interface RestApiConfig {
   scan: {
@@ -28,20 +30,10 @@ export interface RestApiConfig {
     /** Finished scans kept in the history. */
     historySize: number;
   };
-  /**
-   * Operations that may wait on devices at once, gateway-wide (scans, power, monitor reads,
-   * diagnostics; each holds one socket, one per device at most). Lowered to fit `ulimit -n`.
-   */
-  deviceConnections: number;
-  /** The per-device sign-in memory shared by scans, device operations and diagnostics. */
-  signIn: {
-    /** Failed logins in a row that lock a device's account (AMT: 10). */
-    lockoutThreshold: number;
-    /** Failed logins kept in hand below the threshold. */
-    safetyMargin: number;
-    /** How long a device that answered with its lockout page is left alone. */
-    lockoutPauseSeconds: number;
-  };
+  /** @deprecated: `plugins.devices.options.deviceConnections` (applied to the devices plugin when set here). */
+  deviceConnections?: number;
+  /** @deprecated: `plugins.devices.options.signIn` (applied to the devices plugin when set here). */
+  signIn?: Partial<SignInSettings>;
 }
 
 export const REST_API_CONFIG_SCHEMA = {
@@ -70,16 +62,12 @@ export const REST_API_CONFIG_SCHEMA = {
         historySize: { type: 'integer', minimum: 1, maximum: 10000, default: 200 },
       },
     },
-    deviceConnections: { type: 'integer', minimum: 1, maximum: 65536, default: 1024 },
+    // Deprecated (now the devices plugin's options): accepted without defaults, so only a site's own values are passed on.
+    deviceConnections: { type: 'integer', minimum: 1, maximum: 65536 },
     signIn: {
       type: 'object',
       additionalProperties: false,
-      default: {},
-      properties: {
-        lockoutThreshold: { type: 'integer', minimum: 2, maximum: 1000, default: 10 },
-        safetyMargin: { type: 'integer', minimum: 1, maximum: 999, default: 2 },
-        lockoutPauseSeconds: { type: 'integer', minimum: 1, maximum: 86400, default: 120 },
-      },
+      properties: { lockoutThreshold: { type: 'integer', minimum: 2, maximum: 1000 }, safetyMargin: { type: 'integer', minimum: 1, maximum: 999 }, lockoutPauseSeconds: { type: 'integer', minimum: 1, maximum: 86400 } },
     },
   },
 };

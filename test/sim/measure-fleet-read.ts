@@ -56,11 +56,11 @@ async function main(): Promise<void> {
   const addresses = fleetAddresses(values.base!, sim.manifest.count);
   const tlsEvery = Number(values['tls-every']);
   const pool = createWorkerPool({ threads: Number(values.threads), concurrentTasksPerWorker: Number(values['per-worker']), maxQueue: 100_000, idleTimeoutMs: 30_000 });
-  const credentials = [{ id: 'measure', username: 'admin', password: PASSWORD }];
+  const credential = { id: 'measure', username: 'admin', password: PASSWORD };
   const timeouts = { connectMs: 5_000, firstByteMs: 20_000, totalMs: 60_000 };
   try {
     // Warm the worker threads (loading TypeScript) so the figure measures device I/O.
-    await Promise.all(Array.from({ length: Number(values.threads) * 2 }, () => pool.run('interrogate', { address: '127.23.255.1', ports: { http: 1 }, credentials, timeouts })));
+    await Promise.all(Array.from({ length: Number(values.threads) * 2 }, () => pool.run('interrogate', { address: '127.23.255.1', ports: { http: 1 }, credential, timeouts })));
     const results: Record<string, unknown> = { devices: addresses.length, simulatorStartupMs: sim.manifest.startupMs };
     for (const readUuid of [false, true]) {
       const started = performance.now();
@@ -68,7 +68,7 @@ async function main(): Promise<void> {
       const simCpu0 = sim.cpuMs();
       const outs: InterrogateOutput[] = await Promise.all(
         addresses.map((address, i) =>
-          pool.run('interrogate', { address, tls: tlsEvery > 0 && i % tlsEvery === tlsEvery - 1, credentials, timeouts, readUuid }),
+          pool.run('interrogate', { address, tls: tlsEvery > 0 && i % tlsEvery === tlsEvery - 1, credential, timeouts, readUuid }),
         ),
       );
       const ms = Math.round(performance.now() - started);

@@ -51,7 +51,7 @@ describe('a device target with a channel', () => {
   it('runs TLS inside the channel and reports the device certificate for pinning', async () => {
     const device = fleet.devices[1]!;
     const channel = loopbackChannel(device.address, 16993);
-    const out = await interrogate({ address: NOWHERE, ports: { http: 16993, https: 16993, rmcp: 0 }, tls: true, credentials: [ADMIN], timeouts: FAST_TIMEOUTS, channel }, directTools());
+    const out = await interrogate({ address: NOWHERE, ports: { http: 16993, https: 16993, rmcp: 0 }, tls: true, credential: ADMIN, timeouts: FAST_TIMEOUTS, channel }, directTools());
     assert.equal(out.authStatus, 'ok', JSON.stringify(out.error));
     assert.equal(out.tlsFingerprint, certificatePair('a').fingerprint256);
     assert.equal(out.hostname, device.config.hostname);

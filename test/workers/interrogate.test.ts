@@ -1,4 +1,4 @@
-/** The interrogate task: credentials in order, the attempt cap that protects devices from lockout, outcomes as data. */
+/** The interrogate task: one attempt with the one credential the device gate gives, its failed-login bound, outcomes as data. */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import interrogate from '../../workers/tasks/interrogate.js';
@@ -18,37 +18,48 @@ const noSecrets = (value: unknown): void => {
 };
 
 describe('interrogate', () => {
-  it('tries credentials in order and stops at the first that works', async () => {
+  it('signs in with the one credential it is given and reads the scan items', async () => {
     const device = fleet.devices[0]!;
     device.resetCounters();
-    const out = await interrogate({ address: device.address, credentials: [WRONG, ALT_ADMIN, ADMIN], maxAttempts: 3, timeouts: FAST_TIMEOUTS }, directTools());
+    const out = await interrogate({ address: device.address, credential: ADMIN, timeouts: FAST_TIMEOUTS }, directTools());
     noSecrets(out);
     assert.equal(out.authStatus, 'ok');
     assert.equal(out.credentialId, ADMIN.id);
-    assert.equal(out.attempts, 3);
+    assert.equal(out.attempts, 1);
     assert.equal(out.hostname, device.config.hostname);
     assert.equal(out.uuid, device.config.uuid);
     assert.equal(out.serverVersion, device.config.firmwareVersion);
-    // One challenge, then each refused credential costs one failed login and hands over the next nonce.
-    assert.deepEqual([device.counters().authFailures, device.counters().unauthorized], [2, 3]);
+    assert.equal(device.counters().authFailures, 0);
   });
 
-  it('never tries more credentials, nor causes more failed logins, than maxAttempts', async () => {
+  it('makes one attempt: a refused credential ends the task (the device gate chooses any other), within its maxFailedLogins', async () => {
     const device = fleet.devices[2]!;
     device.resetCounters();
-    const wrongs = Array.from({ length: 8 }, (_, i) => ({ ...WRONG, id: `w${i}` }));
-    const out = await interrogate({ address: device.address, credentials: wrongs, maxAttempts: 2, timeouts: FAST_TIMEOUTS }, directTools());
+    const out = await interrogate({ address: device.address, credential: { ...WRONG, maxFailedLogins: 1 }, timeouts: FAST_TIMEOUTS }, directTools());
     noSecrets(out);
     assert.equal(out.authStatus, 'unauthorized');
-    assert.equal(out.attempts, 2);
+    assert.equal(out.attempts, 1);
+    assert.deepEqual(out.refusedCredentialIds, [WRONG.id]);
     assert.equal(out.error?.code, 'AMT_ERR_UNAUTHORIZED');
-    assert.equal(device.counters().authFailures, 2);
+    assert.equal(out.failedLogins, 1);
+    assert.equal(device.counters().authFailures, 1);
     assert.equal(device.lockedOut, false);
+  });
+
+  it('has no credential loop of its own: a list of credentials in its input is not tried', async () => {
+    const device = fleet.devices[2]!;
+    device.resetCounters();
+    // An input of the earlier task shape (credentials in order): nothing in it is taken as a credential.
+    const legacy = { address: device.address, credentials: [WRONG, ADMIN], maxAttempts: 3, credential: null, timeouts: FAST_TIMEOUTS };
+    const out = await interrogate(legacy as Parameters<typeof interrogate>[0], directTools());
+    assert.equal(out.attempts, 0);
+    assert.equal(out.credentialId, null);
+    assert.equal(device.counters().authFailures, 0);
   });
 
   it('reports an unauthorized device with the firmware version of its Server header', async () => {
     const device = fleet.devices[1]!; // uses the alternative password
-    const out = await interrogate({ address: device.address, credentials: [ADMIN], timeouts: FAST_TIMEOUTS }, directTools());
+    const out = await interrogate({ address: device.address, credential: ADMIN, timeouts: FAST_TIMEOUTS }, directTools());
     assert.equal(out.authStatus, 'unauthorized');
     assert.equal(out.serverVersion, device.config.firmwareVersion);
     assert.equal(out.firmwareVersion, device.config.firmwareVersion);
@@ -58,7 +69,7 @@ describe('interrogate', () => {
   it('without credentials still learns the Server header', async () => {
     const device = fleet.devices[3]!;
     device.resetCounters();
-    const out = await interrogate({ address: device.address, credentials: [], timeouts: FAST_TIMEOUTS }, directTools());
+    const out = await interrogate({ address: device.address, credential: null, timeouts: FAST_TIMEOUTS }, directTools());
     assert.equal(out.authStatus, 'unauthorized');
     assert.equal(out.serverVersion, device.config.firmwareVersion);
     assert.equal(device.counters().authFailures, 0);
@@ -66,19 +77,19 @@ describe('interrogate', () => {
 
   it('chooses TLS when the probe found only the TLS port open', async () => {
     const device = fleet.devices[7]!;
-    const out = await interrogate({ address: device.address, openPorts: [16993, 623], credentials: [ALT_ADMIN], timeouts: FAST_TIMEOUTS }, directTools());
+    const out = await interrogate({ address: device.address, openPorts: [16993, 623], credential: ALT_ADMIN, timeouts: FAST_TIMEOUTS }, directTools());
     assert.deepEqual([out.authStatus, out.tls, out.port], ['ok', true, 16993]);
     assert.match(out.tlsFingerprint ?? '', /^([0-9A-F]{2}:){31}[0-9A-F]{2}$/);
   });
 
   it('returns malformed input as a structured error instead of throwing', async () => {
-    const out = await interrogate({ address: 'not-an-ip', credentials: [ADMIN] }, directTools());
+    const out = await interrogate({ address: 'not-an-ip', credential: ADMIN }, directTools());
     assert.equal(out.authStatus, 'error');
     assert.equal(out.error?.code, 'AMT_ERR_INVALID_INPUT');
   });
 
   it('is structured-clone-able', async () => {
-    const out = await interrogate({ address: fleet.devices[4]!.address, credentials: [ADMIN], timeouts: FAST_TIMEOUTS }, directTools());
+    const out = await interrogate({ address: fleet.devices[4]!.address, credential: ADMIN, timeouts: FAST_TIMEOUTS }, directTools());
     assert.deepEqual(structuredClone(out), out);
   });
 });

@@ -50,7 +50,7 @@ test('without legacy TLS a TLS 1.1-only device is refused with an error naming t
     assert.match(check.error?.message ?? '', /the device offers only TLS 1\.1; enable amt\.legacyTls/);
     assert.equal(check.serverVersion, device.config.firmwareVersion, 'the Server header of the credential-free probe');
     const before = device.counters();
-    const scan = await interrogate({ address: device.address, openPorts: [16993], credentials: [ADMIN], timeouts: TIMEOUTS }, directTools());
+    const scan = await interrogate({ address: device.address, openPorts: [16993], credential: ADMIN, timeouts: TIMEOUTS }, directTools());
     assert.equal(scan.authStatus, 'error');
     assert.match(scan.error?.message ?? '', /offers only TLS 1\.1; enable amt\.legacyTls/);
     assert.equal(scan.serverVersion, device.config.firmwareVersion);
@@ -73,7 +73,7 @@ test('with legacy TLS a TLS 1.0 or 1.1-only device is read, and the task reports
       assert.equal(check.authenticated, true);
       assert.equal(check.hostname, device.config.hostname);
       assert.equal(check.tlsProtocol, version);
-      const scan = await interrogate({ address: device.address, openPorts: [16993], credentials: [ADMIN], timeouts: TIMEOUTS, tlsTrust }, directTools());
+      const scan = await interrogate({ address: device.address, openPorts: [16993], credential: ADMIN, timeouts: TIMEOUTS, tlsTrust }, directTools());
       assert.equal(scan.authStatus, 'ok', JSON.stringify(scan.error));
       assert.equal(scan.uuid?.toLowerCase(), device.config.uuid.toLowerCase());
       assert.equal(scan.tlsProtocol, version);

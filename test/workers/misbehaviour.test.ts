@@ -72,7 +72,7 @@ describe('misbehaving devices', () => {
     await device.stop();
     const { out } = await timed(device.address);
     assert.equal(failure(out).code, 'AMT_ERR_CONNECT');
-    const scan = await interrogate({ address: device.address, credentials: [ADMIN], timeouts }, directTools());
+    const scan = await interrogate({ address: device.address, credential: ADMIN, timeouts }, directTools());
     assert.equal(scan.authStatus, 'unreachable');
     await device.start();
     const back = await timed(device.address);
@@ -82,7 +82,7 @@ describe('misbehaving devices', () => {
   it('a device that answers garbage is an error of the scan, never an authenticated device', async () => {
     const device = fleet.devices[1]!;
     device.setMisbehaviour('garbage');
-    const out = await interrogate({ address: device.address, credentials: [ADMIN], timeouts }, directTools());
+    const out = await interrogate({ address: device.address, credential: ADMIN, timeouts }, directTools());
     assert.equal(out.authStatus, 'error');
     assert.equal(out.error?.code, 'AMT_ERR_BAD_RESPONSE');
     assert.equal(out.credentialId, null);

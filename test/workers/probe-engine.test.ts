@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { createRttState, RttEstimator } from '../../workers/amt/rtt-estimator.js';
 import { ProbePacer } from '../../workers/amt/probe-pacer.js';
 import { probeAddresses } from '../../workers/amt/probe-engine.js';
-import { openFileLimit, socketBudget, RESERVED_DESCRIPTORS } from '../../plugins/rest-api/scans/socket-budget.js';
+import { openFileLimit, socketBudget, RESERVED_DESCRIPTORS } from '../../core/net/socket-budget.js';
 import { startFleet, type Fleet } from '../sim/index.js';
 import { fleetAddresses } from '../sim/address-range.js';
 

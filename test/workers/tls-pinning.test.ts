@@ -12,7 +12,7 @@ before(async () => {
 });
 after(() => fleet?.stop());
 
-const base = { credentials: [ADMIN], timeouts: FAST_TIMEOUTS, tls: true as const };
+const base = { credential: ADMIN, timeouts: FAST_TIMEOUTS, tls: true as const };
 
 describe('trust on first use', () => {
   it('reports the certificate fingerprint on first contact', async () => {

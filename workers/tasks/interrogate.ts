@@ -1,16 +1,15 @@
 /**
- * Task `interrogate`: signs in to one device with the given credentials in order (never more than
- * `maxAttempts` credentials tried or failed logins caused, as AMT locks out repeated failures) and
- * reads the scan items: firmware version, provisioning state and mode, hostname and domain, UUID.
- * A device that refuses every credential is reported `unauthorized` with the firmware version its
- * `Server` header gives away.
+ * Task `interrogate`: one attempt to sign in to one device with the one credential it is given
+ * (the device gate chose it and bounds its failed logins), then the scan items: firmware version,
+ * provisioning state and mode, hostname and domain, UUID. A device that refuses the credential, or
+ * a task without one, is reported `unauthorized` with the firmware version its `Server` header gives away.
  */
 import type { TaskTools } from '../task-api.js';
 import { anonymousProbe } from '../amt/anonymous-probe.js';
 import { AmtError, toAmtFailure, type AmtFailure } from '../amt/errors.js';
 import { DEFAULT_PORTS, openTransport, type DeviceTarget } from '../amt/device-target.js';
 import type { DeviceTransport } from '../amt/http-transport.js';
-import { WsmanClient, type AuthBudget } from '../amt/wsman-client.js';
+import { WsmanClient } from '../amt/wsman-client.js';
 import { readFirmwareVersion } from '../amt/reads/firmware.js';
 import { readProvisioning } from '../amt/reads/provisioning.js';
 import { readGeneralSettings } from '../amt/reads/general-settings.js';
@@ -71,6 +70,23 @@ function statusFor(failure: AmtFailure): InterrogateOutput['authStatus'] {
   return 'error';
 }
 
+/**
+ * The first read, which signs in: null when the credential worked (a read-specific failure is
+ * kept), else the failure. Only a well-formed WS-Management answer proves a sign-in.
+ */
+async function signIn(client: WsmanClient, out: InterrogateOutput): Promise<AmtFailure | null> {
+  try {
+    out.firmwareVersion = await readFirmwareVersion(client);
+    return null;
+  } catch (error) {
+    const failure = toAmtFailure(error);
+    if (failure.code === 'AMT_ERR_UNAUTHORIZED' || DEVICE_WIDE.has(failure.code) || !client.authenticated) return failure;
+    // The credential worked but the firmware read did not: keep going with the other reads.
+    out.readErrors.firmware = failure;
+    return null;
+  }
+}
+
 /** Runs the reads after sign-in; a read-specific failure is kept, a device-wide one ends the reads. */
 async function readRest(client: WsmanClient, out: InterrogateOutput, readUuid: boolean): Promise<void> {
   const reads: Array<[keyof InterrogateOutput['readErrors'], () => Promise<void>]> = [
@@ -113,10 +129,7 @@ export default async function interrogate(input: InterrogateInput, tools: TaskTo
   const tls = chooseTls(input ?? ({} as InterrogateInput), httpPort, httpsPort);
   const port = tls ? httpsPort : httpPort;
   const out = emptyOutput(input, port, tls);
-  const credentials = (Array.isArray(input?.credentials) ? input.credentials : []).filter(
-    (c) => typeof c?.username === 'string' && typeof c.password === 'string',
-  );
-  const maxAttempts = Math.max(1, Math.floor(input?.maxAttempts ?? 3));
+  const credential = input?.credential && typeof input.credential.username === 'string' && typeof input.credential.password === 'string' ? input.credential : null;
   const target: DeviceTarget = {
     address: input?.address,
     port,
@@ -130,40 +143,24 @@ export default async function interrogate(input: InterrogateInput, tools: TaskTo
   let transport: DeviceTransport | undefined;
   try {
     transport = openTransport(target, tools.signal);
-    if (credentials.length === 0) {
+    if (!credential) {
       // Nothing to sign in with: learn what an unauthenticated request gives away (the Server header).
       await anonymousProbe(transport);
       throw new AmtError('AMT_ERR_UNAUTHORIZED', 'no credentials to sign in with');
     }
-    const budget: AuthBudget = { failuresLeft: maxAttempts };
+    out.attempts = 1;
+    const client = new WsmanClient({ transport, credentials: credential, authBudget: { failuresLeft: Math.max(1, credential.maxFailedLogins ?? 2) } });
     let lastFailure: AmtFailure | null = null;
-    for (const credential of credentials.slice(0, maxAttempts)) {
-      if (budget.failuresLeft <= 0) break;
-      out.attempts++;
-      const client = new WsmanClient({ transport, credentials: credential, authBudget: budget });
-      try {
-        try {
-          out.firmwareVersion = await readFirmwareVersion(client);
-        } catch (error) {
-          lastFailure = toAmtFailure(error);
-          if (lastFailure.code === 'AMT_ERR_UNAUTHORIZED') {
-            out.refusedCredentialIds.push(credential.id);
-            continue;
-          }
-          // Only a well-formed WS-Management answer proves a sign-in: anything else ends the attempts.
-          if (DEVICE_WIDE.has(lastFailure.code) || !client.authenticated) break;
-          // The credential worked but the firmware read did not: keep going with the other reads.
-          out.readErrors.firmware = lastFailure;
-          lastFailure = null;
-        }
+    try {
+      lastFailure = await signIn(client, out);
+      if (lastFailure === null) {
         out.authStatus = 'ok';
         out.credentialId = credential.id;
         await readRest(client, out, input.readUuid !== false);
-        break;
-      } finally {
-        // Whichever way this credential ended, the failed logins it caused count.
-        out.failedLogins += client.failedLogins;
-      }
+      } else if (lastFailure.code === 'AMT_ERR_UNAUTHORIZED') out.refusedCredentialIds.push(credential.id);
+    } finally {
+      // Whichever way the attempt ended, the failed logins it caused count.
+      out.failedLogins += client.failedLogins;
     }
     if (out.authStatus !== 'ok' && lastFailure) {
       out.error = lastFailure;

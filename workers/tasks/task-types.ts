@@ -110,10 +110,12 @@ export interface InterrogateInput {
   tls?: boolean | 'auto';
   /** Ports the probe found open, for `tls: 'auto'`. */
   openPorts?: number[];
-  /** Credentials to try in order (unsealed by the main thread for this task only). */
-  credentials: TaskCredential[];
-  /** Most credentials tried, and most failed logins caused, on this device (default 3). */
-  maxAttempts?: number;
+  /**
+   * The one credential to sign in with (unsealed by the main thread for this task only; its
+   * `maxFailedLogins` bounds the failed logins the task may cause), or null to read only what the
+   * device tells without one. Which credential, and whether to try another, is the device gate's decision.
+   */
+  credential: TaskCredential | null;
   timeouts?: Partial<TransportTimeouts>;
   maxResponseBytes?: number;
   tlsTrust?: TlsTrustInput;

@@ -1,5 +1,4 @@
 import { type Cidr, formatIpv4, insideNetworks, parseCidr, parseIpv4 } from '../../../core/net/ipv4.js';
-import type { NetworkGuard } from '../devices/device-networks.js';
 import { RestApiErrors } from '../errors.js';
 
 /** One contiguous block of a range, inclusive. */
@@ -94,11 +93,4 @@ export function* addressBatches(range: ScanRange, batchSize: number): Generator<
     }
   }
   if (batch.length) yield batch;
-}
-
-/** Checks one address for diagnostics: 400 when malformed, 422 outside the allowed networks (the one guard every device path uses). */
-export function checkSingleAddress(text: string, networks: NetworkGuard): string {
-  if (parseIpv4(text) === undefined) throw RestApiErrors.addressMalformed(text);
-  networks.check(text);
-  return text;
 }

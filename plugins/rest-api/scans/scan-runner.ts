@@ -1,18 +1,12 @@
-import type { AmtSiteSettings, CancelToken, EventBus, Logger, SiteSettings, WorkerPool } from '../../../core/plugin-api.js';
+import type { AmtSiteSettings, CancelToken, DeviceGate, EventBus, Logger, WorkerPool } from '../../../core/plugin-api.js';
 import { createSemaphore } from '../../../core/util/semaphore.js';
-import type { InterrogateOutput, ProbeCandidate } from '../../../workers/tasks/task-types.js';
+import type { ProbeCandidate } from '../../../workers/tasks/task-types.js';
 import { createRttState } from '../../../workers/amt/rtt-estimator.js';
-import type { Scan, ScanProgressEvent, UnsealedCredential } from '../api.js';
+import type { Scan, ScanProgressEvent } from '../api.js';
 import type { RestApiConfig } from '../config.js';
-import type { ManagedDeviceRegistry } from '../devices/device-registry.js';
-import type { SignInMemory, SignInReport } from '../sign-in/sign-in-memory.js';
-import type { DeviceTurns } from '../devices/device-turns.js';
-import { noteLegacyTls } from '../devices/legacy-tls-notice.js';
 import { createProgressThrottle } from './progress-throttle.js';
 import { ScanProgressTracker } from './scan-progress.js';
 import { addressBatches, type ScanRange } from './scan-range.js';
-import { toObservation } from './scan-observation.js';
-import { memoryKey } from '../sign-in/sign-in-key.js';
 
 const PROGRESS_INTERVAL_MS = 100;
 /** Progress persisted at most this often; a restart after a kill recounts `found` from the stored devices. */
@@ -33,36 +27,22 @@ const MAX_PINGS_PER_GAP = 50;
 
 export interface ScanRunDeps {
   pool: WorkerPool;
-  devices: ManagedDeviceRegistry;
-  /** Every sign-in of a scan goes through it, as every other path's does. */
-  signIn: SignInMemory;
+  /** Every device read of a scan passes the device gate, as every other device path does. */
+  gate: DeviceGate;
   events: EventBus;
   logger: Logger;
   amt: AmtSiteSettings;
-  tlsTrust: SiteSettings['deviceTls'];
   options: RestApiConfig['scan'];
-  /** Every device read waits for its device's turn and a socket here, as every other device path's does. */
-  turns: DeviceTurns;
   /** Persists the scan record (throttled by the caller's history). */
   save: (scan: Scan) => Promise<void>;
 }
 
 export interface ScanParameters {
   range: ScanRange;
-  credentials: UnsealedCredential[];
+  /** The credentials a scan may sign in with, in sign-in order (the gate unseals them per attempt). */
+  credentialIds: string[];
   timeoutMs: number;
   concurrency: number;
-}
-
-/** What an interrogation did to the device, for the sign-in memory (nothing when the task failed). */
-function signInReport(result: InterrogateOutput | undefined): SignInReport {
-  if (!result) return { refused: [], failedLogins: 0, succeeded: null, lockedOut: false };
-  return {
-    refused: result.refusedCredentialIds,
-    failedLogins: result.failedLogins,
-    succeeded: result.authStatus === 'ok' ? result.credentialId : null,
-    lockedOut: result.error?.code === 'AMT_ERR_LOCKED_OUT',
-  };
 }
 
 /**
@@ -228,62 +208,36 @@ export class ScanRun {
     return output.candidates;
   }
 
+  /**
+   * Reads the candidate through the device gate (its sign-in memory, credential order, turn and pin,
+   * as every device path), which merges the read into the device list.
+   */
   private async interrogate(candidate: ProbeCandidate): Promise<void> {
     if (this.cancelled) return;
-    const { amt, options, devices, events } = this.deps;
-    const known = devices.findByAddress(candidate.address);
-    const key = memoryKey(this.deps.signIn, known, candidate.address, false);
-    // The sign-in memory picks the credentials (none the device refused, the known one first) and
-    // bounds the failed logins; a device it pauses is read without credentials.
-    const plan = await this.deps.signIn.planWhenFree(key, this.params.credentials.map((c) => c.id), {
-      preferred: known?.credentialId ?? null,
-      maxAttempts: options.credentialAttemptsPerDevice,
-    });
-    let result: InterrogateOutput | undefined;
-    try {
-      // One connection at a time per device and a socket free, whichever path wants the device.
-      result = await this.deps.turns.run(candidate.address, () => (this.cancelled ? Promise.resolve(undefined) : this.read(candidate, plan.credentialIds, plan.maxFailures, known)));
-    } finally {
-      await plan.settle(signInReport(result));
-    }
-    // Results that arrive after a cancel are dropped so the cancelled scan's counts stay final.
-    if (this.cancelled || !result || result.error?.code === 'AMT_ERR_CANCELLED') return;
-    noteLegacyTls(this.deps.logger, candidate.address, result.tlsProtocol);
-    if (result.error) this.deps.logger.debug('device not fully read', { scanId: this.scan.id, address: candidate.address, code: result.error.code });
-    const observation = toObservation(candidate, result, known, amt.ports.https);
-    if (observation.authStatus !== 'ok' && this.deps.signIn.paused(key)) observation.authStatus = 'locked-out-risk';
-    const recording = devices.record(observation, this.scan.id);
+    const { options } = this.deps;
+    const recording = this.deps.gate.read(
+      { address: candidate.address, openPorts: candidate.openPorts },
+      {
+        candidates: this.params.credentialIds,
+        credentialAttempts: options.credentialAttemptsPerDevice,
+        // The scan's timeoutMs bounds a probe; the device answered its probe, and a read connects (and
+        // for TLS shakes hands) among up to deviceConnections others, so it gets the request bound.
+        timeouts: { connectMs: Math.max(this.params.timeoutMs, options.requestTimeoutMs), firstByteMs: options.requestTimeoutMs, totalMs: options.requestTimeoutMs },
+        cancel: this.cancelToken,
+        record: { kind: 'scan', scanId: this.scan.id, pong: candidate.pong ?? null },
+      },
+    );
     this.recording.add(recording);
     try {
-      const { device } = await recording;
+      // A read that ends after a cancel records nothing (the gate checks the token), so the cancelled scan's counts stay final.
+      const { device, output } = await recording;
+      if (!device) return;
+      if (output?.error) this.deps.logger.debug('device not fully read', { scanId: this.scan.id, address: candidate.address, code: output.error.code });
       this.scan.found++;
-      events.publish('DeviceDiscovered', { scanId: this.scan.id, device });
+      this.deps.events.publish('DeviceDiscovered', { scanId: this.scan.id, device });
       if (!this.cancelled) this.updateScanned();
     } finally {
       this.recording.delete(recording);
     }
-  }
-
-  /** The interrogate task: it waits on the device nearly all its time, so it takes no CPU slot of the pool. */
-  private read(candidate: ProbeCandidate, credentialIds: readonly string[], maxFailures: number, known: ReturnType<ManagedDeviceRegistry['findByAddress']>): Promise<InterrogateOutput> {
-    const { amt, options, pool } = this.deps;
-    const byId = new Map(this.params.credentials.map((c) => [c.id, c]));
-    return pool.run(
-      'interrogate',
-      {
-        address: candidate.address,
-        ports: amt.ports,
-        tls: 'auto',
-        openPorts: candidate.openPorts,
-        credentials: credentialIds.map((id) => byId.get(id)!),
-        maxAttempts: Math.max(1, maxFailures),
-        // The scan's timeoutMs bounds a probe; the device answered its probe, and a read connects (and
-        // for TLS shakes hands) among up to deviceConnections others, so it gets the request bound.
-        timeouts: { connectMs: Math.max(this.params.timeoutMs, options.requestTimeoutMs), firstByteMs: options.requestTimeoutMs, totalMs: options.requestTimeoutMs },
-        tlsTrust: this.deps.tlsTrust,
-        pinnedFingerprint: known?.tlsFingerprint ?? null,
-      },
-      { cancel: this.cancelToken, waitsOnDevice: true },
-    );
   }
 }

@@ -1,11 +1,10 @@
-import { HttpError } from '../../../core/plugin-api.js';
-import type { Scan, UnsealedCredential } from '../api.js';
-import type { ManagedCredentialVault } from '../credentials/credential-vault.js';
+import { HttpError, type CredentialVault } from '../../../core/plugin-api.js';
+import type { Scan } from '../api.js';
 import { RestApiErrors } from '../errors.js';
 import type { ScanHistory } from './scan-history.js';
 import { parseScanRange } from './scan-range.js';
 import { ScanRun, type ScanRunDeps } from './scan-runner.js';
-import { MIN_PROBES_IN_FLIGHT, socketBudget, type SocketBudget } from './socket-budget.js';
+import { MIN_PROBES_IN_FLIGHT, socketBudget, type SocketBudget } from '../../../core/net/socket-budget.js';
 
 export interface StartScanRequest {
   range: string;
@@ -24,17 +23,20 @@ export interface ScanService {
   stopAll(): Promise<void>;
 }
 
-export function createScanService(deps: Omit<ScanRunDeps, 'save'> & { sockets: SocketBudget }, history: ScanHistory, vault: ManagedCredentialVault): ScanService {
+export function createScanService(deps: Omit<ScanRunDeps, 'save'> & { sockets: SocketBudget }, history: ScanHistory, vault: CredentialVault): ScanService {
   const running = new Map<string, { run: ScanRun; done: Promise<Scan> }>();
   const { options } = deps;
   const snapshot = (scan: Scan): Scan => ({ ...scan });
   const save = (scan: Scan) => history.save(snapshot(scan));
 
-  const credentialsFor = async (credentialId: string | undefined): Promise<UnsealedCredential[]> => {
-    if (credentialId !== undefined && !vault.get(credentialId)) {
+  /** The credentials the scan signs in with, in sign-in order; the gate unseals each for its attempt. */
+  const credentialsFor = (credentialId: string | undefined): string[] => {
+    const stored = vault.list().map((c) => c.id);
+    if (credentialId === undefined) return stored;
+    if (!stored.includes(credentialId)) {
       throw new HttpError(422, 'GW_ERR_CREDENTIAL_UNKNOWN', `credential '${credentialId}' does not exist`, { errors: [{ path: 'body.credentialId', message: 'no such credential' }] });
     }
-    return vault.signInOrder(credentialId);
+    return [credentialId];
   };
 
   const finish = async (run: ScanRun, status: Scan['status'], error?: string) => {
@@ -62,10 +64,10 @@ export function createScanService(deps: Omit<ScanRunDeps, 'save'> & { sockets: S
       const timeoutMs = Math.min(request.timeoutMs ?? options.defaultTimeoutMs, options.maxTimeoutMs);
       const asked = Math.min(request.concurrency ?? options.defaultConcurrency, options.maxConcurrency);
       const concurrency = probesInFlight(asked);
-      const credentials = await credentialsFor(request.credentialId);
+      const credentialIds = credentialsFor(request.credentialId);
       const scan: Scan = { id: history.newId(), range: request.range, status: 'running', total: range.size, scanned: 0, found: 0, startedAt: new Date().toISOString() };
       await save(scan);
-      const run = new ScanRun(scan, { range, credentials, timeoutMs, concurrency }, { ...deps, save });
+      const run = new ScanRun(scan, { range, credentialIds, timeoutMs, concurrency }, { ...deps, save });
       deps.events.publish('ScanStarted', snapshot(scan));
       deps.logger.info('scan started', { scanId: scan.id, range: scan.range, total: scan.total, timeoutMs, concurrency });
       const done = run.run().then(

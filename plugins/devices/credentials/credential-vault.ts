@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { KeyValueStore, PluginSecrets, BatchOperation } from '../../../core/plugin-api.js';
 import { createSerialQueue } from '../../../core/util/serial-queue.js';
 import type { Credential, CredentialVault, UnsealedCredential } from '../api.js';
-import { RestApiErrors } from '../errors.js';
+import { DeviceErrors } from '../errors.js';
 
 /** A credential as stored: the password only ever sealed. */
 interface StoredCredential extends Credential {
@@ -45,7 +45,7 @@ export async function openCredentialVault(store: KeyValueStore, secrets: PluginS
   const ordered = () => [...cache.values()].sort((a, b) => Number(b.isDefault) - Number(a.isDefault) || byCreation(a, b));
   const load = (id: string) => {
     const credential = cache.get(id);
-    if (!credential) throw RestApiErrors.credentialNotFound(id);
+    if (!credential) throw DeviceErrors.credentialNotFound(id);
     return credential;
   };
   /** Writes `changed` and, when it is the default, clears every other default in one batch. */

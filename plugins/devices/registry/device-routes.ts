@@ -2,7 +2,7 @@ import type { PluginContext } from '../../../core/plugin-api.js';
 import { sendBufferParts } from './buffer-parts-body.js';
 import { jsonArrayBuffer, jsonArrayStream } from './json-array-body.js';
 import type { DeviceFilter } from '../api.js';
-import { RestApiErrors } from '../errors.js';
+import { DeviceErrors } from '../errors.js';
 import type { ManagedDeviceRegistry } from './device-registry.js';
 import { DEVICE_LIST_QUERY, DEVICE_SCHEMA } from './device-schemas.js';
 
@@ -53,7 +53,7 @@ export function registerDeviceRoutes(ctx: PluginContext, devices: ManagedDeviceR
     responses: { 200: { description: 'The device', schema: REF }, 404: { description: 'Unknown device' } },
     handler(req, reply) {
       const device = devices.get(req.params.id);
-      if (!device) throw RestApiErrors.deviceNotFound(req.params.id);
+      if (!device) throw DeviceErrors.deviceNotFound(req.params.id);
       reply.type('application/json');
       return devices.encoded(device);
     },
@@ -69,7 +69,7 @@ export function registerDeviceRoutes(ctx: PluginContext, devices: ManagedDeviceR
     responses: { 200: { description: 'The device, without a pin', schema: REF }, 404: { description: 'Unknown device' } },
     async handler(req) {
       const device = await devices.update(req.params.id, { tlsFingerprint: null });
-      if (!device) throw RestApiErrors.deviceNotFound(req.params.id);
+      if (!device) throw DeviceErrors.deviceNotFound(req.params.id);
       ctx.logger.info('TLS pin reset', { deviceId: device.id, ipAddress: device.ipAddress, user: req.user?.username });
       await audit?.record({ by: req, action: 'device.trust-reset', target: device.id, detail: { ipAddress: device.ipAddress } });
       return device;
@@ -85,7 +85,7 @@ export function registerDeviceRoutes(ctx: PluginContext, devices: ManagedDeviceR
     responses: { 204: { description: 'Deleted' }, 404: { description: 'Unknown device' } },
     async handler(req) {
       const ipAddress = devices.get(req.params.id)?.ipAddress;
-      if (!(await devices.delete(req.params.id))) throw RestApiErrors.deviceNotFound(req.params.id);
+      if (!(await devices.delete(req.params.id))) throw DeviceErrors.deviceNotFound(req.params.id);
       await audit?.record({ by: req, action: 'device.delete', target: req.params.id, detail: { ipAddress } });
       ctx.events.publish('DeviceRemoved', { deviceId: req.params.id });
     },

@@ -5,7 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openStore } from '../../../core/store/level-store.js';
-import { openDeviceRegistry } from '../../../plugins/rest-api/devices/device-registry.js';
+import { openDeviceRegistry } from '../../../plugins/devices/registry/device-registry.js';
 
 const UUID = '9c2f1e4a-0b7d-4c11-8e3f-5a6b7c8d9e0f';
 

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { startFleet, type Fleet } from '../../sim/fleet.js';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway-harness.js';
 import { createCredential, SIM_AMT_SETTINGS, SIM_RMCP_PORT, startScan, waitForScan } from '../../helpers/scan-helpers.js';
-import type { Device } from '../../../plugins/rest-api/api.js';
+import type { Device } from '../../../plugins/devices/api.js';
 
 let fleet: Fleet;
 let gw: TestGateway;

@@ -3,7 +3,7 @@
  * device I/O (device operations, diagnostics, the online monitor's probes) asks this guard first.
  */
 import { insideNetworks, parseCidr, parseIpv4, type Cidr } from '../../../core/net/ipv4.js';
-import { RestApiErrors } from '../errors.js';
+import { DeviceErrors } from '../errors.js';
 
 export interface NetworkGuard {
   /** True when the address is an IPv4 address inside the allowed networks. */
@@ -21,7 +21,7 @@ export function createNetworkGuard(allowedNetworks: readonly string[]): NetworkG
   return {
     allows,
     check(address) {
-      if (!allows(address)) throw RestApiErrors.addressNotAllowed(address);
+      if (!allows(address)) throw DeviceErrors.addressNotAllowed(address);
     },
   };
 }

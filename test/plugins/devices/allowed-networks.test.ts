@@ -9,7 +9,7 @@ import { startFleet, type Fleet } from '../../sim/fleet.js';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway-harness.js';
 import { createCredential, SIM_AMT_SETTINGS, SIM_RMCP_PORT, startScan, waitForScan } from '../../helpers/scan-helpers.js';
 import { mergeConfig } from '../../../core/config/load-config.js';
-import type { Device } from '../../../plugins/rest-api/api.js';
+import type { Device } from '../../../plugins/devices/api.js';
 
 const PLUGINS = ['rest-api', 'power-mgmt', 'remote-monitor'];
 let inside: Fleet;

@@ -17,6 +17,7 @@ export const DeviceProblems = {
     new HttpError(502, 'GW_ERR_DEVICE_NOT_AUTHENTICATED', `${name(device)} answered without asking for authentication (${failure.message}): not taken as the device's answer`, { expose: true }),
   busy: (device: Device, failure: AmtFailure) => new HttpError(409, 'GW_ERR_DEVICE_BUSY', `${name(device)} is busy: ${failure.message}`, { expose: true }),
   unsupported: (device: Device, failure: AmtFailure) => new HttpError(422, 'GW_ERR_DEVICE_UNSUPPORTED', `${name(device)} does not offer this now: ${failure.message}`, { expose: true }),
+  noPath: (device: Device, kind: string) => new HttpError(409, 'GW_ERR_DEVICE_NO_PATH', `${name(device)} cannot be reached along '${kind}' now (none, or not proven to lead to the device)`, { expose: true }),
   cancelled: () => new HttpError(503, 'GW_ERR_SHUTTING_DOWN', 'the gateway is shutting down'),
   signInPaused: (device: Device, detail: string) =>
     new HttpError(409, 'GW_ERR_SIGN_IN_PAUSED', `sign-ins to ${name(device)} are paused to avoid locking its account: ${detail}`, { expose: true }),

@@ -4,8 +4,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openStore } from '../../../core/store/level-store.js';
-import { openDeviceRegistry, type DeviceObservation } from '../../../plugins/rest-api/devices/device-registry.js';
-import type { Device } from '../../../plugins/rest-api/api.js';
+import { openDeviceRegistry, type DeviceObservation } from '../../../plugins/devices/registry/device-registry.js';
+import type { Device } from '../../../plugins/devices/api.js';
 
 const observation = (ipAddress: string, uuid: string | null = null): DeviceObservation => ({
   ipAddress,

@@ -1,5 +1,5 @@
 import type { Device, DeviceRegistry } from '../api.js';
-import { RestApiErrors } from '../errors.js';
+import { DeviceErrors } from '../errors.js';
 
 /** A device UUID (AMT's, or a device id, which are UUIDs too) as text, any case. */
 const UUID_TEXT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -18,10 +18,10 @@ export function deviceOfTarget(devices: DeviceRegistry, target: string, path: st
   if (UUID_TEXT.test(target)) {
     const uuid = target.toLowerCase();
     const byUuid = devices.list().find((d) => d.uuid?.toLowerCase() === uuid);
-    if (!byUuid) throw RestApiErrors.deviceNotFound(target);
+    if (!byUuid) throw DeviceErrors.deviceNotFound(target);
     return byUuid;
   }
   const atAddress = devices.list().filter((d) => d.ipAddress === target);
-  if (atAddress.length > 1) throw RestApiErrors.targetAmbiguous(target, atAddress.map((d) => d.id), path);
+  if (atAddress.length > 1) throw DeviceErrors.targetAmbiguous(target, atAddress.map((d) => d.id), path);
   return atAddress[0];
 }

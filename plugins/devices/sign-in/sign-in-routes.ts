@@ -1,7 +1,7 @@
 /** `GET /api/devices/{id}/sign-in` (why a device is unauthorized) and `DELETE` (reset its sign-in memory). */
 import type { PluginContext } from '../../../core/plugin-api.js';
 import type { CredentialVault, DeviceRegistry } from '../api.js';
-import { RestApiErrors } from '../errors.js';
+import { DeviceErrors } from '../errors.js';
 import type { SignInMemory } from './sign-in-memory.js';
 import { currentSignInKey, signInKey, tunnelOnly } from './sign-in-key.js';
 import { SIGN_IN_SCHEMA } from './sign-in-schemas.js';
@@ -13,7 +13,7 @@ export function registerSignInRoutes(ctx: PluginContext, devices: DeviceRegistry
   const ref = { $ref: '#/components/schemas/DeviceSignIn' };
   const known = (id: string) => {
     const device = devices.get(id);
-    if (!device) throw RestApiErrors.deviceNotFound(id);
+    if (!device) throw DeviceErrors.deviceNotFound(id);
     return device;
   };
   const describe = (deviceId: string) => {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { startFleet } from '../../sim/fleet.js';
 import { startTestGateway } from '../../helpers/gateway-harness.js';
 import { createCredential, SIM_AMT_SETTINGS, SIM_RMCP_PORT, startScan, waitForScan } from '../../helpers/scan-helpers.js';
-import type { Device } from '../../../plugins/rest-api/api.js';
+import type { Device } from '../../../plugins/devices/api.js';
 
 test('a TLS device is pinned on first contact, a changed certificate is refused until the operator resets the pin', async () => {
   const fleet = await startFleet({ count: 2, base: '127.35.0.1', rmcpPort: SIM_RMCP_PORT, tlsEvery: 1, seed: 'pinning' });

@@ -5,8 +5,7 @@
  * a device never has two of the gateway's connections at once, whichever paths (a scan, power,
  * monitor reads, diagnostics) want it: AMT firmware handles few connections and fragile ones worse.
  *
- * Every device path calls `run` around the task that connects; the one rule lives here, so a later
- * device gate can take this module over whole.
+ * The device gate (device-gate.ts) calls `run` around every task that connects, for every path.
  */
 
 export interface DeviceTurns {
@@ -14,6 +13,8 @@ export interface DeviceTurns {
   run<T>(deviceKey: string, work: () => Promise<T>): Promise<T>;
   /** Operations that may wait on devices at once. */
   readonly limit: number;
+  /** Sets the limit (at start, before any operation). */
+  resize(limit: number): void;
   /** Operations running now. */
   readonly active: number;
   /** Operations waiting for their device's turn or a socket. */
@@ -21,7 +22,7 @@ export interface DeviceTurns {
 }
 
 export function createDeviceTurns(limit: number): DeviceTurns {
-  const bound = Math.max(1, Math.floor(limit));
+  let bound = Math.max(1, Math.floor(limit));
   /** Devices with an operation running; each holds the queue of those waiting for that device. */
   const busy = new Map<string, Array<() => void>>();
   const sockets: Array<() => void> = [];
@@ -64,7 +65,13 @@ export function createDeviceTurns(limit: number): DeviceTurns {
   };
 
   return {
-    limit: bound,
+    get limit() {
+      return bound;
+    },
+    resize(next) {
+      // Only before use (a deprecated option read at start): a running operation keeps its socket.
+      bound = Math.max(1, Math.floor(next));
+    },
     async run(deviceKey, work) {
       // The device's turn first: an operation queued behind its device holds no socket meanwhile.
       await takeDevice(deviceKey);

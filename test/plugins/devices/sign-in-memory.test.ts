@@ -9,7 +9,7 @@ import { startFleet, type Fleet } from '../../sim/fleet.js';
 import type { SimDevice } from '../../sim/sim-device.js';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway-harness.js';
 import { createCredential, SIM_AMT_SETTINGS, SIM_RMCP_PORT, startScan, waitForScan } from '../../helpers/scan-helpers.js';
-import type { Device } from '../../../plugins/rest-api/api.js';
+import type { Device } from '../../../plugins/devices/api.js';
 
 const RANGE = '127.0.13.1-20';
 const THRESHOLD = 10;

@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createDeviceTurns } from '../../../plugins/rest-api/devices/device-turns.js';
+import { createDeviceTurns } from '../../../plugins/devices/gate/device-turns.js';
 import { startFleetGateway } from '../remote-monitor/fixtures/fleet-gateway.js';
 
 /** A job that stays open until released, so that the test decides when it ends. */

@@ -5,7 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openStore } from '../../../core/store/level-store.js';
-import { openSignInMemory, type SignInReport } from '../../../plugins/rest-api/sign-in/sign-in-memory.js';
+import { openSignInMemory, type SignInReport } from '../../../plugins/devices/sign-in/sign-in-memory.js';
 import type { Logger } from '../../../core/plugin-api.js';
 
 const logger = { debug() {}, info() {}, warn() {}, error() {}, child: () => logger } as unknown as Logger;

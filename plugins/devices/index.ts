@@ -1,0 +1,64 @@
+/**
+ * devices: the device domain. The device registry, the credential vault, the sign-in memory, the
+ * allowed-networks guard, device TLS trust, and the device gate every device operation passes
+ * (gate/device-gate.ts). Provides `devices`, `credentials`, `deviceAccess` and `deviceGate`; owns
+ * the routes about devices and credentials (fixed paths under /api).
+ */
+import { definePlugin } from '../../core/plugin-api.js';
+import { DEVICES_CONFIG_SCHEMA, type DevicesConfig } from './config.js';
+import { openCredentialVault } from './credentials/credential-vault.js';
+import { registerCredentialRoutes } from './credentials/credential-routes.js';
+import { openDeviceRegistry } from './registry/device-registry.js';
+import { registerDeviceRoutes } from './registry/device-routes.js';
+import { openSignInMemory } from './sign-in/sign-in-memory.js';
+import { registerSignInRoutes } from './sign-in/sign-in-routes.js';
+import { createNetworkGuard } from './gate/device-networks.js';
+import { createDeviceTurns } from './gate/device-turns.js';
+import { createDevicePaths } from './gate/device-paths.js';
+import { createDeviceGate } from './gate/device-gate.js';
+import { createDeviceAccessFactory } from './gate/device-access.js';
+import { createGateService, fitDeviceConnections } from './gate/gate-service.js';
+
+export default definePlugin<DevicesConfig>({
+  name: 'devices',
+  version: '1.0.0',
+  kernel: '1',
+  prefix: '/api',
+  // The domain's data stays where the releases before the split kept it (rest-api's store), so an upgrade finds it.
+  storeNamespace: 'rest-api',
+  optionalDependencies: ['audit'],
+  configSchema: DEVICES_CONFIG_SCHEMA,
+  permissions: [
+    { name: 'devices:read', description: 'Read the device list and scan results' },
+    { name: 'devices:delete', description: 'Delete devices from the list' },
+    { name: 'devices:trust', description: "Reset a device's pinned TLS certificate" },
+    { name: 'devices:sign-in-reset', description: "Reset a device's sign-in memory (refused credentials, failed-login count)" },
+    { name: 'credentials:read', description: 'List stored device credentials (never their passwords)' },
+    { name: 'credentials:write', description: 'Create, change and delete device credentials' },
+  ],
+  routes: [
+    { path: '/devices', name: 'devices', meta: { title: 'Devices', icon: 'computer', permission: 'devices:read', order: 10 } },
+    { path: '/credentials', name: 'credentials', meta: { title: 'Credentials', icon: 'key', permission: 'credentials:read', order: 30 } },
+  ],
+  async register(ctx) {
+    const credentials = await openCredentialVault(ctx.store.namespace('credentials'), ctx.secrets);
+    const devices = await openDeviceRegistry(ctx.store.namespace('devices'));
+    ctx.provide('credentials', credentials);
+    ctx.provide('devices', devices);
+    // A copy the sign-in memory reads at each plan: rest-api's deprecated options may still adjust it before start.
+    const signInSettings = { ...ctx.config.signIn };
+    const signIn = await openSignInMemory(ctx.store.namespace('sign-in'), signInSettings, (id) => credentials.signInVersion(id), ctx.logger, {
+      settled: (r) => void ((r.failedLogins > 0 || r.lockedOut) && ctx.events.publish('DeviceSignInFailed', { failedLogins: r.failedLogins, lockedOut: r.lockedOut })),
+      paused: (reason) => ctx.events.publish('DeviceSignInPaused', { reason }),
+    });
+    const networks = createNetworkGuard(ctx.site.amt.allowedNetworks);
+    const turns = createDeviceTurns(fitDeviceConnections(ctx.config.deviceConnections, ctx.logger));
+    const paths = createDevicePaths();
+    const gate = createDeviceGate({ devices, vault: credentials, signIn, networks, turns, paths, amt: ctx.site.amt, tlsTrust: ctx.site.deviceTls, pool: ctx.pool, logger: ctx.logger });
+    ctx.provide('deviceAccess', createDeviceAccessFactory(gate, (e) => ctx.events.publish('DeviceOperationCompleted', e)));
+    ctx.provide('deviceGate', createGateService({ gate, devices, credentials, signIn, turns, signInSettings, logger: ctx.logger, amt: ctx.site.amt, tlsTrust: ctx.site.deviceTls }));
+    registerCredentialRoutes(ctx, credentials);
+    registerDeviceRoutes(ctx, devices);
+    registerSignInRoutes(ctx, devices, credentials, signIn);
+  },
+});
