@@ -86,13 +86,16 @@ async function loadEnabledPlugins(config: GatewayConfig, cwd: string, logger: Lo
 }
 
 /**
- * A built-in plugin that an enabled plugin depends on is enabled with it (as Egg does), so a site
- * whose configuration predates a split (`rest-api` before `devices`) keeps starting. Logged, since
- * it overrides an `enable: false`; a missing third-party dependency stays an error.
+ * A built-in plugin that an enabled built-in plugin depends on is enabled with it (as Egg does), so
+ * a site whose configuration predates a split (`rest-api` before `devices`) keeps starting. Logged,
+ * since it overrides an `enable: false`. A third-party plugin's missing dependency stays an error:
+ * its site says what it enables.
  */
 async function withImpliedDependencies(loaded: LoadedPlugin[], config: GatewayConfig, cwd: string, logger: Logger): Promise<LoadedPlugin[]> {
   const builtIn = new Set(builtInPluginNames());
   for (let i = 0; i < loaded.length; i++) {
+    const requiring = config.plugins[loaded[i]!.name];
+    if (!builtIn.has(loaded[i]!.name) || requiring?.path || requiring?.package) continue;
     for (const dep of loaded[i]!.dependencies) {
       if (loaded.some((p) => p.name === dep) || !builtIn.has(dep) || config.plugins[dep]?.path || config.plugins[dep]?.package) continue;
       const setting = { ...config.plugins[dep], enable: true };

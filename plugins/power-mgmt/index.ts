@@ -13,7 +13,7 @@ export default definePlugin<PowerMgmtConfig>({
   name: 'power-mgmt',
   version: '1.0.0',
   kernel: '1',
-  dependencies: ['rest-api'],
+  dependencies: ['devices'],
   optionalDependencies: ['audit'],
   prefix: '/api/power',
   permissions: [

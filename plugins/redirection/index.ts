@@ -18,7 +18,7 @@ export default definePlugin<RedirectionConfig>({
   name: 'redirection',
   version: '1.0.0',
   kernel: '1',
-  dependencies: ['rest-api'],
+  dependencies: ['devices'],
   prefix: '/api/redirection',
   permissions: [{ name: PERMISSION, description: 'Open remote console sessions (KVM, serial-over-LAN), change redirection features and consent' }],
   configSchema: REDIRECTION_CONFIG_SCHEMA,

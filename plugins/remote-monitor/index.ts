@@ -19,7 +19,7 @@ export default definePlugin<RemoteMonitorConfig>({
   name: 'remote-monitor',
   version: '1.0.0',
   kernel: '1',
-  dependencies: ['rest-api'],
+  dependencies: ['devices'],
   prefix: '/api/monitor',
   permissions: [{ name: 'monitor:read', description: 'Read online state, hardware and event logs' }],
   routes: [{ path: '/monitor', name: 'monitor', meta: { title: 'Monitoring', icon: 'monitor-heart', permission: 'monitor:read', order: 50 } }],

@@ -120,7 +120,7 @@ test('each permission has one owner: one declared twice stops start-up naming bo
   const dir = fileURLToPath(new URL('../fixtures/plugins/ordering/', import.meta.url));
   await assert.rejects(
     startTestGateway({ plugins: ['rest-api'], overrides: { plugins: { 'permission-copy': { enable: true, path: dir + 'permission-copy.ts' } } } }),
-    { code: 'GW_ERR_PERMISSION_CLASH', message: "the permission 'devices:read' is declared by both plugin 'permission-copy' and plugin 'rest-api'" },
+    { code: 'GW_ERR_PERMISSION_CLASH', message: "the permission 'devices:read' is declared by both plugin 'devices' and plugin 'permission-copy'" },
   );
   await assert.rejects(
     startTestGateway({ overrides: { plugins: { 'kernel-permission-copy': { enable: true, path: dir + 'kernel-permission-copy.ts' } } } }),

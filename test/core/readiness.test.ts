@@ -15,7 +15,7 @@ test('readiness answers 200 with every check, and 503 naming the plugin check th
     assert.equal(ready.status, 200);
     const report = (await ready.json()) as Report;
     assert.equal(report.status, 'ready');
-    assert.deepEqual(report.checks.map((c) => c.name).sort(), ['plugin:readiness-probe', 'plugin:readiness-probe/upstream', 'plugin:rest-api', 'store', 'workers']);
+    assert.deepEqual(report.checks.map((c) => c.name).sort(), ['plugin:devices', 'plugin:readiness-probe', 'plugin:readiness-probe/upstream', 'plugin:rest-api', 'store', 'workers']);
     assert.ok(report.checks.every((c) => c.ready && c.reason === undefined));
 
     const token = await gw.login();

@@ -151,7 +151,8 @@ export async function openSignInMemory(
   /** Operations waiting for reservations on an address to be given back. */
   const waiting = new Map<string, Set<() => void>>();
   const serial = createSerialQueue();
-  const budget = Math.max(1, settings.lockoutThreshold - settings.safetyMargin);
+  // Read at each use: the settings may be adjusted before start (rest-api's deprecated options).
+  const budgetNow = (): number => Math.max(1, settings.lockoutThreshold - settings.safetyMargin);
 
   const persist = (record: SignInRecord) =>
     serial(() => store.put(record.address, record)).catch((err: Error) => logger.warn('could not store sign-in memory', { address: record.address, error: err.message }));
@@ -170,7 +171,7 @@ export async function openSignInMemory(
     }
     if (remaining > 0) return null;
     const spent = record?.consecutiveFailures ?? 0;
-    if (spent < budget) {
+    if (spent < budgetNow()) {
       return { reason: 'budget-spent', detail: 'other sign-ins to this device under way hold the rest of its failed-login budget; try again when they end' };
     }
     return {
@@ -179,7 +180,7 @@ export async function openSignInMemory(
     };
   };
 
-  const remainingOf = (address: string): number => budget - (records.get(address)?.consecutiveFailures ?? 0) - (reserved.get(address) ?? 0);
+  const remainingOf = (address: string): number => budgetNow() - (records.get(address)?.consecutiveFailures ?? 0) - (reserved.get(address) ?? 0);
 
   function settleOne(address: string, reservation: number, report: SignInReport): Promise<void> {
     const left = (reserved.get(address) ?? 0) - reservation;
@@ -266,7 +267,7 @@ export async function openSignInMemory(
       if (credentialIds.length > 0) reserved.set(address, (reserved.get(address) ?? 0) + maxFailures);
       const reservation = credentialIds.length > 0 ? maxFailures : 0;
       let settled = false;
-      const busy = pause !== null && pause.reason === 'budget-spent' && (record?.consecutiveFailures ?? 0) < budget;
+      const busy = pause !== null && pause.reason === 'budget-spent' && (record?.consecutiveFailures ?? 0) < budgetNow();
       if (pause && !busy) observer?.paused(pause.reason);
       return {
         credentialIds,
@@ -284,12 +285,12 @@ export async function openSignInMemory(
     view(address) {
       const record = records.get(address) ?? emptyRecord(address);
       const remaining = remainingOf(address);
-      return { ...record, refused: record.refused.filter((r) => versionOf(r.credentialId) === r.version), budget, remaining: Math.max(0, remaining), pause: pauseOf(records.get(address), remaining) };
+      return { ...record, refused: record.refused.filter((r) => versionOf(r.credentialId) === r.version), budget: budgetNow(), remaining: Math.max(0, remaining), pause: pauseOf(records.get(address), remaining) };
     },
     paused(address) {
       const record = records.get(address);
       if (!record) return false;
-      return pauseOf(record, budget - record.consecutiveFailures) !== null;
+      return pauseOf(record, budgetNow() - record.consecutiveFailures) !== null;
     },
     async reset(address) {
       records.delete(address);

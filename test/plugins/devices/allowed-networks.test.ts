@@ -1,10 +1,12 @@
 /**
  * `amt.allowedNetworks` on every device path: after a site narrows its networks, a stored device
- * outside them gets 422 on power, bulk power, monitor reads and diagnostics, receives no sign-in, no
+ * outside them gets 422 on power, bulk power, monitor reads, diagnostics and the device gate's
+ * reads (what scans and tunnel reads do), receives no sign-in, no
  * connection and no presence ping, and the online monitor marks it instead of probing it.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
 import { startFleet, type Fleet } from '../../sim/fleet.js';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway-harness.js';
 import { createCredential, SIM_AMT_SETTINGS, SIM_RMCP_PORT, startScan, waitForScan } from '../../helpers/scan-helpers.js';
@@ -12,6 +14,8 @@ import { mergeConfig } from '../../../core/config/load-config.js';
 import type { Device } from '../../../plugins/devices/api.js';
 
 const PLUGINS = ['rest-api', 'power-mgmt', 'remote-monitor'];
+/** A plugin that reads devices through the device gate's `read`, as scans and tunnels do. */
+const GATE_READER = fileURLToPath(new URL('../../fixtures/plugins/gate-users/gate-reader.ts', import.meta.url));
 let inside: Fleet;
 let outside: Fleet;
 let gw: TestGateway;
@@ -33,7 +37,10 @@ before(async () => {
     plugins: PLUGINS,
     dataDir: first.dataDir,
     masterKey: first.masterKey,
-    overrides: mergeConfig(SIM_AMT_SETTINGS, { amt: { allowedNetworks: ['127.0.5.0/24'] }, plugins: { 'remote-monitor': { options: { intervalSeconds: 0.5 } } } }),
+    overrides: mergeConfig(SIM_AMT_SETTINGS, {
+      amt: { allowedNetworks: ['127.0.5.0/24'] },
+      plugins: { 'remote-monitor': { options: { intervalSeconds: 0.5 } }, 'gate-reader': { enable: true, path: GATE_READER } },
+    }),
   });
   token = await gw.login();
   const devices = (await (await gw.request('GET', '/api/devices', { token })).json()) as Device[];
@@ -62,6 +69,10 @@ test('a stored device outside the narrowed allowed networks gets 422 on every re
     assert.equal(res.status, 422, `${method} ${path}`);
     assert.equal(await problem(res), 'GW_ERR_ADDRESS_NOT_ALLOWED', `${method} ${path}`);
   }
+  // A device read through the gate (what scans and tunnel reads do) is refused the same way.
+  const read = (id: string) => gw.request('POST', `/api/gate-reader/${id}`, { token }).then((r) => r.json() as Promise<{ problem: string | null }>);
+  assert.equal((await read(outsideId)).problem, 'GW_ERR_ADDRESS_NOT_ALLOWED');
+  assert.equal((await read(insideId)).problem, null);
   const bulk = await gw.request('POST', '/api/power/bulk', { token, body: { deviceIds: [insideId, outsideId], action: 'reset' } });
   assert.equal(bulk.status, 200);
   const results = ((await bulk.json()) as { results: Array<{ deviceId: string; ok: boolean; error?: { status: number } }> }).results;

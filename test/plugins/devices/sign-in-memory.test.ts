@@ -1,7 +1,8 @@
 /**
  * The per-device sign-in memory against a simulated fleet with AMT's lockout on (10 failed logins in
- * a row): four wrong credentials stored before the two right ones, repeated scans, diagnostics and
- * power reads never lock a device out, and every device ends signed in with its own credential.
+ * a row): four wrong credentials stored before the two right ones, repeated scans with diagnostics,
+ * power and monitor reads alongside never lock a device out, and every device ends signed in with
+ * its own credential.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -30,7 +31,7 @@ interface SignInView {
 before(async () => {
   // A long lockout, so that any lockout the gateway caused is still visible when asserted.
   fleet = await startFleet({ count: 20, base: '127.0.13.1', rmcpPort: SIM_RMCP_PORT, altPasswordEvery: 2, lockoutThreshold: THRESHOLD, lockoutMs: 120_000, seed: 'sign-in' });
-  gw = await startTestGateway({ plugins: ['rest-api', 'power-mgmt'], overrides: SIM_AMT_SETTINGS });
+  gw = await startTestGateway({ plugins: ['rest-api', 'power-mgmt', 'remote-monitor'], overrides: SIM_AMT_SETTINGS });
   token = await gw.login();
   for (let i = 1; i <= 4; i++) ids[`wrong${i}`] = await createCredential(gw, token, { name: `wrong${i}`, username: 'admin', password: `Wrong-P@ss${i}` });
   ids['right'] = await createCredential(gw, token, { name: 'right', username: 'admin', password: 'P@ssw0rd1' });
@@ -60,7 +61,7 @@ async function scan(): Promise<void> {
   assert.equal(done.status, 'completed');
 }
 
-test('repeated scans, diagnostics and power reads with four wrong credentials first lock no device out, and every device ends ok', async () => {
+test('repeated scans, diagnostics, power and monitor reads with four wrong credentials first lock no device out, and every device ends ok', async () => {
   // Eleven diagnostics with the (wrong) default credential lock a device out without the memory.
   const first = fleet.devices[0]!;
   for (let i = 0; i < 11; i++) {
@@ -73,15 +74,16 @@ test('repeated scans, diagnostics and power reads with four wrong credentials fi
   assert.ok(first.counters().authFailures <= 2, `test-wsman repeated a refused credential: ${first.counters().authFailures} failures`);
 
   for (let round = 1; round <= 6; round++) {
-    await scan();
-    assertNoLockout(`after scan ${round}`);
-    // Between scans, other paths sign in too: power reads and credential checks share the budget.
+    // Other paths sign in while the scan runs: power reads, monitor reads and credential checks share each device's one budget.
     const known = await devices();
-    for (const device of known.slice(0, 6)) {
-      await gw.request('GET', `/api/power/${device.id}`, { token });
-      await gw.request('GET', `/api/test/test-credential?ip=${device.ipAddress}&id=${ids['wrong2']}`, { token });
-    }
-    assertNoLockout(`after power reads and test-credential calls in round ${round}`);
+    const others = Promise.all(
+      known.slice(0, 6).map(async (device) => {
+        await Promise.all([gw.request('GET', `/api/power/${device.id}`, { token }), gw.request('GET', `/api/monitor/${device.id}/hardware`, { token })]);
+        await gw.request('GET', `/api/test/test-credential?ip=${device.ipAddress}&id=${ids['wrong2']}`, { token });
+      }),
+    );
+    await Promise.all([scan(), others]);
+    assertNoLockout(`after scan ${round} with power, monitor reads and test-credential calls alongside`);
   }
 
   const final = await byAddress();
