@@ -79,7 +79,7 @@ test('every listed operator action leaves one record with who, from where, what 
   assert.equal(scan.status, 'completed');
   const long = await startScan(gw, admin, { range: '127.123.8.0/22', timeoutMs: 2000, concurrency: 1 });
   await json(await gw.request('POST', `/api/scan/cancel/${long.id}`, { token: admin }), 200);
-  const devices = await json<Array<{ id: string; ipAddress: string }>>(await gw.request('GET', '/api/devices', { token: admin }), 200);
+  const devices = await json<Array<{ id: string; ipAddress: string; uuid?: string | null }>>(await gw.request('GET', '/api/devices', { token: admin }), 200);
   assert.equal(devices.length, 3);
   const [first, second, third] = devices.sort((a, b) => a.ipAddress.localeCompare(b.ipAddress));
 
@@ -100,6 +100,16 @@ test('every listed operator action leaves one record with who, from where, what 
   const tunnel = await until('the tunnel listed', async () => ((await (await gw.request('GET', '/api/cira/connections', { token: admin })).json()) as Array<{ deviceId: string }>)[0]);
   await json(await gw.request('DELETE', `/api/cira/connections/${tunnel.deviceId}`, { token: admin }), 204);
   await device.closed;
+  // CIRA device identity: an account limited to UUIDs, a UUID rebound, an unverified tunnel accepted.
+  await json(await gw.request('PATCH', `/api/cira/accounts/${account.id}`, { token: admin, body: { uuids: [uuidOf(911), first!.uuid!] } }), 200);
+  await json(await gw.request('PUT', `/api/cira/bindings/${uuidOf(911)}`, { token: admin, body: { accountId: account.id } }), 200);
+  const claimant = await RawDevice.connect(ciraPort(logs), '127.0.23.10');
+  await claimant.handshake(first!.uuid!, [16992], 'mps-audit', SECRETS.mpsAccount);
+  const unverified = await until('the tunnel of the LAN-known device listed unverified', async () =>
+    ((await (await gw.request('GET', '/api/cira/connections', { token: admin })).json()) as Array<{ deviceId: string; identity: string }>).find((c) => c.identity === 'unverified'),
+  );
+  await json(await gw.request('POST', `/api/cira/connections/${unverified.deviceId}/accept`, { token: admin }), 200);
+  claimant.destroy();
   await json(await gw.request('DELETE', `/api/cira/accounts/${account.id}`, { token: admin }), 204);
 
   const records = await allRecords(gw, admin);
@@ -132,6 +142,9 @@ test('every listed operator action leaves one record with who, from where, what 
   assert.equal(find('cira.account.create', account.id).detail['username'], 'mps-audit');
   assert.equal(find('cira.tunnel.drop', tunnel.deviceId).detail['remoteAddress'], '127.0.23.9');
   find('cira.account.delete', account.id);
+  assert.deepEqual(find('cira.account.update', account.id).detail['uuids'], [uuidOf(911), first!.uuid]);
+  assert.equal(find('cira.binding.rebind', uuidOf(911)).detail['accountId'], account.id);
+  assert.equal(find('cira.tunnel.accept', unverified.deviceId).detail['remoteAddress'], '127.0.23.10');
 
   for (const record of records.filter((r) => r.action !== 'auth.sign-in')) {
     assert.equal(record.user, 'admin', `${record.action} names who did it`);
