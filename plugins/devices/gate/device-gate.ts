@@ -91,19 +91,27 @@ export function createDeviceGate(deps: DeviceGateDeps): DeviceGateCore {
       throw err;
     });
 
-  const pass: DeviceGateCore['pass'] = async (subject, operation, options) => {
+  /**
+   * The path (a registered path's proven route, else the LAN address inside the allowed networks),
+   * the target a task connects to, where tasks run, and the key of the device's turn.
+   */
+  const choosePath = async (subject: GateSubject, options: GateRunOptions) => {
     const { device } = subject;
     const via = options.via ?? 'any';
     const reached = device && via !== 'lan' ? await paths.reach(device, options.service ?? 'management', options.purpose ?? 'operation', via === 'any' ? undefined : via) : null;
     if (!reached && via !== 'any' && via !== 'lan') throw DeviceProblems.noPath(labelOf(subject), via);
     const route = reached?.route ?? null;
-    const path = { kind: reached?.kind ?? 'lan' };
     // allowedNetworks bounds where sockets go: a device reached through its tunnel is not reached at its address.
     if (!route) networks.check(subject.address);
     const target = targetOf({ amt: deps.amt, tlsTrust: deps.tlsTrust, service: options.service ?? 'management', timeouts: options.timeouts }, subject, route);
-    const tasks = tasksFor(deps.pool, route);
     // Turns are per socket destination: the address, or the device itself through its tunnel.
     const turnKey = route && 'channel' in route ? `channel:${device!.id}` : target.address;
+    return { route, path: { kind: reached?.kind ?? 'lan' } as GatePath, target, tasks: tasksFor(deps.pool, route), turnKey };
+  };
+
+  const pass: DeviceGateCore['pass'] = async (subject, operation, options) => {
+    const { device } = subject;
+    const { route, path, target, tasks, turnKey } = await choosePath(subject, options);
     const given = options.credential;
     const candidates = given ? [given.id] : (options.candidates ?? vault.list().map((c) => c.id));
     // Concurrent operations on one device take turns on its failed-login budget rather than fail.
