@@ -5,7 +5,10 @@
  * The kernel loads the plugins a site enables, orders them by their declared dependencies,
  * and calls each plugin's `register` with a {@link PluginContext} scoped to that plugin.
  *
- * Everything exported from this file is public API: third-party plugins depend on it.
+ * Everything exported from this file is public API: third-party plugins depend on it. It is the
+ * kernel's contract only (`amt-gateway/kernel`): the built-in plugins publish their own types
+ * (`amt-gateway/devices`, `amt-gateway/remote-monitor`, ...). `amt-gateway/plugin-api` still
+ * brings both, for plugins written against 1.x (deprecated, see plugins/plugin-api-compat.ts).
  */
 import type { Server as HttpServer, IncomingMessage, RequestListener } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -39,27 +42,17 @@ export type {
 } from './http/route-api.js';
 export type { ReadinessCheck, ReadinessResult } from './health/readiness.js';
 export { HttpError, isHttpError, type HttpErrorShape, type ProblemFieldError } from './http/http-error.js';
-// The built-in plugins' services and event payloads (type-only). Importing this module also brings
-// their augmentations of GatewayServices and GatewayEvents, so `ctx.use('devices')` and
-// `ctx.events.subscribe('ScanCompleted', ...)` are typed for any plugin that imports this module.
-export type * from '../plugins/rest-api/api.js';
-export type * from '../plugins/remote-monitor/api.js';
-export type * from '../plugins/power-mgmt/api.js';
-export type * from '../plugins/cira/api.js';
-export type * from '../plugins/soap-mps/api.js';
-export type * from '../plugins/scan-hub/api.js';
-export type * from '../plugins/audit/api.js';
-export type * from '../plugins/metrics/api.js';
 
 /** The version of the plugin API this kernel implements. Plugins declare the majors they accept. */
 export const KERNEL_API_VERSION = '1.2.0';
 
 /**
- * Events carried on the bus, by name: the payload type. The built-in plugins' events are here
- * already (`ScanCompleted`, `DeviceStatusChanged`, ...); a plugin adds its own by declaration merging:
+ * Events carried on the bus, by name: the payload type. The kernel's own are here; each plugin
+ * adds its own by declaration merging, and importing that plugin's entry point (e.g.
+ * `amt-gateway/devices` for `ScanCompleted`) brings them:
  *
  * ```ts
- * declare module 'amt-gateway/plugin-api' { interface GatewayEvents { MyEvent: { id: string } } }
+ * declare module 'amt-gateway/kernel' { interface GatewayEvents { MyEvent: { id: string } } }
  * ```
  */
 export interface GatewayEvents {
@@ -100,9 +93,9 @@ export interface HttpRequestCompletedEvent {
 }
 
 /**
- * Services plugins provide to the plugins that depend on them, keyed by service name: `devices`,
- * `credentials`, `deviceAccess` (rest-api), `presence` (remote-monitor) and `cira` (cira) are here already. A
- * providing plugin augments this interface the same way as {@link GatewayEvents}, so that
+ * Services plugins provide to the plugins that depend on them, keyed by service name. A providing
+ * plugin augments this interface the same way as {@link GatewayEvents}, and its entry point brings
+ * the augmentation (`amt-gateway/devices`: `devices`, `credentials`, `deviceAccess`), so that
  * `ctx.use(name)` is typed.
  */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type

@@ -2,7 +2,7 @@
  * A device's redirection features and consent, read and written through device access (pool tasks,
  * or in-process through a CIRA tunnel), in the contract's shape.
  */
-import type { Device, DeviceAccess } from '../../core/plugin-api.js';
+import type { Device, DeviceAccess } from 'amt-gateway/devices';
 import type { RedirectionFeatures } from '../../workers/tasks/task-types.js';
 import { RedirectionErrors } from './errors.js';
 import { OPT_IN_STATES, USER_CONSENT } from './schemas.js';

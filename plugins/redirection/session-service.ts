@@ -6,7 +6,8 @@
  * `remote:connect`; every start and end is logged without a secret.
  */
 import type { WebSocket } from 'ws';
-import type { AuthenticatedUser, DeviceAccess, DeviceRegistry, Logger, PluginAuth } from '../../core/plugin-api.js';
+import type { AuthenticatedUser, Logger, PluginAuth } from '../../core/plugin-api.js';
+import type { DeviceAccess, DeviceRegistry } from 'amt-gateway/devices';
 import { openRedirectionSession, type OpenRedirection } from '../../workers/amt/redirection/redirection-session.js';
 import type { RedirectionConfig } from './config.js';
 import { needsConsent, type RedirectionReads, type SessionMode } from './device-state.js';

@@ -1,5 +1,6 @@
 /** `GET /api/monitor/{deviceId}/hardware` and `GET /api/monitor/{deviceId}/events`: reads of one device. */
-import type { Device, DeviceAccess, DeviceRegistry, PluginContext } from '../../core/plugin-api.js';
+import type { PluginContext } from '../../core/plugin-api.js';
+import type { Device, DeviceAccess, DeviceRegistry } from 'amt-gateway/devices';
 import { MonitorErrors } from './errors.js';
 import { monitorEvent } from './event-view.js';
 import { hardwareReport } from './hardware-view.js';

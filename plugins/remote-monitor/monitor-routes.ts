@@ -1,5 +1,6 @@
 /** `GET /api/monitor/online`, `GET /api/monitor/summary` and `GET /api/monitor/schedule`. */
-import type { Device, DeviceRegistry, PluginContext } from '../../core/plugin-api.js';
+import type { PluginContext } from '../../core/plugin-api.js';
+import type { Device, DeviceRegistry } from 'amt-gateway/devices';
 import type { OnlineEntry } from './api.js';
 import { MONITOR_SCHEDULE_SCHEMA, MONITOR_SUMMARY_SCHEMA, ONLINE_ENTRY_SCHEMA, ONLINE_QUERY } from './monitor-schemas.js';
 import type { PresenceState, PresenceStates } from './presence-states.js';

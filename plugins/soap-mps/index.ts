@@ -5,7 +5,8 @@
  * the cira plugin's tunnel events when that plugin runs. See README.md.
  */
 import { hostname } from 'node:os';
-import { definePlugin, type DeviceStatusChangedEvent, type PluginContext } from '../../core/plugin-api.js';
+import { definePlugin, type PluginContext } from '../../core/plugin-api.js';
+import type { DeviceStatusChangedEvent } from 'amt-gateway/remote-monitor';
 import { createClientAuth, MPS_PERMISSION } from './client-auth.js';
 import { createDeliveryPolicy } from './delivery-policy.js';
 import { CONFIG_SCHEMA, type SoapMpsConfig } from './config.js';
