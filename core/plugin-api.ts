@@ -17,7 +17,8 @@ import type { Logger } from './log/logger.js';
 import type { KeyValueStore } from './store/key-value-store.js';
 import type { WorkerPool } from './pool/worker-pool.js';
 import type { JsonSchema } from './validation/json-schema.js';
-import type { AuthenticatedUser, CorsRegistration, MountHandler, RouteGeneric, RouteSpec } from './http/route-api.js';
+import type { Static, TSchema } from '@sinclair/typebox';
+import type { AuthenticatedUser, CorsRegistration, MountHandler, ParamDeclaration, RouteGeneric, RouteSpec, SchemaRouteSpec } from './http/route-api.js';
 
 export type { EventBus } from './events/event-bus.js';
 export type { Logger } from './log/logger.js';
@@ -31,6 +32,7 @@ export type {
   HttpMethod,
   MountHandler,
   MountRequest,
+  ParamDeclaration,
   ParamsOf,
   QuerystringOf,
   RouteGeneric,
@@ -39,12 +41,19 @@ export type {
   RouteRequest,
   RouteResponse,
   RouteSpec,
+  SchemaGeneric,
+  SchemaRouteSpec,
 } from './http/route-api.js';
+/**
+ * TypeBox (`@sinclair/typebox`), the kernel's copy: build a route's `body` and `query` schemas and a
+ * plugin's `configSchema` with it, and the handler's request and `ctx.config` are typed from them.
+ */
+export { Type, type Static, type TSchema } from '@sinclair/typebox';
 export type { ReadinessCheck, ReadinessResult } from './health/readiness.js';
 export { HttpError, isHttpError, type HttpErrorShape, type ProblemFieldError } from './http/http-error.js';
 
 /** The version of the plugin API this kernel implements. Plugins declare the majors they accept. */
-export const KERNEL_API_VERSION = '1.2.0';
+export const KERNEL_API_VERSION = '1.3.0';
 
 /**
  * Events carried on the bus, by name: the payload type. The kernel's own are here; each plugin
@@ -133,9 +142,13 @@ export interface PluginHttp {
   /** The plugin's prefix, e.g. `/api/power`. */
   readonly prefix: string;
   /**
-   * Declares an authenticated, validated, documented route under the plugin's prefix. Type its
-   * inputs Fastify-style: `route<{ Body: B; Querystring: Q; Params: P }>({...})`.
+   * Declares an authenticated, validated, documented route under the plugin's prefix. With TypeBox
+   * `body` / `query` schemas the handler's request is typed from them (no type arguments, no casts);
+   * with plain JSON Schemas type its inputs Fastify-style: `route<{ Body: B; Querystring: Q; Params: P }>({...})`.
    */
+  route<B extends TSchema | undefined = undefined, Q extends TSchema | undefined = undefined, P extends Record<string, ParamDeclaration> = Record<string, ParamDeclaration>>(
+    spec: SchemaRouteSpec<B, Q, P>,
+  ): void;
   route<G extends RouteGeneric = RouteGeneric>(spec: RouteSpec<G>): void;
   /** Claims WebSocket upgrades for an absolute path (e.g. `/scanHub`). */
   onUpgrade(path: string, handler: UpgradeHandler): void;
@@ -311,12 +324,24 @@ export interface PluginDefinition<TConfig = Record<string, unknown>> {
   permissions?: PermissionDeclaration[];
   /** Front-end routes the plugin contributes to the route list. */
   routes?: FrontendRoute[];
-  /** JSON Schema of the plugin's `options` (defaults are applied). */
+  /**
+   * JSON Schema of the plugin's `options` (defaults are applied). A TypeBox schema types
+   * `ctx.config` by itself (see {@link definePlugin}).
+   */
   configSchema?: JsonSchema;
   register(ctx: PluginContext<TConfig>): void | Promise<void>;
 }
 
-/** Identity helper that types a plugin definition. */
-export function definePlugin<TConfig = Record<string, unknown>>(definition: PluginDefinition<TConfig>): PluginDefinition<TConfig> {
+/** A plugin definition whose `configSchema` is a TypeBox schema: `ctx.config` is its static type. */
+export type SchemaPluginDefinition<S extends TSchema> = PluginDefinition<Static<S>> & { configSchema: S };
+
+/**
+ * Identity helper that types a plugin definition. With a TypeBox `configSchema` the config type is
+ * inferred from it (a property with a `default` is present in `ctx.config`, since the kernel applies
+ * defaults before it checks `required`); otherwise it is the type argument.
+ */
+export function definePlugin<S extends TSchema>(definition: SchemaPluginDefinition<S>): PluginDefinition<Static<S>>;
+export function definePlugin<TConfig = Record<string, unknown>>(definition: PluginDefinition<TConfig>): PluginDefinition<TConfig>;
+export function definePlugin(definition: PluginDefinition<unknown>): PluginDefinition<unknown> {
   return definition;
 }

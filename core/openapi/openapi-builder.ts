@@ -6,7 +6,7 @@ export interface DocumentedRoute {
   method: string;
   /** Full koa-router path (`/api/devices/:id`). */
   path: string;
-  spec: RouteSpec<never>;
+  spec: RouteSpec;
 }
 
 export interface OpenApiInput {
