@@ -297,6 +297,17 @@ export interface AmtSiteSettings {
   legacyTls?: boolean;
 }
 
+/**
+ * An environment variable that overrides one of the plugin's options (e.g. `AMTGW_SOAP_PORT` for
+ * `port`). Applied before the options are validated, only while the plugin is enabled.
+ */
+export interface PluginEnvOverride {
+  /** The option it sets, a dotted path within the plugin's `options` (e.g. `port`, `tls.cert`). */
+  option: string;
+  /** How the text is read: `integer` (digits), `number` (digits with an optional fraction), `boolean` (`1`/`true`/`0`/`false`), `list` (comma-separated); default `string`. A value that does not parse stays text, so that validation names the option. */
+  type?: 'string' | 'integer' | 'number' | 'boolean' | 'list';
+}
+
 /** A plugin definition: what it declares and how it registers. */
 export interface PluginDefinition<TConfig = Record<string, unknown>> {
   /** Unique name, kebab-case. */
@@ -329,6 +340,11 @@ export interface PluginDefinition<TConfig = Record<string, unknown>> {
    * `ctx.config` by itself (see {@link definePlugin}).
    */
   configSchema?: JsonSchema;
+  /**
+   * Environment variables that override options, by variable name (since kernel API 1.3). A name
+   * the kernel or another enabled plugin reads already stops start-up, naming both.
+   */
+  env?: Record<string, PluginEnvOverride>;
   register(ctx: PluginContext<TConfig>): void | Promise<void>;
 }
 

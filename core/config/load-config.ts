@@ -7,6 +7,8 @@ import type { GatewayConfig } from './gateway-config.js';
 const DEFAULT_FILE = packagePath('config', 'default.json');
 const SCHEMA_FILE = packagePath('schemas', 'config.schema.json');
 
+import { isErrorOf, type CodedError } from '../util/error-shape.js';
+
 /** A configuration that cannot start the gateway; the message names the field and the reason. */
 export class ConfigError extends Error {
   readonly code = 'GW_ERR_CONFIG';
@@ -14,6 +16,11 @@ export class ConfigError extends Error {
     super(message);
     this.name = 'ConfigError';
   }
+}
+
+/** Whether `err` is a ConfigError, of any copy of the kernel (recognised by its shape). */
+export function isConfigError(err: unknown): err is CodedError {
+  return isErrorOf(err, 'ConfigError', ['GW_ERR_CONFIG']);
 }
 
 type Json = Record<string, unknown>;

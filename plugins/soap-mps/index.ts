@@ -69,6 +69,7 @@ export default definePlugin<SoapMpsConfig>({
   prefix: SERVICE_PATH,
   permissions: [{ name: MPS_PERMISSION, description: 'Use the SOAP MPSInterfaceService' }],
   configSchema: CONFIG_SCHEMA,
+  env: { AMTGW_SOAP_PORT: { option: 'port', type: 'integer' } },
   async register(ctx) {
     const config = ctx.config;
     const { enumeration } = config;
