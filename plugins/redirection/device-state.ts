@@ -49,12 +49,8 @@ export function needsConsent(state: DeviceRedirection, mode: SessionMode): boole
   return state.userConsent === 'all' || (state.userConsent === 'kvm' && mode === 'kvm');
 }
 
-export interface FeatureRequest {
-  kvm?: boolean;
-  sol?: boolean;
-  ider?: boolean;
-  userConsent?: UserConsent;
-}
+import type { FeatureRequest } from './schemas.js';
+export type { FeatureRequest };
 
 export function createRedirectionReads(access: DeviceAccess) {
   const read = async (device: Device): Promise<DeviceRedirection> => {

@@ -38,7 +38,7 @@ export function registerDeviceRoutes(ctx: PluginContext, devices: DeviceRegistry
     },
   });
 
-  ctx.http.route<{ Querystring: { offset: number; limit: number } }>({
+  ctx.http.route({
     method: 'get',
     path: '/:deviceId/events',
     summary: "A device's AMT event log, decoded, newest first",

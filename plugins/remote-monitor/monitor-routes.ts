@@ -34,7 +34,7 @@ export function registerMonitorRoutes(ctx: PluginContext, devices: DeviceRegistr
       };
     });
 
-  ctx.http.route<{ Querystring: { online?: boolean; offset: number; limit?: number } }>({
+  ctx.http.route({
     method: 'get',
     path: '/online',
     summary: 'Online state of every known device',
