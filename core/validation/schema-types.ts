@@ -10,6 +10,11 @@ export function StringEnum<const T extends readonly string[]>(values: T, options
   return Type.Unsafe<T[number]>({ enum: [...values], ...options });
 }
 
+/** `{ type: ['string', 'null'], ...options }`, typed `string | null` (TypeBox's own would be an `anyOf`). */
+export function NullableString(options: SchemaOptions = {}): TUnsafe<string | null> {
+  return Type.Unsafe<string | null>({ type: ['string', 'null'], ...options });
+}
+
 /** `{ $ref: '#/components/schemas/<name>' }`, typed as `schema` (which the plugin adds with `ctx.openapi.addSchema(name, schema)`). */
 export function ComponentRef<S extends TSchema>(name: string, schema: S): TUnsafe<Static<S>> {
   void schema;
