@@ -4,7 +4,8 @@ import { Type } from '@sinclair/typebox';
 const DATE_TIME = { type: 'string', format: 'date-time' };
 const UUID = Type.String({ pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$' });
 /** The UUIDs an account may serve; at most 10,000 (an account per device is the safest: one each). */
-const UUID_LIST = Type.Array(UUID, { maxItems: 10_000, description: 'Device UUIDs the account may bring; a tunnel with another UUID is refused' });
+const uuidList = (description: string) => Type.Array(UUID, { maxItems: 10_000, description });
+const UUID_LIST = uuidList('Device UUIDs the account may bring; a tunnel with another UUID is refused');
 const IDENTITY = {
   type: 'string',
   enum: ['bound', 'proven', 'accepted', 'unverified'],
@@ -16,7 +17,7 @@ const IDENTITY = {
 export const MPS_ACCOUNT_SCHEMA = {
   type: 'object',
   required: ['id', 'username', 'createdAt'],
-  properties: { id: { type: 'string' }, username: { type: 'string' }, createdAt: DATE_TIME, uuids: { ...UUID_LIST, description: 'Device UUIDs the account may bring (absent: any)' } },
+  properties: { id: { type: 'string' }, username: { type: 'string' }, createdAt: DATE_TIME, uuids: uuidList('Device UUIDs the account may bring (absent: any)') },
 };
 
 export const UPDATE_MPS_ACCOUNT_SCHEMA = Type.Object(
