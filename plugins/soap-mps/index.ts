@@ -61,7 +61,7 @@ function notifier({ namespace, presence, subscriptions, sender, mpsAddress, ctx 
   };
 }
 
-export default definePlugin<SoapMpsConfig>({
+export default definePlugin({
   name: 'soap-mps',
   version: '1.0.0',
   kernel: '1',
