@@ -9,7 +9,7 @@ import type { Browser, Page } from 'playwright-core';
 import { ADMIN_PASSWORD } from '../helpers/gateway-harness.js';
 import { createCredential, startScan, waitForScan } from '../helpers/scan-helpers.js';
 import { keyBlockOrigin, keyColour, renderScreen, SCREEN } from '../sim/redirection/redir-screen.js';
-import { launchChromium, recordingContext, screenshot, startConsoleGateway, type ConsoleFleet, type Recorded } from './console-kit.js';
+import { cspViolations, launchChromium, recordingContext, screenshot, startConsoleGateway, type ConsoleFleet, type Recorded } from './console-kit.js';
 
 const SECRET = 'Remote-Secret-9k2!';
 let kit: ConsoleFleet;
@@ -34,6 +34,8 @@ before(async () => {
 });
 
 after(async () => {
+  // The console's strict policy holds with noVNC and xterm running: nothing they do is refused.
+  assert.deepEqual(cspViolations, [], 'no Content-Security-Policy violation');
   await browser?.close();
   await kit?.stop();
 });
