@@ -77,8 +77,16 @@ test('a TypeBox route validates its body and query with the schemas its handler 
     res = await gw.request('POST', '/api/typed-plugin/items/d1', { token, body: { name: 'lamp', count: 11 } });
     assert.equal(res.status, 404, 'the config default limit (10) reached the handler');
 
-    const openapi = (await (await gw.request('GET', '/swagger/openapi.json')).json()) as { paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: unknown }> } }>> };
-    const body = openapi.paths['/api/typed-plugin/items/{id}']?.post?.requestBody?.content['application/json']?.schema;
+    type Operation = { requestBody?: { content: Record<string, { schema: unknown }> }; parameters: Array<{ name: string; in: string; required: boolean }> };
+    const openapi = (await (await gw.request('GET', '/swagger/openapi.json')).json()) as { paths: Record<string, Record<string, Operation>> };
+    const operation = openapi.paths['/api/typed-plugin/items/{id}']?.post;
+    // `repeat` is required in the schema (its default is applied first, so its type is `number`), yet no client must send it.
+    assert.deepEqual(operation?.parameters.map(({ name, in: where, required }) => ({ name, where, required })), [
+      { name: 'id', where: 'path', required: true },
+      { name: 'repeat', where: 'query', required: false },
+      { name: 'shout', where: 'query', required: false },
+    ]);
+    const body = operation?.requestBody?.content['application/json']?.schema;
     assert.deepEqual(body, JSON.parse(JSON.stringify({ additionalProperties: false, type: 'object', properties: { name: { minLength: 1, maxLength: 40, type: 'string' }, count: { minimum: 0, type: 'integer' } }, required: ['name', 'count'] })));
   } finally {
     await gw.cleanup();
