@@ -5,7 +5,8 @@
  * and turn like every other path; the gate merges what was read into the device record. When the
  * memory (or an empty vault) gives no credential, the gate reads the device without one.
  */
-import { isHttpError, type CancelToken, type DeviceGate, type DeviceRegistry, type Logger, type WorkerPool } from '../../core/plugin-api.js';
+import { isHttpError, type CancelToken, type Logger, type WorkerPool } from '../../core/plugin-api.js';
+import type { DeviceGate, DeviceRegistry } from 'amt-gateway/devices';
 
 export interface TunnelInterrogatorParts {
   devices: DeviceRegistry;

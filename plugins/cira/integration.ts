@@ -6,7 +6,8 @@
  * device; it is read like a scanned device through the gate; and connect and disconnect
  * publish DeviceStatusChanged, which the SOAP service and the hub carry on.
  */
-import type { Device, DevicePathOffer, DeviceRegistry, DeviceService, PluginContext } from '../../core/plugin-api.js';
+import type { PluginContext } from '../../core/plugin-api.js';
+import type { Device, DevicePathOffer, DeviceRegistry, DeviceService } from 'amt-gateway/devices';
 import type { CiraConnection, CiraService, CiraTunnelEvent } from './api.js';
 import { provePinnedCertificate, TLS_PORT } from './identity/tunnel-proof.js';
 import { createTunnelInterrogator } from './integration-interrogate.js';

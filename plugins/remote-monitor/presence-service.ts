@@ -3,7 +3,8 @@
  * monitor's last probe, or was just found by a scan. The SOAP service asks it which machines are
  * connected and describes the machine of each DeviceStatusChanged it notifies.
  */
-import type { AmtSiteSettings, Device, DeviceRegistry } from '../../core/plugin-api.js';
+import type { AmtSiteSettings } from '../../core/plugin-api.js';
+import type { Device, DeviceRegistry } from 'amt-gateway/devices';
 import type { ConnectedMachine, PresenceService } from './api.js';
 import type { PresenceState, PresenceStates } from './presence-states.js';
 

@@ -3,7 +3,8 @@
  * list (so `GET /api/devices?online=` agrees with the monitor). Also what scans tell the monitor: a
  * device a scan found answering is online now, and a removed device is no longer tracked.
  */
-import type { Device, DeviceRegistry, EventBus, Logger } from '../../core/plugin-api.js';
+import type { EventBus, Logger } from '../../core/plugin-api.js';
+import type { Device, DeviceRegistry } from 'amt-gateway/devices';
 import type { PresenceStates, StatusChange } from './presence-states.js';
 import type { SweepScheduler } from './sweep-scheduler.js';
 

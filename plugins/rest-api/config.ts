@@ -1,4 +1,4 @@
-import type { SignInSettings } from '../../core/plugin-api.js';
+import type { SignInSettings } from 'amt-gateway/devices';
 
 /** Options of the rest-api plugin (`plugins.rest-api.options`). */
 export interface RestApiConfig {

@@ -4,10 +4,10 @@
  * networks), its sign-in memory, its turn and its pin. A credential the memory holds back (refused
  * earlier, or the device near its lockout) gets the check without credentials and the reason.
  */
-import { isHttpError, type AuthStatus, type Device, type DeviceGate, type PluginContext, type TaskOutcome } from '../../../core/plugin-api.js';
+import { isHttpError, type PluginContext } from '../../../core/plugin-api.js';
+import type { AuthStatus, Device, DeviceGate, DeviceTasks, GatePath, TaskOutcome } from 'amt-gateway/devices';
 import { parseIpv4 } from '../../../core/net/ipv4.js';
 import type { DeviceTarget, TaskCredential, WsmanCheckInput, WsmanCheckOutput } from '../../../workers/tasks/task-types.js';
-import type { DeviceTasks, GatePath } from '../../devices/api.js';
 import type { RestApiConfig } from '../config.js';
 import { RestApiErrors } from '../errors.js';
 

@@ -1,4 +1,5 @@
-import type { DeviceRegistry, PluginContext } from '../../../core/plugin-api.js';
+import type { PluginContext } from '../../../core/plugin-api.js';
+import type { DeviceRegistry } from 'amt-gateway/devices';
 import type { SocketBudget } from '../../../core/net/socket-budget.js';
 import type { RestApiConfig } from '../config.js';
 import { openScanHistory } from './scan-history.js';

@@ -1,4 +1,5 @@
-import type { AmtSiteSettings, CancelToken, DeviceGate, EventBus, Logger, WorkerPool } from '../../../core/plugin-api.js';
+import type { AmtSiteSettings, CancelToken, EventBus, Logger, WorkerPool } from '../../../core/plugin-api.js';
+import type { DeviceGate } from 'amt-gateway/devices';
 import { createSemaphore } from '../../../core/util/semaphore.js';
 import type { ProbeCandidate } from '../../../workers/tasks/task-types.js';
 import { createRttState } from '../../../workers/amt/rtt-estimator.js';
