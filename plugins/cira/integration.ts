@@ -2,10 +2,11 @@
  * What a CIRA tunnel means to the rest of the gateway: the device it belongs to (by UUID, the same
  * device a LAN scan finds) carries `cira` in its connections while the tunnel is up; its device
  * operations and diagnostics go through the tunnel (on the main thread, over APF channels, within a
- * concurrency bound); it is read like a scanned device through the tunnel; and connect and disconnect
- * publish DeviceStatusChanged, which the SOAP service and the hub carry on.
+ * concurrency bound); it is read like a scanned device through the tunnel; and a verified tunnel's
+ * up and down are reported to presence (the `devicePresence` service), which publishes the device's
+ * DeviceStatusChanged that the SOAP service and the hub carry on.
  */
-import type { Device, DeviceChannelRoute, DeviceRegistry, DeviceService, PluginContext } from '../../core/plugin-api.js';
+import type { Device, DeviceChannelRoute, DevicePresence, DeviceRegistry, DeviceService, PluginContext } from '../../core/plugin-api.js';
 import type { CiraConnection, CiraService, CiraTunnelEvent } from './api.js';
 import { provePinnedCertificate, TLS_PORT } from './identity/tunnel-proof.js';
 import { createTunnelInterrogator } from './integration-interrogate.js';
@@ -15,8 +16,6 @@ import { createTunnelOperationBound, type TunnelOperationLimits } from './tunnel
 const HTTP_PORT = 16992;
 const REDIRECTION_PORT = 16994;
 const REDIRECTION_TLS_PORT = 16995;
-/** A tunnel resolved to a device but never announced up within this is taken back. */
-const UP_GRACE_MS = 30_000;
 /** Bound of each request of a read through a tunnel. */
 const READ_TIMEOUT_MS = 15_000;
 
@@ -90,29 +89,16 @@ export function registerCiraIntegration(ctx: PluginContext<unknown>, cira: CiraS
     timeoutMs: READ_TIMEOUT_MS,
   });
 
-  /** Device ids whose `online` the resolver flipped, to announce once the tunnel is up. */
-  const flipped = new Set<string>();
-  const publish = (deviceId: string, online: boolean, lastSeen: string | null): void => ctx.events.publish('DeviceStatusChanged', { deviceId, online, lastSeen });
-
-  const clear = async (uuid: string, ipAddress: string): Promise<void> => {
-    const { device, onlineChanged } = await devices.setConnection({ uuid, ipAddress }, 'cira', false);
-    if (device && onlineChanged) publish(device.id, false, device.lastSeen);
-  };
+  // What a tunnel tells presence: up or down, for verified tunnels only (an unverified one is no way to its device).
+  const presence = ctx.use('devicePresence');
 
   cira.setDeviceResolver(async (identity) => {
     const known = devices.findByUuid(identity.uuid);
     // The UUID names a device the LAN knows, and this account's tunnels never proved to be it.
     if (!identity.trust && known && knownFromLan(known)) return { deviceId: known.id, identity: 'unverified' };
-    const { device, created, onlineChanged } = await devices.setConnection({ uuid: identity.uuid, ipAddress: identity.remoteAddress }, 'cira', true);
-    if (!device) throw new Error('device registry refused the tunnel');
+    // The device the tunnel names; it is reached through the tunnel once the tunnel is up.
+    const { device, created } = await presence.adopt({ uuid: identity.uuid, ipAddress: identity.remoteAddress });
     if (created) ctx.logger.info('device first seen through a CIRA tunnel', { deviceId: device.id, uuid: identity.uuid });
-    if (onlineChanged) flipped.add(device.id);
-    setTimeout(() => {
-      if (cira.connection(device.id)) return;
-      flipped.delete(device.id);
-      const current = devices.get(device.id);
-      if (current?.connections?.includes('cira')) void clear(identity.uuid, identity.remoteAddress).catch(() => undefined);
-    }, UP_GRACE_MS).unref();
     return { deviceId: device.id, identity: identity.trust ?? 'bound' };
   });
 
@@ -137,10 +123,7 @@ export function registerCiraIntegration(ctx: PluginContext<unknown>, cira: CiraS
     const { deviceId, uuid, remoteAddress } = event.connection;
     if (event.type === 'unverified') return prove(event.connection);
     if (event.type === 'up') {
-      let changed = flipped.delete(deviceId);
-      // A down of an older tunnel may have cleared the connection between this one's resolving and its announcement.
-      if (!devices.get(deviceId)?.connections?.includes('cira')) changed = (await devices.setConnection({ uuid, ipAddress: remoteAddress }, 'cira', true)).onlineChanged || changed;
-      if (changed) publish(deviceId, true, devices.get(deviceId)?.lastSeen ?? null);
+      await presence.report({ uuid, ipAddress: remoteAddress }, 'cira', true);
       const device = devices.get(deviceId);
       if (device && (device.authStatus !== 'ok' || !device.firmwareVersion || !device.hostname)) interrogator.request(deviceId);
       return;
@@ -150,7 +133,7 @@ export function registerCiraIntegration(ctx: PluginContext<unknown>, cira: CiraS
     if (event.reason === 'replaced' || event.reason === 'shutdown') return;
     // A newer tunnel of the device is already up (its connection stays).
     if (cira.connection(deviceId)) return;
-    await clear(uuid, remoteAddress);
+    await presence.report({ uuid, ipAddress: remoteAddress }, 'cira', false);
   };
   const unsubscribe = cira.onTunnel((event) => {
     onTunnel(event).catch((err: Error) => ctx.logger.warn('could not apply a CIRA tunnel change to the device list', { deviceId: event.connection.deviceId, error: err.message }));
@@ -158,7 +141,7 @@ export function registerCiraIntegration(ctx: PluginContext<unknown>, cira: CiraS
 
   ctx.onReady(async () => {
     // Tunnels recorded by an earlier run that ended without saying so are gone.
-    await clearStale(devices, cira);
+    await clearStale(devices, presence, cira);
   });
   ctx.onClose(async () => {
     unsubscribe();
@@ -166,9 +149,9 @@ export function registerCiraIntegration(ctx: PluginContext<unknown>, cira: CiraS
   });
 }
 
-async function clearStale(devices: DeviceRegistry, cira: CiraService): Promise<void> {
+async function clearStale(devices: DeviceRegistry, presence: DevicePresence, cira: CiraService): Promise<void> {
   for (const device of devices.list()) {
-    if (!device.connections?.includes('cira') || cira.connection(device.id) || !device.uuid) continue;
-    await devices.setConnection({ uuid: device.uuid, ipAddress: device.ipAddress }, 'cira', false);
+    if (!device.connections?.includes('cira') || cira.connection(device.id)) continue;
+    await presence.report({ deviceId: device.id }, 'cira', false);
   }
 }

@@ -6,6 +6,7 @@
 import type { AmtFailure, DeviceOperationInput, TaskCredential } from '../../workers/tasks/task-types.js';
 import type { DeviceChannel } from '../../workers/amt/device-target.js';
 export type { DeviceChannel } from '../../workers/amt/device-target.js';
+export type * from './devices/presence/presence-api.js';
 import type { WorkerPool } from '../../core/pool/worker-pool.js';
 export type ProvisioningState = 'PRE' | 'IN' | 'POST';
 /** `locked-out-risk`: sign-ins are paused so that the device's account is not locked (see the sign-in memory). */
@@ -108,10 +109,11 @@ export interface DeviceRegistry {
   update(id: string, patch: Partial<Omit<Device, 'id'>>): Promise<Readonly<Device> | undefined>;
   /**
    * Sets or clears one way of reaching the device with this UUID (the same device whether a scan or
-   * a tunnel found it); a tunnel bringing an unknown UUID creates the device at `ipAddress`.
+   * a tunnel found it), or with this id; a tunnel bringing an unknown UUID creates the device at
+   * `ipAddress`. Prefer the `devicePresence` service's `report`, which is what paths use.
    * @returns the device (undefined when clearing on an unknown one) and whether `online` flipped.
    */
-  setConnection(ref: { uuid: string; ipAddress: string }, kind: DeviceConnection, up: boolean): Promise<{ device: Readonly<Device> | undefined; created: boolean; onlineChanged: boolean }>;
+  setConnection(ref: { uuid: string; ipAddress: string } | { deviceId: string }, kind: DeviceConnection, up: boolean): Promise<{ device: Readonly<Device> | undefined; created: boolean; onlineChanged: boolean }>;
 }
 
 /** Where to reach a device instead of its address on the local network: another TCP address. */

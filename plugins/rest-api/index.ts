@@ -7,6 +7,7 @@ import type { DeviceRouter } from './api.js';
 import { openCredentialVault } from './credentials/credential-vault.js';
 import { registerCredentialRoutes } from './credentials/credential-routes.js';
 import { openDeviceRegistry } from './devices/device-registry.js';
+import { createDevicePresence } from './devices/presence/device-presence.js';
 import { registerDeviceRoutes } from './devices/device-routes.js';
 import { createDeviceAccess } from './devices/device-access.js';
 import { DEVICE_PROBLEM_RESPONSES } from './devices/device-problems.js';
@@ -47,6 +48,7 @@ export default definePlugin<RestApiConfig>({
     const devices = await openDeviceRegistry(ctx.store.namespace('devices'));
     ctx.provide('credentials', credentials);
     ctx.provide('devices', devices);
+    ctx.provide('devicePresence', createDevicePresence(devices, ctx.events));
     const signIn = await openSignInMemory(ctx.store.namespace('sign-in'), ctx.config.signIn, (id) => credentials.signInVersion(id), ctx.logger, {
       settled: (r) => void ((r.failedLogins > 0 || r.lockedOut) && ctx.events.publish('DeviceSignInFailed', { failedLogins: r.failedLogins, lockedOut: r.lockedOut })),
       paused: (reason) => ctx.events.publish('DeviceSignInPaused', { reason }),
