@@ -33,7 +33,9 @@ describe('presence: one truth from the LAN monitor, CIRA tunnels and scans', () 
   let token: string;
   let post: SoapTestGateway['post'];
   let hub: { connection: HubConnection; received: Received[] };
-  let ciraFleet: Fleet;
+  let cira: Parameters<typeof startFleet>[0]['cira'];
+  /** Fleets started by the tests (one tunnel-only device each, dialing in when its test starts). */
+  const ciraFleets: Fleet[] = [];
   let bothFleet: Fleet;
   const logs: string[] = [];
 
@@ -114,16 +116,22 @@ describe('presence: one truth from the LAN monitor, CIRA tunnels and scans', () 
     const ca = ((await (await gw.request('GET', '/api/cira/certificate', { token })).json()) as { pem: string }).pem;
     post = soapPoster(soapServiceUrl(logs).url, basicHeader(ADMIN.username, ADMIN.password));
     hub = await connectSignalR(gw.url, token);
-    const cira = ciraOptions(ciraPort(logs), ca);
-    ciraFleet = await startFleet({ count: 3, base: CIRA_BASE, rmcpPort: 0, seed: 'presence-cira', cira });
+    cira = ciraOptions(ciraPort(logs), ca);
     bothFleet = await startFleet({ count: 2, base: BOTH_BASE, rmcpPort: SIM_RMCP_PORT, seed: 'presence-both', cira, ciraLan: true });
   });
   after(async () => {
     await hub?.connection.stop();
-    await ciraFleet?.stop();
+    for (const fleet of ciraFleets) await fleet.stop();
     await bothFleet?.stop();
     await gw?.cleanup();
   });
+
+  /** A tunnel-only device that dials in now: new to the gateway, so the monitor's first sweeps of it run during the test. */
+  const dialIn = async (n: number): Promise<SimDevice> => {
+    const fleet = await startFleet({ count: 1, base: CIRA_BASE.replace(/\d+$/, String(n)), rmcpPort: 0, seed: `presence-cira-${n}`, cira });
+    ciraFleets.push(fleet);
+    return fleet.devices[0]!;
+  };
 
   /** A tunnel-only device, up and agreed online over CIRA alone through several monitor sweeps. */
   const tunnelled = async (device: SimDevice): Promise<string> => {
@@ -147,17 +155,8 @@ describe('presence: one truth from the LAN monitor, CIRA tunnels and scans', () 
     return found.id;
   };
 
-  test('a tunnel that drops takes its device offline and the monitor never brings it back as a LAN device', async () => {
-    const device = ciraFleet.devices[0]!;
-    const id = await tunnelled(device);
-    device.cira!.vanish();
-    await agreed('offline once the tunnel is gone', id, device.config.uuid, { online: false, connections: [] });
-    await holds(id, device.config.uuid, { online: false, connections: [] });
-    assert.deepEqual(hubSays(id), [true, false], 'one change each way, no flap');
-  });
-
   test('a tunnel that drops during the monitor\'s first sweeps of its device does not leave it online on the LAN', async () => {
-    const device = ciraFleet.devices[2]!;
+    const device = await dialIn(1);
     await device.cira!.waitFor('connected');
     const found = await until('the tunnelled device is listed', () => listed(device.config.uuid));
     await agreed('online through its tunnel', found.id, device.config.uuid, { online: true, connections: ['cira'] });
@@ -167,8 +166,17 @@ describe('presence: one truth from the LAN monitor, CIRA tunnels and scans', () 
     assert.deepEqual(hubSays(found.id), [true, false], 'one change each way, no flap');
   });
 
+  test('a tunnel that drops takes its device offline and the monitor never brings it back as a LAN device', async () => {
+    const device = await dialIn(2);
+    const id = await tunnelled(device);
+    device.cira!.vanish();
+    await agreed('offline once the tunnel is gone', id, device.config.uuid, { online: false, connections: [] });
+    await holds(id, device.config.uuid, { online: false, connections: [] });
+    assert.deepEqual(hubSays(id), [true, false], 'one change each way, no flap');
+  });
+
   test('a silent tunnel (keep-alive timeout) takes its device offline for good', async () => {
-    const device = ciraFleet.devices[1]!;
+    const device = await dialIn(3);
     const id = await tunnelled(device);
     device.cira!.setFault('silent');
     await agreed('offline once the silent tunnel is dropped', id, device.config.uuid, { online: false, connections: [] });
