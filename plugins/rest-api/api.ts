@@ -6,7 +6,6 @@
 import type { AmtFailure, DeviceOperationInput, TaskCredential } from '../../workers/tasks/task-types.js';
 import type { DeviceChannel } from '../../workers/amt/device-target.js';
 export type { DeviceChannel } from '../../workers/amt/device-target.js';
-export type * from './devices/presence/presence-api.js';
 import type { WorkerPool } from '../../core/pool/worker-pool.js';
 export type ProvisioningState = 'PRE' | 'IN' | 'POST';
 /** `locked-out-risk`: sign-ins are paused so that the device's account is not locked (see the sign-in memory). */
@@ -114,6 +113,30 @@ export interface DeviceRegistry {
    * @returns the device (undefined when clearing on an unknown one) and whether `online` flipped.
    */
   setConnection(ref: { uuid: string; ipAddress: string } | { deviceId: string }, kind: DeviceConnection, up: boolean): Promise<{ device: Readonly<Device> | undefined; created: boolean; onlineChanged: boolean }>;
+}
+
+/** Which device a path saw: by id, or by the UUID a tunnel named (and the address it came from). */
+export type PresenceSubject = { deviceId: string } | { uuid: string; ipAddress: string };
+
+/**
+ * Presence, provided as the `devicePresence` service (`devices/presence/`): the one place where what
+ * each path saw of a device becomes its `connections`, `online`, `lastSeen` and DeviceStatusChanged.
+ * Each way of reaching devices reports what it saw, and only that: the LAN monitor whether the device
+ * answered on the local network, the CIRA plugin whether a verified tunnel is up. Scans report
+ * through the device record they write (found answering: on the LAN).
+ */
+export interface DevicePresence {
+  /**
+   * One path's sighting: `seen` true sets the path in `connections` (and `lastSeen`), false clears it.
+   * The device is online while any path has it; a flip of `online` is published as DeviceStatusChanged.
+   * @returns the device (undefined when clearing on an unknown one) and whether `online` flipped.
+   */
+  report(subject: PresenceSubject, path: DeviceConnection, seen: boolean): Promise<{ device: Readonly<Device> | undefined; onlineChanged: boolean }>;
+  /**
+   * The device a tunnel names by UUID, created at `ipAddress` when unknown: offline (no connection)
+   * until a path reports it.
+   */
+  adopt(subject: { uuid: string; ipAddress: string }): Promise<{ device: Readonly<Device>; created: boolean }>;
 }
 
 /** Where to reach a device instead of its address on the local network: another TCP address. */
@@ -275,5 +298,6 @@ declare module '../../core/plugin-api.js' {
     devices: DeviceRegistry;
     credentials: CredentialVault;
     deviceAccess: DeviceAccessFactory;
+    devicePresence: DevicePresence;
   }
 }

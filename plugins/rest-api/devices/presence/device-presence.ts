@@ -6,7 +6,7 @@
  */
 import type { EventBus } from '../../../../core/plugin-api.js';
 import type { ManagedDeviceRegistry } from '../device-registry.js';
-import type { DevicePresence } from './presence-api.js';
+import type { DevicePresence } from '../../api.js';
 
 export function createDevicePresence(registry: ManagedDeviceRegistry, events: EventBus): DevicePresence {
   registry.onOnlineChanged((device) => events.publish('DeviceStatusChanged', { deviceId: device.id, online: device.online, lastSeen: device.lastSeen }));
