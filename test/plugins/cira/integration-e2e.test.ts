@@ -13,7 +13,8 @@ import { ADMIN, basicHeader, envelope, soapPoster, soapServiceUrl, type SoapTest
 import type { Device } from '../../../plugins/rest-api/api.js';
 import { connectSignalR, type Received } from '../scan-hub/hub-test-kit.js';
 import type { HubConnection } from '@microsoft/signalr';
-import { ciraPort, until } from './gateway-cira-helpers.js';
+import { ciraPort } from './gateway-cira-helpers.js';
+import { until } from '../../helpers/poll.js';
 
 const MPS = { username: 'mps-e2e', password: 'Mps-P@ssw0rd-e2e' };
 const CIRA_BASE = '127.41.3.1';
