@@ -8,14 +8,13 @@
  */
 import type { Device, DeviceChannelRoute, DevicePresence, DeviceRegistry, DeviceService, PluginContext } from '../../core/plugin-api.js';
 import type { CiraConnection, CiraService, CiraTunnelEvent } from './api.js';
+import { AMT_PORTS } from '../../workers/amt/amt-ports.js';
 import { provePinnedCertificate, TLS_PORT } from './identity/tunnel-proof.js';
 import { createTunnelInterrogator } from './integration-interrogate.js';
 import { createTunnelChannel } from './tunnel-channel.js';
 import { createTunnelOperationBound, type TunnelOperationLimits } from './tunnel-operations.js';
 
-const HTTP_PORT = 16992;
-const REDIRECTION_PORT = 16994;
-const REDIRECTION_TLS_PORT = 16995;
+const { http: HTTP_PORT, redirection: REDIRECTION_PORT, redirectionTls: REDIRECTION_TLS_PORT } = AMT_PORTS;
 /** Bound of each request of a read through a tunnel. */
 const READ_TIMEOUT_MS = 15_000;
 

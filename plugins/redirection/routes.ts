@@ -2,7 +2,6 @@
 import type { PluginContext } from '../../core/plugin-api.js';
 import type { RedirectionConfig } from './config.js';
 import type { FeatureRequest, RedirectionReads, SessionMode } from './device-state.js';
-import { RedirectionErrors } from './errors.js';
 import { CONSENT_CODE_SCHEMA, FEATURES_REQUEST_SCHEMA, REDIRECTION_STATE_SCHEMA, SESSION_LIST_SCHEMA, SESSION_REQUEST_SCHEMA, SESSION_TICKET_SCHEMA } from './schemas.js';
 import { PERMISSION, type SessionService } from './session-service.js';
 
@@ -17,11 +16,7 @@ export function registerRedirectionRoutes(ctx: PluginContext<RedirectionConfig>,
   const tags = ['redirection'];
   const failures = ctx.use('deviceAccess').problemResponses;
   const devices = ctx.use('devices');
-  const known = (id: string) => {
-    const device = devices.get(id);
-    if (!device) throw RedirectionErrors.deviceNotFound(id);
-    return device;
-  };
+  const known = (id: string) => devices.require(id);
   const stateOf = async (deviceId: string, read: Promise<Awaited<ReturnType<RedirectionReads['read']>>>) => {
     const { features, userConsent, optInState } = await read;
     const open = sessions.forDevice(deviceId).map(({ id, mode, user, startedAt }) => ({ id, mode, user, startedAt }));

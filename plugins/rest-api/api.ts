@@ -7,6 +7,7 @@ import type { AmtFailure, DeviceOperationInput, TaskCredential } from '../../wor
 import type { DeviceChannel } from '../../workers/amt/device-target.js';
 export type { DeviceChannel } from '../../workers/amt/device-target.js';
 import type { WorkerPool } from '../../core/pool/worker-pool.js';
+import { AMT_PORTS } from '../../workers/amt/amt-ports.js';
 export type ProvisioningState = 'PRE' | 'IN' | 'POST';
 /** `locked-out-risk`: sign-ins are paused so that the device's account is not locked (see the sign-in memory). */
 export type AuthStatus = 'ok' | 'unauthorized' | 'unreachable' | 'error' | 'locked-out-risk';
@@ -95,6 +96,8 @@ export interface DeviceFilter {
  */
 export interface DeviceRegistry {
   get(id: string): Readonly<Device> | undefined;
+  /** The device with this id; throws the 404 problem `GW_ERR_DEVICE_NOT_FOUND` when there is none (what a route about one device answers). */
+  require(id: string): Readonly<Device>;
   /** Devices in address order, filtered. The array is frozen too: copy it to sort or change it. */
   list(filter?: DeviceFilter): ReadonlyArray<Readonly<Device>>;
   count(): number;
@@ -173,7 +176,7 @@ export type DeviceTasks = Pick<WorkerPool, 'run'>;
 export type DeviceService = 'management' | 'redirection';
 
 /** The device ports of redirection, plain and with TLS. */
-export const REDIRECTION_PORTS = { plain: 16994, tls: 16995 } as const;
+export const REDIRECTION_PORTS = { plain: AMT_PORTS.redirection, tls: AMT_PORTS.redirectionTls } as const;
 
 /**
  * Decides a route for a device and the service an operation wants (default `management`); null:

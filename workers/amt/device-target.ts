@@ -3,12 +3,13 @@
  * carry these plain objects; the defaults here apply where a field is omitted.
  */
 import { isIP } from 'node:net';
+import { AMT_PORTS } from './amt-ports.js';
 import { AmtError } from './errors.js';
 import { createDeviceTransport, type DeviceTransport } from './http-transport.js';
 import type { DeviceChannel, TransportTimeouts } from './transport-types.js';
 import type { TlsTrustMode } from './tls-pinning.js';
 
-export const DEFAULT_PORTS = { http: 16992, https: 16993, rmcp: 623 } as const;
+export const DEFAULT_PORTS = { http: AMT_PORTS.http, https: AMT_PORTS.https, rmcp: AMT_PORTS.rmcp } as const;
 export const DEFAULT_TIMEOUTS: TransportTimeouts = { connectMs: 3_000, firstByteMs: 10_000, totalMs: 30_000 };
 /** 4 MiB: the largest legitimate AMT answers (certificates, full event log pages) stay far below. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024;

@@ -5,8 +5,9 @@
  * on the LAN) stands in for it. The check sends no credential: an unauthenticated request at most.
  */
 import type { Device, DeviceChannel, SiteSettings, WorkerPool } from '../../../core/plugin-api.js';
+import { AMT_PORTS } from '../../../workers/amt/amt-ports.js';
 
-export const TLS_PORT = 16993;
+export const TLS_PORT = AMT_PORTS.https;
 
 /** `proven`: the pinned certificate; `mismatch`: another one; `no-proof`: no pin, or no 16993 forwarded; `failed`: no TLS answer. */
 export type ProofResult = 'proven' | 'mismatch' | 'no-proof' | 'failed';

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { BatchOperation, KeyValueStore } from '../../../core/plugin-api.js';
 import { createSerialQueue } from '../../../core/util/serial-queue.js';
 import type { Device, DeviceConnection, DeviceFilter, DeviceRegistry } from '../api.js';
+import { RestApiErrors } from '../errors.js';
 import { createEncodedBlocks } from './encoded-blocks.js';
 
 /** What a scan learned about an address; merged into the device with the same identity. */
@@ -224,6 +225,11 @@ export async function openDeviceRegistry(store: KeyValueStore): Promise<ManagedD
     },
     encodedPage: (start, end) => blocks.page(all(), start, end),
     get: (id) => byId.get(id),
+    require: (id) => {
+      const device = byId.get(id);
+      if (!device) throw RestApiErrors.deviceNotFound(id);
+      return device;
+    },
     findByAddress: (ip) => {
       const id = identity().byIp.get(ip);
       return id ? byId.get(id) : undefined;
