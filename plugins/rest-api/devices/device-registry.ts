@@ -4,6 +4,7 @@ import { createSerialQueue } from '../../../core/util/serial-queue.js';
 import type { Device, DeviceConnection, DeviceFilter, DeviceRegistry } from '../api.js';
 import { RestApiErrors } from '../errors.js';
 import { createEncodedBlocks } from './encoded-blocks.js';
+import { connectionsOf, withConnection } from './presence/connections.js';
 
 /** What a scan learned about an address; merged into the device with the same identity. */
 export type DeviceObservation = Omit<Device, 'id' | 'firstSeen' | 'lastSeen' | 'lastScanId' | 'online'> & {
@@ -43,20 +44,6 @@ function ipKey(ip: string): number {
 const INDEX_SPAN = 2 ** 20;
 const LOAD_PAGE = 2000;
 const LOAD_SPLIT = '8';
-
-/** A device's connections (records written before there were any: `lan` while online). */
-function connectionsOf(device: Device | undefined): DeviceConnection[] {
-  if (!device) return [];
-  return device.connections ?? (device.online ? ['lan'] : []);
-}
-
-/** `connections` with `kind` set or cleared, in a fixed order. */
-function withConnection(current: readonly DeviceConnection[], kind: DeviceConnection, up: boolean): DeviceConnection[] {
-  const set = new Set(current);
-  if (up) set.add(kind);
-  else set.delete(kind);
-  return (['lan', 'cira'] as const).filter((k) => set.has(k));
-}
 
 /** A device known only by the UUID a tunnel named, at the address the tunnel came from. */
 function namedByUuid(uuid: string, ipAddress: string, connections: DeviceConnection[], now: string): Device {
