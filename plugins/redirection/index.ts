@@ -19,6 +19,7 @@ export default definePlugin<RedirectionConfig>({
   version: '1.0.0',
   kernel: '1',
   dependencies: ['rest-api'],
+  optionalDependencies: ['audit'],
   prefix: '/api/redirection',
   permissions: [{ name: PERMISSION, description: 'Open remote console sessions (KVM, serial-over-LAN), change redirection features and consent' }],
   configSchema: REDIRECTION_CONFIG_SCHEMA,
@@ -32,6 +33,8 @@ export default definePlugin<RedirectionConfig>({
       auth: ctx.auth,
       logger: ctx.logger,
       config: ctx.config,
+      events: ctx.events,
+      audit: ctx.useOptional('audit'),
     });
     registerRedirectionRoutes(ctx, reads, sessions);
     const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_VIEWER_MESSAGE, perMessageDeflate: false, clientTracking: false });

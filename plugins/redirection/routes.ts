@@ -1,5 +1,5 @@
 /** The routes of the redirection plugin: features and consent of a device, and console sessions. */
-import type { PluginContext } from '../../core/plugin-api.js';
+import type { PluginContext, RouteRequest } from '../../core/plugin-api.js';
 import type { RedirectionConfig } from './config.js';
 import type { FeatureRequest, RedirectionReads, SessionMode } from './device-state.js';
 import { CONSENT_CODE_SCHEMA, FEATURES_REQUEST_SCHEMA, REDIRECTION_STATE_SCHEMA, SESSION_LIST_SCHEMA, SESSION_REQUEST_SCHEMA, SESSION_TICKET_SCHEMA } from './schemas.js';
@@ -16,6 +16,10 @@ export function registerRedirectionRoutes(ctx: PluginContext<RedirectionConfig>,
   const tags = ['redirection'];
   const failures = ctx.use('deviceAccess').problemResponses;
   const devices = ctx.use('devices');
+  const audit = ctx.useOptional('audit');
+  /** Runs `work` recorded in the audit trail as `action` on the device (when the trail is on). */
+  const audited = <T>(req: RouteRequest, action: string, work: () => Promise<T>, detail: Record<string, unknown> = {}, detailOf?: (result: T) => Record<string, unknown>) =>
+    audit ? audit.track({ by: req, action, target: req.params['deviceId'] ?? null, detail }, work, detailOf) : work();
   const known = (id: string) => devices.require(id);
   const stateOf = async (deviceId: string, read: Promise<Awaited<ReturnType<RedirectionReads['read']>>>) => {
     const { features, userConsent, optInState } = await read;
@@ -42,7 +46,7 @@ export function registerRedirectionRoutes(ctx: PluginContext<RedirectionConfig>,
     params: { id: { description: 'Session id' } },
     responses: { 204: { description: 'Ended' }, 404: { description: 'No open session with this id' } },
     handler: (req, reply) => {
-      sessions.end(req.params.id);
+      sessions.end(req.params.id, { user: req.user?.username ?? null, address: req.ip });
       reply.status(204);
     },
   });
@@ -66,7 +70,7 @@ export function registerRedirectionRoutes(ctx: PluginContext<RedirectionConfig>,
     params,
     body: FEATURES_REQUEST_SCHEMA,
     responses: { 200: { description: 'Read back after the write', schema: ref('RedirectionState') }, ...failures },
-    handler: (req) => stateOf(req.params.deviceId, reads.write(known(req.params.deviceId), req.body)),
+    handler: (req) => audited(req, 'remote.features', () => stateOf(req.params.deviceId, reads.write(known(req.params.deviceId), req.body)), { ...req.body }),
   });
   ctx.http.route({
     method: 'post',
@@ -77,7 +81,7 @@ export function registerRedirectionRoutes(ctx: PluginContext<RedirectionConfig>,
     params,
     responses: { 202: { description: 'Consent started' }, ...failures },
     handler: async (req, reply) => {
-      const optInState = await reads.startConsent(known(req.params.deviceId));
+      const optInState = await audited(req, 'remote.consent.start', () => reads.startConsent(known(req.params.deviceId)), {}, (state) => ({ optInState: state }));
       reply.status(202);
       return { optInState };
     },
@@ -91,7 +95,8 @@ export function registerRedirectionRoutes(ctx: PluginContext<RedirectionConfig>,
     params,
     body: CONSENT_CODE_SCHEMA,
     responses: { 200: { description: 'Consent given' }, ...failures, 422: { description: 'Wrong code (`GW_ERR_CONSENT_CODE_WRONG`)' } },
-    handler: async (req) => ({ optInState: await reads.sendCode(known(req.params.deviceId), req.body.code) }),
+    // Never the code in the record: it is what lets a session in.
+    handler: async (req) => ({ optInState: await audited(req, 'remote.consent.code', () => reads.sendCode(known(req.params.deviceId), req.body.code), {}, (state) => ({ optInState: state })) }),
   });
   ctx.http.route({
     method: 'delete',
@@ -102,7 +107,7 @@ export function registerRedirectionRoutes(ctx: PluginContext<RedirectionConfig>,
     params,
     responses: { 204: { description: 'Cancelled' }, ...failures },
     handler: async (req, reply) => {
-      await reads.cancelConsent(known(req.params.deviceId));
+      await audited(req, 'remote.consent.cancel', () => reads.cancelConsent(known(req.params.deviceId)));
       reply.status(204);
     },
   });
@@ -118,7 +123,7 @@ export function registerRedirectionRoutes(ctx: PluginContext<RedirectionConfig>,
     body: SESSION_REQUEST_SCHEMA,
     responses: { 201: { description: 'Ticket issued', schema: ref('RedirectionSessionTicket') }, ...failures },
     handler: async (req, reply) => {
-      const ticket = await sessions.create(req.user!, req.params.deviceId, req.body.mode);
+      const ticket = await audited(req, 'remote.session.start', () => sessions.create(req.user!, req.params.deviceId, req.body.mode), { mode: req.body.mode }, (t) => ({ sessionId: t.id }));
       reply.status(201);
       return ticket;
     },

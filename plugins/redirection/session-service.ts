@@ -6,7 +6,8 @@
  * `remote:connect`; every start and end is logged without a secret.
  */
 import type { WebSocket } from 'ws';
-import type { AuthenticatedUser, DeviceAccess, DeviceRegistry, Logger, PluginAuth } from '../../core/plugin-api.js';
+import type { AuthenticatedUser, DeviceAccess, DeviceRegistry, EventBus, Logger, PluginAuth, RequestActor } from '../../core/plugin-api.js';
+import type { AuditTrail } from '../audit/api.js';
 import { openRedirectionSession, type OpenRedirection } from '../../workers/amt/redirection/redirection-session.js';
 import type { RedirectionConfig } from './config.js';
 import { needsConsent, type RedirectionReads, type SessionMode } from './device-state.js';
@@ -38,9 +39,15 @@ export interface SessionServiceDeps {
   auth: PluginAuth;
   logger: Logger;
   config: RedirectionConfig;
+  /** Session opened and closed events (counted by the metrics plugin). */
+  events: EventBus;
+  /** The audit trail, when its plugin is on: every session's end is recorded. */
+  audit: AuditTrail | undefined;
 }
 
-export function createSessionService({ devices, reads, sessionAccess, auth, logger, config }: SessionServiceDeps) {
+export function createSessionService({ devices, reads, sessionAccess, auth, logger, config, events, audit }: SessionServiceDeps) {
+  /** Who ended a session through the API, for the audit record of its end. */
+  const endedBy = new Map<string, RequestActor>();
   const tickets = createTicketStore(config.ticketTtlSeconds * 1000, config.maxTickets);
   const registry = createSessionRegistry(config.maxSessions);
   const known = (id: string) => devices.require(id);
@@ -62,7 +69,7 @@ export function createSessionService({ devices, reads, sessionAccess, auth, logg
    * the device session. Throws an HttpError (answered on the upgrade) when any of it fails; `accept`
    * then upgrades and the relay starts.
    */
-  async function connect(ticketText: string, accept: () => Promise<WebSocket>): Promise<void> {
+  async function connect(ticketText: string, address: string, accept: () => Promise<WebSocket>): Promise<void> {
     const ticket = tickets.take(ticketText);
     if (!ticket) throw RedirectionErrors.ticketInvalid();
     const user = await auth.currentUser(ticket.username);
@@ -84,13 +91,13 @@ export function createSessionService({ devices, reads, sessionAccess, auth, logg
         value.session.stream.destroy();
         throw err;
       });
-      run(ticket, ws, value.session);
+      run(ticket, address, ws, value.session);
     } finally {
       release();
     }
   }
 
-  function run(ticket: Ticket, ws: WebSocket, opened: OpenRedirection<SessionCodec>): void {
+  function run(ticket: Ticket, address: string, ws: WebSocket, opened: OpenRedirection<SessionCodec>): void {
     const startedMs = Date.now();
     const session: LiveSession = {
       id: ticket.sessionId,
@@ -108,12 +115,21 @@ export function createSessionService({ devices, reads, sessionAccess, auth, logg
     };
     const onEnd = (reason: EndReason) => {
       registry.closed(session);
-      logger.info('remote console session ended', {
-        sessionId: session.id, user: session.user, deviceId: session.deviceId, mode: session.mode, reason,
-        durationMs: Date.now() - startedMs, bytesToDevice: relay.bytesToDevice, bytesFromDevice: relay.bytesFromDevice,
+      const durationMs = Date.now() - startedMs;
+      const { bytesToDevice, bytesFromDevice } = relay;
+      logger.info('remote console session ended', { sessionId: session.id, user: session.user, deviceId: session.deviceId, mode: session.mode, reason, durationMs, bytesToDevice, bytesFromDevice });
+      events.publish('RemoteConsoleSessionClosed', { mode: session.mode, bytesToDevice, bytesFromDevice, durationSeconds: durationMs / 1000 });
+      const by = endedBy.get(session.id) ?? { user: session.user, address };
+      endedBy.delete(session.id);
+      void audit?.record({
+        by,
+        action: 'remote.session.end',
+        target: session.deviceId,
+        detail: { mode: session.mode, sessionId: session.id, durationSeconds: durationMs / 1000, bytesToDevice, bytesFromDevice, reason },
       });
     };
     registry.open(session);
+    events.publish('RemoteConsoleSessionOpened', { mode: session.mode });
     const relay = startRelay({
       ws, stream: opened.stream, leftover: opened.leftover, codec: opened.begun, idleMs: config.idleTimeoutSeconds * 1000,
       deviceClose: ticket.mode === 'kvm' ? 'deviceIdleKvm' : 'device', onEnd,
@@ -136,9 +152,11 @@ export function createSessionService({ devices, reads, sessionAccess, auth, logg
     connect,
     list: () => registry.list(),
     forDevice: (deviceId: string) => registry.forDevice(deviceId),
-    end(id: string): void {
+    /** Ends a session for an operator (`by`, recorded as who ended it). */
+    end(id: string, by: RequestActor): void {
       const session = registry.get(id);
       if (!session) throw RedirectionErrors.sessionNotFound(id);
+      endedBy.set(id, by);
       session.end('deleted');
     },
     /** Ends every session (shutdown). */

@@ -35,7 +35,7 @@ export function createRelayUpgrade(sessions: SessionService, wss: WebSocketServe
     void (async () => {
       if (!originAllowed(req, origins)) throw RedirectionErrors.originRefused();
       const ticket = new URL(req.url ?? '/', 'http://relay.invalid').searchParams.get('ticket') ?? '';
-      await sessions.connect(ticket, () => {
+      await sessions.connect(ticket, req.socket.remoteAddress ?? '', () => {
         if (socket.destroyed) return Promise.reject(new Error('the viewer left before the session opened'));
         return new Promise<WebSocket>((resolve) => wss.handleUpgrade(req, socket, head, resolve));
       });

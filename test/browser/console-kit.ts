@@ -37,6 +37,9 @@ export interface Recorded {
   text: string;
 }
 
+/** Content-Security-Policy violations the pages reported (Chromium logs each as a console error). */
+export const cspViolations: string[] = [];
+
 /** A browser context whose pages record every response body and WebSocket frame they receive. */
 export async function recordingContext(browser: Browser, recorded: Recorded[]): Promise<BrowserContext> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
@@ -46,6 +49,9 @@ export async function recordingContext(browser: Browser, recorded: Recorded[]): 
 
 function watch(page: Page, recorded: Recorded[]): void {
   page.on('dialog', (dialog) => void dialog.accept());
+  page.on('console', (message) => {
+    if (message.type() === 'error' && /Content Security Policy/i.test(message.text())) cspViolations.push(message.text());
+  });
   page.on('response', (res) => {
     res.text().then(
       (text) => recorded.push({ url: res.url(), text }),

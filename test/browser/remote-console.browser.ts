@@ -10,7 +10,7 @@ import { ADMIN_PASSWORD } from '../helpers/gateway-harness.js';
 import { until } from '../helpers/poll.js';
 import { createCredential, startScan, waitForScan } from '../helpers/scan-helpers.js';
 import { keyBlockOrigin, keyColour, renderScreen, SCREEN } from '../sim/redirection/redir-screen.js';
-import { launchChromium, recordingContext, screenshot, startConsoleGateway, type ConsoleFleet, type Recorded } from './console-kit.js';
+import { cspViolations, launchChromium, recordingContext, screenshot, startConsoleGateway, type ConsoleFleet, type Recorded } from './console-kit.js';
 
 const SECRET = 'Remote-Secret-9k2!';
 let kit: ConsoleFleet;
@@ -35,6 +35,8 @@ before(async () => {
 });
 
 after(async () => {
+  // The console's strict policy holds with noVNC and xterm running: nothing they do is refused.
+  assert.deepEqual(cspViolations, [], 'no Content-Security-Policy violation');
   await browser?.close();
   await kit?.stop();
 });

@@ -55,7 +55,9 @@ describe('tasks in the worker pool', () => {
     );
     for (const c of early) assert.deepEqual(c, out.candidates.find((x) => x.address === c.address), 'an early candidate is the same as in the final list');
     assert.ok(progress.length >= 1);
-    assert.deepEqual(progress.at(-1), { probed: addresses.length, total: addresses.length, found: fleet.devices.length });
+    const last = progress.at(-1)!;
+    assert.deepEqual({ probed: last.probed, total: last.total, found: last.found }, { probed: addresses.length, total: addresses.length, found: fleet.devices.length });
+    assert.ok(last.probesTotal! > 0 && last.probesDecided === last.probesTotal, `every probe decided at the end: ${JSON.stringify(last)}`);
     for (let i = 1; i < progress.length; i++) assert.ok(progress[i]!.probed >= progress[i - 1]!.probed);
   });
 

@@ -43,7 +43,11 @@ export function registerAccountRoutes(ctx: PluginContext, accounts: AccountStore
     params: { id: { description: 'Account id' } },
     body: UPDATE_MPS_ACCOUNT_SCHEMA,
     responses: { 200: { description: 'The account', schema: REF }, 404: { description: 'Unknown account' } },
-    handler: (req) => accounts.update(req.params.id, { uuids: req.body.uuids }),
+    async handler(req) {
+      const account = await accounts.update(req.params.id, { uuids: req.body.uuids });
+      await ctx.useOptional('audit')?.record({ by: req, action: 'cira.account.update', target: req.params.id, detail: { uuids: req.body.uuids } });
+      return account;
+    },
   });
   ctx.http.route<{ Params: { id: string } }>({
     method: 'delete',

@@ -51,6 +51,7 @@ export function registerBindingRoutes(ctx: PluginContext, { cira, accounts, bind
       const binding = await bindings.rebind(uuid, account);
       for (const connection of cira.connections()) if (connection.uuid === uuid && connection.username !== account.username) cira.drop(connection.deviceId);
       ctx.logger.warn('device UUID rebound to another MPS account', { uuid, accountId: account.id, username: account.username, by: req.user?.username ?? null });
+      await ctx.useOptional('audit')?.record({ by: req, action: 'cira.binding.rebind', target: uuid, detail: { accountId: account.id, username: account.username } });
       return binding;
     },
   });
@@ -69,6 +70,7 @@ export function registerBindingRoutes(ctx: PluginContext, { cira, accounts, bind
       const connection = await cira.verify(req.params.deviceId, 'accepted');
       if (!connection) throw CiraErrors.connectionNotFound(req.params.deviceId);
       ctx.logger.warn('unverified CIRA tunnel accepted by an operator', { deviceId: connection.deviceId, uuid: connection.uuid, username: connection.username, by: req.user?.username ?? null });
+      await ctx.useOptional('audit')?.record({ by: req, action: 'cira.tunnel.accept', target: connection.deviceId, detail: { uuid: connection.uuid, username: connection.username, remoteAddress: connection.remoteAddress } });
       return connection;
     },
   });

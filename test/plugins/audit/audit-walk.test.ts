@@ -15,6 +15,7 @@ import { RawDevice, uuidOf } from '../cira/cira-test-kit.js';
 import { ciraPort } from '../cira/gateway-cira-helpers.js';
 import { allRecords, type AuditRecord } from './audit-kit.js';
 import { until } from '../../helpers/poll.js';
+import { WebSocket } from 'ws';
 
 const FLEET_PASSWORD = 'P@ssw0rd1';
 const SECRETS = {
@@ -34,9 +35,9 @@ let admin: string;
 const logs: string[] = [];
 
 before(async () => {
-  fleet = await startFleet({ count: 3, base: '127.123.0.1', rmcpPort: SIM_RMCP_PORT, seed: 'audit-walk' });
+  fleet = await startFleet({ count: 3, base: '127.123.0.1', rmcpPort: SIM_RMCP_PORT, seed: 'audit-walk', provisioningModes: [1] });
   gw = await startTestGateway({
-    plugins: ['rest-api', 'power-mgmt', 'cira', 'audit'],
+    plugins: ['rest-api', 'power-mgmt', 'cira', 'redirection', 'audit'],
     logs,
     overrides: mergeConfig(SIM_AMT_SETTINGS, {
       plugins: {
@@ -80,7 +81,7 @@ test('every listed operator action leaves one record with who, from where, what 
   assert.equal(scan.status, 'completed');
   const long = await startScan(gw, admin, { range: '127.123.8.0/22', timeoutMs: 2000, concurrency: 1 });
   await json(await gw.request('POST', `/api/scan/cancel/${long.id}`, { token: admin }), 200);
-  const devices = await json<Array<{ id: string; ipAddress: string }>>(await gw.request('GET', '/api/devices', { token: admin }), 200);
+  const devices = await json<Array<{ id: string; ipAddress: string; uuid?: string | null }>>(await gw.request('GET', '/api/devices', { token: admin }), 200);
   assert.equal(devices.length, 3);
   const [first, second, third] = devices.sort((a, b) => a.ipAddress.localeCompare(b.ipAddress));
 
@@ -88,6 +89,22 @@ test('every listed operator action leaves one record with who, from where, what 
   await json(await gw.request('POST', `/api/power/${first!.id}`, { token: admin, body: { action: 'off' } }), 200);
   await json(await gw.request('POST', `/api/power/${first!.id}`, { token: admin, body: { action: 'off' } }), 422);
   await json(await gw.request('POST', '/api/power/bulk', { token: admin, body: { deviceIds: [second!.id, third!.id], action: 'reset' } }), 200);
+
+  // A boot choice: the next reset into the BIOS.
+  await json(await gw.request('POST', `/api/power/${first!.id}`, { token: admin, body: { action: 'on', boot: 'bios' } }), 200);
+
+  // The remote console: features, consent started and cancelled, a serial-over-LAN session opened and closed.
+  await json(await gw.request('PUT', `/api/redirection/${second!.id}/features`, { token: admin, body: { sol: true, userConsent: 'none' } }), 200);
+  await json(await gw.request('POST', `/api/redirection/${second!.id}/consent`, { token: admin }), 202);
+  await json(await gw.request('DELETE', `/api/redirection/${second!.id}/consent`, { token: admin }), 204);
+  const solTicket = await json<{ id: string; url: string }>(await gw.request('POST', `/api/redirection/${second!.id}/sessions`, { token: admin, body: { mode: 'sol' } }), 201);
+  const sol = new WebSocket(gw.url.replace(/^http/, 'ws') + solTicket.url);
+  await new Promise((resolve, reject) => sol.once('open', resolve).once('error', reject));
+  await new Promise((resolve) => {
+    sol.once('close', resolve);
+    sol.close();
+  });
+  await until('the session end recorded', async () => (await allRecords(gw, admin)).find((r) => r.action === 'remote.session.end'));
 
   // Sign-in and trust resets; a device deleted.
   await json(await gw.request('DELETE', `/api/devices/${second!.id}/sign-in`, { token: admin }), 200);
@@ -101,6 +118,16 @@ test('every listed operator action leaves one record with who, from where, what 
   const tunnel = await until('the tunnel listed', async () => ((await (await gw.request('GET', '/api/cira/connections', { token: admin })).json()) as Array<{ deviceId: string }>)[0]);
   await json(await gw.request('DELETE', `/api/cira/connections/${tunnel.deviceId}`, { token: admin }), 204);
   await device.closed;
+  // CIRA device identity: an account limited to UUIDs, a UUID rebound, an unverified tunnel accepted.
+  await json(await gw.request('PATCH', `/api/cira/accounts/${account.id}`, { token: admin, body: { uuids: [uuidOf(911), first!.uuid!] } }), 200);
+  await json(await gw.request('PUT', `/api/cira/bindings/${uuidOf(911)}`, { token: admin, body: { accountId: account.id } }), 200);
+  const claimant = await RawDevice.connect(ciraPort(logs), '127.0.23.10');
+  await claimant.handshake(first!.uuid!, [16992], 'mps-audit', SECRETS.mpsAccount);
+  const unverified = await until('the tunnel of the LAN-known device listed unverified', async () =>
+    ((await (await gw.request('GET', '/api/cira/connections', { token: admin })).json()) as Array<{ deviceId: string; identity: string }>).find((c) => c.identity === 'unverified'),
+  );
+  await json(await gw.request('POST', `/api/cira/connections/${unverified.deviceId}/accept`, { token: admin }), 200);
+  claimant.destroy();
   await json(await gw.request('DELETE', `/api/cira/accounts/${account.id}`, { token: admin }), 204);
 
   const records = await allRecords(gw, admin);
@@ -123,7 +150,13 @@ test('every listed operator action leaves one record with who, from where, what 
   assert.equal(find('scan.start', '127.123.0.1-3').detail['scanId'], scan.id);
   find('scan.start', '127.123.8.0/22');
   find('scan.cancel', long.id);
-  assert.equal(find('power.change', first!.id).detail['action'], 'off');
+  assert.equal(records.filter((r) => r.action === 'power.change' && r.target === first!.id && r.outcome === 'success' && r.detail['action'] === 'off').length, 1);
+  assert.equal(records.filter((r) => r.action === 'power.change' && r.target === first!.id && r.detail['boot'] === 'bios').length, 1, 'the boot choice recorded');
+  assert.deepEqual(find('remote.features', second!.id).detail, { sol: true, userConsent: 'none' });
+  find('remote.consent.start', second!.id);
+  find('remote.consent.cancel', second!.id);
+  assert.equal(find('remote.session.start', second!.id).detail['sessionId'], solTicket.id);
+  assert.equal(find('remote.session.end', second!.id).detail['mode'], 'sol');
   assert.equal(find('power.change', first!.id, 'failure').detail['error'], 'GW_ERR_POWER_ACTION_UNSUPPORTED');
   assert.equal(find('power.change', second!.id).detail['bulk'], true);
   find('power.change', third!.id);
@@ -133,6 +166,9 @@ test('every listed operator action leaves one record with who, from where, what 
   assert.equal(find('cira.account.create', account.id).detail['username'], 'mps-audit');
   assert.equal(find('cira.tunnel.drop', tunnel.deviceId).detail['remoteAddress'], '127.0.23.9');
   find('cira.account.delete', account.id);
+  assert.deepEqual(find('cira.account.update', account.id).detail['uuids'], [uuidOf(911), first!.uuid]);
+  assert.equal(find('cira.binding.rebind', uuidOf(911)).detail['accountId'], account.id);
+  assert.equal(find('cira.tunnel.accept', unverified.deviceId).detail['remoteAddress'], '127.0.23.10');
 
   for (const record of records.filter((r) => r.action !== 'auth.sign-in')) {
     assert.equal(record.user, 'admin', `${record.action} names who did it`);
