@@ -5,7 +5,10 @@
  * The kernel loads the plugins a site enables, orders them by their declared dependencies,
  * and calls each plugin's `register` with a {@link PluginContext} scoped to that plugin.
  *
- * Everything exported from this file is public API: third-party plugins depend on it.
+ * Everything exported from this file is public API: third-party plugins depend on it. It is the
+ * kernel's contract only (`amt-gateway/kernel`): the built-in plugins publish their own types
+ * (`amt-gateway/devices`, `amt-gateway/remote-monitor`, ...). `amt-gateway/plugin-api` still
+ * brings both, for plugins written against 1.x (deprecated, see plugins/plugin-api-compat.ts).
  */
 import type { Server as HttpServer, IncomingMessage, RequestListener } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -14,7 +17,8 @@ import type { Logger } from './log/logger.js';
 import type { KeyValueStore } from './store/key-value-store.js';
 import type { WorkerPool } from './pool/worker-pool.js';
 import type { JsonSchema } from './validation/json-schema.js';
-import type { AuthenticatedUser, CorsRegistration, MountHandler, RouteGeneric, RouteSpec } from './http/route-api.js';
+import type { TSchema } from '@sinclair/typebox';
+import type { AuthenticatedUser, CorsRegistration, MountHandler, ParamDeclaration, RouteGeneric, RouteSpec, SchemaRouteSpec } from './http/route-api.js';
 
 export type { EventBus } from './events/event-bus.js';
 export type { Logger } from './log/logger.js';
@@ -28,6 +32,7 @@ export type {
   HttpMethod,
   MountHandler,
   MountRequest,
+  ParamDeclaration,
   ParamsOf,
   QuerystringOf,
   RouteGeneric,
@@ -36,30 +41,28 @@ export type {
   RouteRequest,
   RouteResponse,
   RouteSpec,
+  SchemaGeneric,
+  SchemaRouteSpec,
 } from './http/route-api.js';
+/**
+ * TypeBox (`@sinclair/typebox`), the kernel's copy: build a route's `body` and `query` schemas and a
+ * plugin's `configSchema` with it, and the handler's request and `ctx.config` are typed from them.
+ */
+export { Type, type Static, type TSchema } from '@sinclair/typebox';
+export { ComponentRef, NullableString, StringEnum } from './validation/schema-types.js';
 export type { ReadinessCheck, ReadinessResult } from './health/readiness.js';
 export { HttpError, isHttpError, type HttpErrorShape, type ProblemFieldError } from './http/http-error.js';
-// The built-in plugins' services and event payloads (type-only). Importing this module also brings
-// their augmentations of GatewayServices and GatewayEvents, so `ctx.use('devices')` and
-// `ctx.events.subscribe('ScanCompleted', ...)` are typed for any plugin that imports this module.
-export type * from '../plugins/rest-api/api.js';
-export type * from '../plugins/remote-monitor/api.js';
-export type * from '../plugins/power-mgmt/api.js';
-export type * from '../plugins/cira/api.js';
-export type * from '../plugins/soap-mps/api.js';
-export type * from '../plugins/scan-hub/api.js';
-export type * from '../plugins/audit/api.js';
-export type * from '../plugins/metrics/api.js';
 
 /** The version of the plugin API this kernel implements. Plugins declare the majors they accept. */
-export const KERNEL_API_VERSION = '1.2.0';
+export const KERNEL_API_VERSION = '1.3.0';
 
 /**
- * Events carried on the bus, by name: the payload type. The built-in plugins' events are here
- * already (`ScanCompleted`, `DeviceStatusChanged`, ...); a plugin adds its own by declaration merging:
+ * Events carried on the bus, by name: the payload type. The kernel's own are here; each plugin
+ * adds its own by declaration merging, and importing that plugin's entry point (e.g.
+ * `amt-gateway/devices` for `ScanCompleted`) brings them:
  *
  * ```ts
- * declare module 'amt-gateway/plugin-api' { interface GatewayEvents { MyEvent: { id: string } } }
+ * declare module 'amt-gateway/kernel' { interface GatewayEvents { MyEvent: { id: string } } }
  * ```
  */
 export interface GatewayEvents {
@@ -100,9 +103,9 @@ export interface HttpRequestCompletedEvent {
 }
 
 /**
- * Services plugins provide to the plugins that depend on them, keyed by service name: `devices`,
- * `credentials`, `deviceAccess` (rest-api), `presence` (remote-monitor) and `cira` (cira) are here already. A
- * providing plugin augments this interface the same way as {@link GatewayEvents}, so that
+ * Services plugins provide to the plugins that depend on them, keyed by service name. A providing
+ * plugin augments this interface the same way as {@link GatewayEvents}, and its entry point brings
+ * the augmentation (`amt-gateway/devices`: `devices`, `credentials`, `deviceAccess`), so that
  * `ctx.use(name)` is typed.
  */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type
@@ -140,9 +143,13 @@ export interface PluginHttp {
   /** The plugin's prefix, e.g. `/api/power`. */
   readonly prefix: string;
   /**
-   * Declares an authenticated, validated, documented route under the plugin's prefix. Type its
-   * inputs Fastify-style: `route<{ Body: B; Querystring: Q; Params: P }>({...})`.
+   * Declares an authenticated, validated, documented route under the plugin's prefix. With TypeBox
+   * `body` / `query` schemas the handler's request is typed from them (no type arguments, no casts);
+   * with plain JSON Schemas type its inputs Fastify-style: `route<{ Body: B; Querystring: Q; Params: P }>({...})`.
    */
+  route<B extends TSchema | undefined = undefined, Q extends TSchema | undefined = undefined, P extends Record<string, ParamDeclaration> = Record<string, ParamDeclaration>>(
+    spec: SchemaRouteSpec<B, Q, P>,
+  ): void;
   route<G extends RouteGeneric = RouteGeneric>(spec: RouteSpec<G>): void;
   /** Claims WebSocket upgrades for an absolute path (e.g. `/scanHub`). */
   onUpgrade(path: string, handler: UpgradeHandler): void;
@@ -291,39 +298,4 @@ export interface AmtSiteSettings {
   legacyTls?: boolean;
 }
 
-/** A plugin definition: what it declares and how it registers. */
-export interface PluginDefinition<TConfig = Record<string, unknown>> {
-  /** Unique name, kebab-case. */
-  name: string;
-  /** The plugin's own version (semver). */
-  version: string;
-  /**
-   * Kernel API majors the plugin works with, e.g. `'1'` or `'1 || 2'`. Required: a plugin that
-   * omits it is refused at start-up (`GW_ERR_PLUGIN_KERNEL`), since nothing tells which API it was written against.
-   */
-  kernel: string;
-  /** Names of plugins that must be registered before this one. */
-  dependencies?: string[];
-  /**
-   * Plugins registered before this one when they are enabled, and whose services it may reach with
-   * `ctx.useOptional` (e.g. `audit`); start-up does not need them.
-   */
-  optionalDependencies?: string[];
-  /** Route prefix of the plugin's HTTP routes. Default `/api/{name}`. */
-  prefix?: string;
-  /**
-   * The permissions this plugin introduces and owns (they exist only while it is enabled). A
-   * permission another plugin (or the kernel) declares too stops start-up, naming both.
-   */
-  permissions?: PermissionDeclaration[];
-  /** Front-end routes the plugin contributes to the route list. */
-  routes?: FrontendRoute[];
-  /** JSON Schema of the plugin's `options` (defaults are applied). */
-  configSchema?: JsonSchema;
-  register(ctx: PluginContext<TConfig>): void | Promise<void>;
-}
-
-/** Identity helper that types a plugin definition. */
-export function definePlugin<TConfig = Record<string, unknown>>(definition: PluginDefinition<TConfig>): PluginDefinition<TConfig> {
-  return definition;
-}
+export { definePlugin, type PluginDefinition, type PluginEnvOverride, type SchemaPluginDefinition } from './plugins/plugin-definition.js';

@@ -1,8 +1,8 @@
 // `npm run build:server`: builds dist/ from a clean folder, so that no output of a deleted source
 // survives (a stale plugins/<name>/index.js would still load as a built-in plugin):
 // - tsc (tsconfig.build.json) type-checks core/, plugins/, workers/ and writes the .d.ts files;
-// - esbuild bundles the code: one module per entry point (the bin, the public APIs, each built-in
-//   plugin, each worker task) and shared chunks, with the dependencies that load plainly from a
+// - esbuild bundles the code: one module per entry point (the bin, the public APIs, each plugin's
+//   typed entry point, each built-in plugin, each worker task) and shared chunks, with the dependencies that load plainly from a
 //   bundle inlined. A start then reads a few files instead of resolving, reading and lexing ~600
 //   modules one by one (about a quarter of the start's CPU). Dependencies that find files beside
 //   their own code, run native code or start threads from their own files stay external.
@@ -54,8 +54,11 @@ function entryPoints() {
   return [
     'core/main.ts',
     'core/plugin-api.ts',
+    'plugins/plugin-api-compat.ts',
     'workers/task-api.ts',
     ...plugins.map((name) => `plugins/${name}/index.ts`),
+    // Each plugin's typed entry point (`amt-gateway/<name>`): types only, an empty module at run time.
+    ...plugins.filter((name) => existsSync(join(ROOT, 'plugins', name, 'public.ts'))).map((name) => `plugins/${name}/public.ts`),
     ...tasks.map((name) => `workers/tasks/${name}`),
   ];
 }

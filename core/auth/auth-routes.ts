@@ -1,23 +1,17 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Type } from '@sinclair/typebox';
 import type { PluginContext } from '../plugin-api.js';
 import { HttpError } from '../http/http-error.js';
 import type { AuthService } from './auth-service.js';
 import type { LoginThrottle } from './login-throttle.js';
 
-interface LoginBody {
-  username: string;
-  password: string;
-}
-
-export const LOGIN_REQUEST_SCHEMA = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['username', 'password'],
-  properties: {
-    username: { type: 'string', minLength: 1, maxLength: 64, pattern: '^[^\\u0000-\\u001f\\u007f]+$', 'x-pattern-message': 'must not contain control characters' },
-    password: { type: 'string', minLength: 1, maxLength: 256 },
+export const LOGIN_REQUEST_SCHEMA = Type.Object(
+  {
+    username: Type.String({ minLength: 1, maxLength: 64, pattern: '^[^\\u0000-\\u001f\\u007f]+$', 'x-pattern-message': 'must not contain control characters' }),
+    password: Type.String({ minLength: 1, maxLength: 256 }),
   },
-};
+  { additionalProperties: false },
+);
 
 export const AUTHENTICATED_USER_SCHEMA = {
   type: 'object',
@@ -27,7 +21,7 @@ export const AUTHENTICATED_USER_SCHEMA = {
 
 /** `POST /api/auth/login`, `GET /api/auth/me`, `POST /api/auth/logout`. */
 export function registerAuthRoutes(ctx: PluginContext, auth: AuthService, throttle: LoginThrottle): void {
-  ctx.http.route<{ Body: LoginBody }>({
+  ctx.http.route({
     method: 'post',
     path: '/auth/login',
     summary: 'Sign in and get a bearer token',

@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox';
 import type { PluginContext, RouteRequest, UserChangedEvent } from '../plugin-api.js';
 import { HttpError } from '../http/http-error.js';
 import type { AuthService } from './auth-service.js';
@@ -6,16 +7,11 @@ import { hashPassword } from './password-hash.js';
 import { assertManagerRemains, assertMayGrant, assertMayManage, userMutations } from './user-authority.js';
 import type { StoredUser } from './user-store.js';
 
-interface CreateUserBody {
-  username: string;
-  password: string;
-  permissions: string[];
-}
-type UpdateUserBody = Partial<Omit<CreateUserBody, 'username'>>;
-
-const USERNAME = { type: 'string', pattern: '^[A-Za-z0-9._@-]{1,64}$', 'x-pattern-message': 'must be 1 to 64 letters, digits or . _ @ -' };
-const PASSWORD = { type: 'string', minLength: 8, maxLength: 256, description: 'Write-only' };
-const PERMISSIONS = { type: 'array', uniqueItems: true, maxItems: 100, items: { type: 'string', minLength: 1, maxLength: 64 }, description: "Permission names, or '*' for all" };
+const USERNAME = Type.String({ pattern: '^[A-Za-z0-9._@-]{1,64}$', 'x-pattern-message': 'must be 1 to 64 letters, digits or . _ @ -' });
+const PASSWORD = Type.String({ minLength: 8, maxLength: 256, description: 'Write-only' });
+const PERMISSIONS = Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { uniqueItems: true, maxItems: 100, description: "Permission names, or '*' for all" });
+const CREATE_USER = Type.Object({ username: USERNAME, password: PASSWORD, permissions: PERMISSIONS }, { additionalProperties: false });
+const UPDATE_USER = Type.Object({ password: Type.Optional(PASSWORD), permissions: Type.Optional(PERMISSIONS) }, { additionalProperties: false, minProperties: 1 });
 const USER_REF = { $ref: '#/components/schemas/User' };
 
 export const USER_SCHEMA = {
@@ -48,7 +44,6 @@ export function registerUserRoutes(ctx: PluginContext, auth: AuthService): void 
   const othersThan = async (username: string) => (await auth.users.list()).filter((u) => u.username !== username);
   const params = { username: { description: 'The user name' } };
   const common = { tags: ['users'], permission: USERS_MANAGE };
-  type ByName = { Params: { username: string } };
   const changed = (req: RouteRequest, change: UserChangedEvent['change'], username: string, what: Pick<UserChangedEvent, 'permissions' | 'passwordChanged'> = {}) =>
     ctx.events.publishAwaited('UserChanged', { user: req.user?.username ?? null, address: req.ip, change, username, ...what });
 
@@ -60,12 +55,12 @@ export function registerUserRoutes(ctx: PluginContext, auth: AuthService): void 
     responses: { 200: { description: 'Users', schema: { type: 'array', items: USER_REF } } },
     handler: async () => (await auth.users.list()).map(view),
   });
-  ctx.http.route<{ Body: CreateUserBody }>({
+  ctx.http.route({
     ...common,
     method: 'post',
     path: '/users',
     summary: 'Create a user',
-    body: { type: 'object', additionalProperties: false, required: ['username', 'password', 'permissions'], properties: { username: USERNAME, password: PASSWORD, permissions: PERMISSIONS } },
+    body: CREATE_USER,
     responses: { 201: { description: 'Created', schema: USER_REF }, 403: { description: 'A permission the caller does not hold itself (`GW_ERR_PERMISSION_NOT_HELD`)' }, 409: { description: 'The user exists' } },
     async handler(req, reply) {
       const { body } = req;
@@ -84,7 +79,7 @@ export function registerUserRoutes(ctx: PluginContext, auth: AuthService): void 
       return view(user);
     },
   });
-  ctx.http.route<ByName>({
+  ctx.http.route({
     ...common,
     method: 'get',
     path: '/users/:username',
@@ -93,7 +88,7 @@ export function registerUserRoutes(ctx: PluginContext, auth: AuthService): void 
     responses: { 200: { description: 'The user', schema: USER_REF }, 404: { description: 'Unknown user' } },
     handler: async (req) => view(await load(req.params.username)),
   });
-  ctx.http.route<ByName & { Body: UpdateUserBody }>({
+  ctx.http.route({
     ...common,
     method: 'put',
     path: '/users/:username',
@@ -101,7 +96,7 @@ export function registerUserRoutes(ctx: PluginContext, auth: AuthService): void 
     description:
       "Changing the password revokes the user's tokens. The caller must hold every permission the user holds (`GW_ERR_USER_OUTRANKS_YOU`) and every permission it grants (`GW_ERR_PERMISSION_NOT_HELD`).",
     params,
-    body: { type: 'object', additionalProperties: false, minProperties: 1, properties: { password: PASSWORD, permissions: PERMISSIONS } },
+    body: UPDATE_USER,
     responses: { 200: { description: 'Updated', schema: USER_REF }, 403: { description: 'The user holds, or the change grants, a permission the caller does not hold' }, 404: { description: 'Unknown user' }, 409: { description: 'Would leave no user manager' } },
     async handler(req) {
       const { body } = req;
@@ -125,7 +120,7 @@ export function registerUserRoutes(ctx: PluginContext, auth: AuthService): void 
       return view(updated);
     },
   });
-  ctx.http.route<ByName>({
+  ctx.http.route({
     ...common,
     method: 'delete',
     path: '/users/:username',

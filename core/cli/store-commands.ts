@@ -7,6 +7,7 @@ import { resolve } from 'node:path';
 import type { GatewayConfig } from '../config/gateway-config.js';
 import { masterKeyFile } from '../secrets/master-key.js';
 import { openStore, StoreLockedError } from '../store/level-store.js';
+import { isStoreLocked } from '../store/store-errors.js';
 import { rotateMasterKey } from '../secrets/key-rotation.js';
 import { writeBackup } from '../backup/backup-client.js';
 import { restoreBackup } from '../backup/restore.js';
@@ -35,7 +36,7 @@ export async function rotateKeyCommand(config: GatewayConfig, env: NodeJS.Proces
   try {
     store = await openStore(dataDir);
   } catch (err) {
-    if (err instanceof StoreLockedError) throw new StoreLockedError(`${dataDir} (stop the gateway before rotate-key)`);
+    if (isStoreLocked(err)) throw new StoreLockedError(`${dataDir} (stop the gateway before rotate-key)`);
     throw err;
   }
   try {

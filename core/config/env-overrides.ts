@@ -1,7 +1,11 @@
-/** Environment variables that override the configuration file (CONTRACT section 0). */
+/**
+ * Environment variables that override the kernel's part of the configuration file (CONTRACT section
+ * 0). A plugin's options are overridden by the variables the plugin declares (`env` of its
+ * definition, applied by core/config/plugin-env.ts), never listed here.
+ */
 type Setter = (config: Record<string, unknown>, value: string) => void;
 
-function setPath(config: Record<string, unknown>, path: string[], value: unknown): void {
+export function setPath(config: Record<string, unknown>, path: string[], value: unknown): void {
   let node = config;
   for (const key of path.slice(0, -1)) {
     const next = node[key];
@@ -17,14 +21,22 @@ const flag = (value: string): boolean | string => (/^(1|true)$/i.test(value.trim
 /** Keeps a non-numeric value as a string so that validation names the field. */
 const numeric = (value: string): number | string => (/^\d+$/.test(value.trim()) ? Number(value) : value);
 
+/** How a variable's text becomes a configuration value. */
+export type EnvValueType = 'string' | 'integer' | 'number' | 'boolean' | 'list';
+
+export function parseEnvValue(type: EnvValueType, value: string): unknown {
+  if (type === 'integer') return numeric(value);
+  if (type === 'number') return /^\d+(\.\d+)?$/.test(value.trim()) ? Number(value) : value;
+  if (type === 'boolean') return flag(value);
+  if (type === 'list') return list(value);
+  return value;
+}
+
 const OVERRIDES: Record<string, Setter> = {
   AMTGW_HOST: (c, v) => setPath(c, ['server', 'host'], v),
   AMTGW_PORT: (c, v) => setPath(c, ['server', 'port'], numeric(v)),
-  AMTGW_SOAP_PORT: (c, v) => setPath(c, ['plugins', 'soap-mps', 'options', 'port'], numeric(v)),
-  AMTGW_CIRA_PORT: (c, v) => setPath(c, ['plugins', 'cira', 'options', 'port'], numeric(v)),
   AMTGW_DATA_DIR: (c, v) => setPath(c, ['dataDir'], v),
   AMTGW_ALLOWED_NETWORKS: (c, v) => setPath(c, ['amt', 'allowedNetworks'], list(v)),
-  AMTGW_MONITOR_INTERVAL_S: (c, v) => setPath(c, ['plugins', 'remote-monitor', 'options', 'intervalSeconds'], numeric(v)),
   AMTGW_CORS_ORIGINS: (c, v) => setPath(c, ['cors', 'origins'], list(v)),
   AMTGW_TLS_CERT: (c, v) => setPath(c, ['server', 'tls', 'cert'], v),
   AMTGW_TLS_KEY: (c, v) => setPath(c, ['server', 'tls', 'key'], v),
@@ -38,7 +50,7 @@ export function applyEnvOverrides(config: Record<string, unknown>, env: NodeJS.P
     const value = env[name];
     if (value !== undefined && value !== '') set(config, value);
   }
-  // A plugin entry created only by an override (e.g. AMTGW_SOAP_PORT) must not enable it by itself.
+  // A plugin entry that does not say `enable` is not enabled.
   const plugins = config.plugins as Record<string, Record<string, unknown>> | undefined;
   for (const entry of Object.values(plugins ?? {})) if (entry.enable === undefined) entry.enable = false;
 }

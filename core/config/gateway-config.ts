@@ -1,41 +1,95 @@
-import type { AmtSiteSettings } from '../plugin-api.js';
-import type { LogLevel } from '../log/logger.js';
+/**
+ * The site configuration's schema, in TypeBox, and its type, derived from it: what `loadConfig`
+ * validates is what the kernel reads. `schemas/config.schema.json` (shipped for editors and
+ * operators) is written from it by `node --import tsx scripts/write-config-schema.ts`, and a test
+ * keeps the two the same.
+ */
+import { Type, type Static } from '@sinclair/typebox';
+import { NullableString, StringEnum } from '../validation/schema-types.js';
+
+const int = (minimum: number, maximum?: number, description?: string) => Type.Integer({ minimum, ...(maximum === undefined ? {} : { maximum }), ...(description ? { description } : {}) });
+const closed = { additionalProperties: false } as const;
+
+const SERVER = Type.Object(
+  {
+    host: Type.String({ minLength: 1 }),
+    port: int(0, 65535),
+    bodyLimitBytes: int(1024, 104857600),
+    shutdownTimeoutMs: int(0, 600000),
+    tls: Type.Object({ cert: Type.Optional(NullableString()), key: Type.Optional(NullableString()) }, closed),
+  },
+  closed,
+);
+
+const LOGIN = Type.Object(
+  {
+    freeFailures: int(0),
+    maxFailures: int(1, 1000),
+    windowSeconds: int(1),
+    delayStepMs: int(0, 10000),
+    addressMaxFailures: Type.Optional(int(1, 1000, 'Failures from one client address, all user names together, before every login from it is refused; default 10 x maxFailures, at most 1000')),
+    maxConcurrentPerName: Type.Optional(int(1, 100, 'Login attempts for one user name from one client address under way at once; more get 429. Default 2')),
+    maxConcurrentPerAddress: Type.Optional(int(1, 1000, 'Login attempts from one client address under way at once, all names together; more get 429. Default 10')),
+  },
+  closed,
+);
+
+const AMT = Type.Object(
+  {
+    ports: Type.Object({ http: int(1, 65535), https: int(1, 65535), rmcp: int(0, 65535, '0 disables the RMCP ping') }, closed),
+    allowedNetworks: Type.Array(Type.String({ pattern: '^\\d{1,3}(\\.\\d{1,3}){3}/\\d{1,2}$' })),
+    tlsTrust: StringEnum(['tofu', 'ca']),
+    legacyTls: Type.Optional(
+      Type.Boolean({
+        description:
+          'Reach devices that offer only TLS 1.0/1.1 (AMT 9-11): older protocol versions, OpenSSL security level 0, legacy renegotiation; logged once per device when used. Default false',
+      }),
+    ),
+    caFile: NullableString(),
+  },
+  closed,
+);
+
+const PLUGIN_SETTING = Type.Object(
+  {
+    enable: Type.Boolean(),
+    path: Type.Optional(Type.String({ minLength: 1, description: 'Module path of a third-party plugin (relative to the working directory)' })),
+    package: Type.Optional(Type.String({ minLength: 1, description: 'npm package name of a third-party plugin' })),
+    options: Type.Optional(Type.Unsafe<Record<string, unknown>>({ type: 'object' })),
+  },
+  { ...closed, not: { required: ['path', 'package'] } },
+);
 
 /** A plugin's entry in the site configuration. */
-export interface PluginSetting {
-  enable: boolean;
-  path?: string;
-  package?: string;
-  options?: Record<string, unknown>;
-}
+export type PluginSetting = Static<typeof PLUGIN_SETTING>;
 
-/** The validated site configuration (see schemas/config.schema.json and the README). */
-export interface GatewayConfig {
-  server: {
-    host: string;
-    port: number;
-    bodyLimitBytes: number;
-    shutdownTimeoutMs: number;
-    tls: { cert?: string | null; key?: string | null };
-  };
-  dataDir: string;
-  masterKeyFile?: string | null;
-  log: { level: LogLevel };
-  cors: { origins: string[]; maxAgeSeconds?: number };
-  auth: {
-    tokenTtlSeconds: number;
-    adminPasswordFile?: string | null;
-    login: {
-      freeFailures: number;
-      maxFailures: number;
-      windowSeconds: number;
-      delayStepMs: number;
-      addressMaxFailures?: number;
-      maxConcurrentPerName?: number;
-      maxConcurrentPerAddress?: number;
-    };
-  };
-  amt: AmtSiteSettings;
-  workers: { threads: number; concurrentTasksPerWorker: number; maxQueue: number; idleTimeoutMs: number };
-  plugins: Record<string, PluginSetting>;
-}
+export const GATEWAY_CONFIG_SCHEMA = Type.Object(
+  {
+    $schema: Type.Optional(Type.String()),
+    server: SERVER,
+    dataDir: Type.String({ minLength: 1 }),
+    masterKeyFile: Type.Optional(NullableString({ description: 'Path of the master key file; default <dataDir>/master.key' })),
+    log: Type.Object({ level: StringEnum(['debug', 'info', 'warn', 'error', 'silent']) }, closed),
+    cors: Type.Object({ origins: Type.Array(Type.String({ pattern: '^https?://[^/]+$' }), { uniqueItems: true }), maxAgeSeconds: Type.Optional(int(0)) }, closed),
+    auth: Type.Object(
+      {
+        tokenTtlSeconds: int(1, 2592000),
+        adminPasswordFile: Type.Optional(NullableString({ description: 'Where a generated admin password is written; default <dataDir>/admin-password' })),
+        login: LOGIN,
+      },
+      closed,
+    ),
+    amt: AMT,
+    workers: Type.Object({ threads: int(1, 64), concurrentTasksPerWorker: int(1, 1024), maxQueue: int(1), idleTimeoutMs: int(0) }, closed),
+    plugins: Type.Unsafe<Record<string, PluginSetting>>({ type: 'object', additionalProperties: PLUGIN_SETTING }),
+  },
+  {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    $id: 'https://amt-gateway.local/schemas/config.schema.json',
+    title: 'amt-gateway site configuration',
+    ...closed,
+  },
+);
+
+/** The validated site configuration (see the README). */
+export type GatewayConfig = Static<typeof GATEWAY_CONFIG_SCHEMA>;

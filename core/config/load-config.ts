@@ -1,11 +1,13 @@
 import { readFileSync } from 'node:fs';
+import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { packagePath } from '../assets/package-root.js';
 import { createAjv, describeErrors } from '../validation/validator.js';
 import { applyEnvOverrides } from './env-overrides.js';
-import type { GatewayConfig } from './gateway-config.js';
+import { GATEWAY_CONFIG_SCHEMA, type GatewayConfig } from './gateway-config.js';
 
 const DEFAULT_FILE = packagePath('config', 'default.json');
-const SCHEMA_FILE = packagePath('schemas', 'config.schema.json');
+
+import { isErrorOf, type CodedError } from '../util/error-shape.js';
 
 /** A configuration that cannot start the gateway; the message names the field and the reason. */
 export class ConfigError extends Error {
@@ -14,6 +16,11 @@ export class ConfigError extends Error {
     super(message);
     this.name = 'ConfigError';
   }
+}
+
+/** Whether `err` is a ConfigError, of any copy of the kernel (recognised by its shape). */
+export function isConfigError(err: unknown): err is CodedError {
+  return isErrorOf(err, 'ConfigError', ['GW_ERR_CONFIG']);
 }
 
 type Json = Record<string, unknown>;
@@ -66,18 +73,17 @@ export function loadConfig(options: LoadConfigOptions = {}): GatewayConfig {
   return validateConfig(config);
 }
 
-let schemaValidator: ReturnType<ReturnType<typeof createAjv>['compile']> | undefined;
+let schemaValidator: ValidateFunction<GatewayConfig> | undefined;
 
 export function validateConfig(config: Json): GatewayConfig {
-  schemaValidator ??= createAjv().compile(readJson(SCHEMA_FILE, 'configuration schema'));
+  schemaValidator ??= createAjv().compile<GatewayConfig>(GATEWAY_CONFIG_SCHEMA);
   if (!schemaValidator(config)) {
     const problems = describeErrors(schemaValidator.errors).map((e) => `${e.path} ${e.message}`);
     throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
   }
-  const typed = config as unknown as GatewayConfig;
-  const tls = typed.server.tls;
+  const tls = config.server.tls;
   if (Boolean(tls.cert) !== Boolean(tls.key)) {
     throw new ConfigError('invalid configuration: server.tls needs both cert and key (AMTGW_TLS_CERT and AMTGW_TLS_KEY)');
   }
-  return typed;
+  return config;
 }

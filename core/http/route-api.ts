@@ -3,6 +3,7 @@
  * The gateway's own types, so that no HTTP framework's types leak into the plugin API.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Static, TSchema } from '@sinclair/typebox';
 import type { JsonSchema } from '../validation/json-schema.js';
 
 /** The signed-in user a request runs for. */
@@ -109,9 +110,39 @@ export interface RouteSpec<G extends RouteGeneric = RouteGeneric> {
   /** JSON Schema of the query string (an object schema; values are coerced to the declared types). */
   query?: JsonSchema;
   /** Descriptions of path parameters, by name. */
-  params?: Record<string, { description: string; schema?: JsonSchema }>;
+  params?: Record<string, ParamDeclaration>;
   responses: Record<number, RouteResponse>;
-  handler: RouteHandler<G>;
+  /** Method syntax on purpose: the kernel keeps routes of every input type in one table. */
+  handler(request: RouteRequest<G>, reply: RouteReply): unknown;
+}
+
+/** The description of one path parameter (`/:id`); its value is always a string. */
+export interface ParamDeclaration {
+  description: string;
+  schema?: JsonSchema;
+}
+
+/**
+ * The inputs a route's own declarations admit: `Body` and `Querystring` are the static types of its
+ * TypeBox `body` and `query` schemas, `Params` has one string per declared path parameter. No
+ * `body` schema: the body is `undefined`; no `query` schema: the raw query; no `params`: any name.
+ */
+export interface SchemaGeneric<B extends TSchema | undefined, Q extends TSchema | undefined, P extends Record<string, ParamDeclaration>> {
+  Body: B extends TSchema ? Static<B> : undefined;
+  Querystring: Q extends TSchema ? Static<Q> : Record<string, unknown>;
+  Params: { readonly [K in keyof P]: string };
+}
+
+/**
+ * A route whose `body` and `query` are TypeBox schemas: the handler's request is typed from them
+ * (see {@link SchemaGeneric}), so the schema the kernel validates with and the type the handler
+ * reads cannot drift. `ctx.http.route` picks this form by itself when the schemas are TypeBox's.
+ */
+export interface SchemaRouteSpec<B extends TSchema | undefined, Q extends TSchema | undefined, P extends Record<string, ParamDeclaration>>
+  extends Omit<RouteSpec<SchemaGeneric<B, Q, P>>, 'body' | 'query' | 'params'> {
+  body?: B;
+  query?: Q;
+  params?: P;
 }
 
 /** The request a mounted handler gets: raw query values, no body parsed, no user resolved. */

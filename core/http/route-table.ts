@@ -31,7 +31,7 @@ export class RouteTable {
   private readonly routes: DocumentedRoute[] = [];
   private readonly keys = new Map<string, string>();
 
-  add(plugin: string, prefix: string, spec: RouteSpec<never>): void {
+  add(plugin: string, prefix: string, spec: RouteSpec): void {
     const path = joinPath(prefix, spec.path);
     const key = `${spec.method.toUpperCase()} ${path.replace(/:[A-Za-z0-9_]+/g, ':')}`;
     const owner = this.keys.get(key);
@@ -78,7 +78,7 @@ export class RouteTable {
         const validQuery = validateQuery(query, ctx.query);
         if (body) validateBody(body, ctx);
         const reply = routeReply(ctx);
-        const result: unknown = await spec.handler(routeRequest(ctx, validQuery, body ? ctx.request.body : undefined, user) as never, reply);
+        const result: unknown = await spec.handler(routeRequest(ctx, validQuery, body ? ctx.request.body : undefined, user), reply);
         if (!applyResult(ctx, reply, result)) ctx.status = 204;
       });
     }

@@ -6,7 +6,7 @@ export interface DocumentedRoute {
   method: string;
   /** Full koa-router path (`/api/devices/:id`). */
   path: string;
-  spec: RouteSpec<never>;
+  spec: RouteSpec;
 }
 
 export interface OpenApiInput {
@@ -53,7 +53,8 @@ function operation(route: DocumentedRoute) {
   const queryProps = (spec.query?.properties ?? {}) as Record<string, JsonSchema>;
   const queryRequired = (spec.query?.required ?? []) as string[];
   for (const [name, schema] of Object.entries(queryProps)) {
-    parameters.push({ name, in: 'query', required: queryRequired.includes(name), description: schema.description, schema });
+    // A parameter with a default is never asked of the client: the kernel applies the default first.
+    parameters.push({ name, in: 'query', required: queryRequired.includes(name) && schema.default === undefined, description: schema.description, schema });
   }
   const responses: Record<string, unknown> = {};
   for (const [status, response] of Object.entries(spec.responses)) {

@@ -16,7 +16,7 @@ import type { GatewayStore } from '../store/level-store.js';
 import type { RouteTable } from '../http/route-table.js';
 import type { SchemaRegistry } from '../openapi/schema-registry.js';
 import type { Listener } from '../http/listener.js';
-import type { MountHandler } from '../http/route-api.js';
+import type { MountHandler, RouteSpec } from '../http/route-api.js';
 import { PluginError } from './plugin-errors.js';
 import type { ReadinessRegistry } from '../health/readiness.js';
 
@@ -74,8 +74,8 @@ export function createPluginContext<TConfig>(def: PluginDefinition<TConfig>, con
     site: parts.site,
     http: {
       prefix,
-      route(spec) {
-        parts.routes.add(name, prefix, spec as never);
+      route(spec: RouteSpec) {
+        parts.routes.add(name, prefix, spec);
         parts.cors.paths.add(prefix);
       },
       onUpgrade(path, handler) {

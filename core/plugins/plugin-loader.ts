@@ -3,7 +3,7 @@ import { resolve, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { KERNEL_API_VERSION, type PluginDefinition } from '../plugin-api.js';
 import type { PluginSetting } from '../config/gateway-config.js';
-import { PluginError } from './plugin-errors.js';
+import { isPluginError, PluginError } from './plugin-errors.js';
 import { codePath } from '../assets/package-root.js';
 
 const BUILT_IN_DIR = codePath('plugins');
@@ -49,7 +49,7 @@ export async function loadPlugin(name: string, setting: PluginSetting, cwd: stri
     specifier = pluginSpecifier(name, setting, cwd);
     module = (await import(specifier)) as { default?: unknown };
   } catch (err) {
-    if (err instanceof PluginError) throw err;
+    if (isPluginError(err)) throw err;
     throw new PluginError('GW_ERR_PLUGIN_LOAD', `plugin '${name}' could not be loaded: ${(err as Error).message}`, { cause: err });
   }
   const def = module.default as Partial<PluginDefinition<Record<string, unknown>>> | undefined;

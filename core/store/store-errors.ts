@@ -1,4 +1,5 @@
 import { HttpError } from '../http/http-error.js';
+import { isErrorOf } from '../util/error-shape.js';
 
 /** What an operator can do when the store is damaged; every message about damage ends with it. */
 export const STORE_WAY_OUT =
@@ -11,6 +12,11 @@ export class StoreLockedError extends Error {
     super(`data directory ${dir} is already in use by another amt-gateway process`);
     this.name = 'StoreLockedError';
   }
+}
+
+/** Whether `err` is a StoreLockedError, of any copy of the kernel (recognised by its shape). */
+export function isStoreLocked(err: unknown): boolean {
+  return isErrorOf(err, 'StoreLockedError', ['GW_ERR_STORE_LOCKED']);
 }
 
 /** The store cannot be opened or read as it is: a file is damaged or missing. Start-up stops with it. */

@@ -1,16 +1,11 @@
 /** `GET /api/audit`: the trail, newest first, filtered and paged. */
+import { Type } from '@sinclair/typebox';
 import type { PluginContext } from '../../core/plugin-api.js';
+import { StringEnum } from '../../core/validation/schema-types.js';
 import type { AuditFilter, AuditLog } from './audit-log.js';
 import type { AuditConfig } from './config.js';
 
-interface AuditQuery extends Omit<AuditFilter, 'from' | 'to'> {
-  from?: string;
-  to?: string;
-  offset: number;
-  limit: number;
-}
-
-const TEXT = { type: 'string', minLength: 1, maxLength: 256 };
+const TEXT = { minLength: 1, maxLength: 256 };
 
 export const AUDIT_RECORD_SCHEMA = {
   type: 'object',
@@ -27,25 +22,24 @@ export const AUDIT_RECORD_SCHEMA = {
   },
 };
 
-export const AUDIT_QUERY_SCHEMA = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    user: TEXT,
-    action: { ...TEXT, description: 'Exact, or a prefix ending in `*` (`power.*`)' },
-    target: TEXT,
-    outcome: { type: 'string', enum: ['success', 'failure'] },
-    from: { type: 'string', format: 'date-time', description: 'Records at or after this time' },
-    to: { type: 'string', format: 'date-time', description: 'Records at or before this time' },
-    offset: { type: 'integer', minimum: 0, default: 0 },
-    limit: { type: 'integer', minimum: 1, maximum: 1000, default: 100 },
+export const AUDIT_QUERY_SCHEMA = Type.Object(
+  {
+    user: Type.Optional(Type.String(TEXT)),
+    action: Type.Optional(Type.String({ ...TEXT, description: 'Exact, or a prefix ending in `*` (`power.*`)' })),
+    target: Type.Optional(Type.String(TEXT)),
+    outcome: Type.Optional(StringEnum(['success', 'failure'], { type: 'string' })),
+    from: Type.Optional(Type.String({ format: 'date-time', description: 'Records at or after this time' })),
+    to: Type.Optional(Type.String({ format: 'date-time', description: 'Records at or before this time' })),
+    offset: Type.Integer({ minimum: 0, default: 0 }),
+    limit: Type.Integer({ minimum: 1, maximum: 1000, default: 100 }),
   },
-};
+  { additionalProperties: false },
+);
 
 export function registerAuditRoutes(ctx: PluginContext<AuditConfig>, log: AuditLog): void {
   ctx.openapi.addSchema('AuditRecord', AUDIT_RECORD_SCHEMA);
   ctx.openapi.addTag('audit', 'The audit trail of operator actions');
-  ctx.http.route<{ Querystring: AuditQuery }>({
+  ctx.http.route({
     method: 'get',
     path: '/',
     summary: 'Audit records, newest first',

@@ -10,13 +10,13 @@ import './api.js';
 import { openAuditLog } from './audit-log.js';
 import { registerAuditRoutes } from './audit-routes.js';
 import { createAuditTrail } from './audit-trail.js';
-import { AUDIT_CONFIG_SCHEMA, type AuditConfig } from './config.js';
+import { AUDIT_CONFIG_SCHEMA } from './config.js';
 import { openJsonLinesSink } from './jsonl-sink.js';
 import { recordKernelEvents } from './kernel-events.js';
 
 const DAY_MS = 86_400_000;
 
-export default definePlugin<AuditConfig>({
+export default definePlugin({
   name: 'audit',
   version: '1.0.0',
   kernel: '1',

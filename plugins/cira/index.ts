@@ -28,6 +28,7 @@ export default definePlugin<CiraConfig>({
   ],
   routes: [{ path: '/cira', name: 'cira', meta: { title: 'CIRA', icon: 'cloud', permission: 'cira:read', order: 80 } }],
   configSchema: CIRA_CONFIG_SCHEMA,
+  env: { AMTGW_CIRA_PORT: { option: 'port', type: 'integer' } },
   async register(ctx) {
     const config = ctx.config;
     if (config.keepAliveTimeoutSeconds <= config.keepAliveIntervalSeconds) {

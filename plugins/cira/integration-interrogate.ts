@@ -5,7 +5,8 @@
  * credentials the device refused are not tried again and failed logins stay below its lockout. When
  * that memory (or an empty vault) gives no credential, the device is read without one.
  */
-import { isHttpError, type CancelToken, type Device, type DeviceAccess, type DeviceChannelRoute, type DeviceRegistry, type DeviceTasks, type Logger, type ProvisioningState, type SiteSettings, type TaskOutcome, type WorkerPool } from '../../core/plugin-api.js';
+import { isHttpError, type CancelToken, type Logger, type SiteSettings, type WorkerPool } from '../../core/plugin-api.js';
+import type { Device, DeviceAccess, DeviceChannelRoute, DeviceRegistry, DeviceTasks, ProvisioningState, TaskOutcome } from 'amt-gateway/devices';
 import type { DeviceTarget, InterrogateOutput, TaskCredential } from '../../workers/tasks/task-types.js';
 
 export interface TunnelInterrogatorParts {

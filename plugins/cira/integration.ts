@@ -6,7 +6,8 @@
  * up and down are reported to presence (the `devicePresence` service), which publishes the device's
  * DeviceStatusChanged that the SOAP service and the hub carry on.
  */
-import type { Device, DeviceChannelRoute, DevicePresence, DeviceRegistry, DeviceService, PluginContext } from '../../core/plugin-api.js';
+import type { PluginContext } from '../../core/plugin-api.js';
+import type { Device, DeviceChannelRoute, DevicePresence, DeviceRegistry, DeviceService } from 'amt-gateway/devices';
 import type { CiraConnection, CiraService, CiraTunnelEvent } from './api.js';
 import { AMT_PORTS } from '../../workers/amt/amt-ports.js';
 import { provePinnedCertificate, TLS_PORT } from './identity/tunnel-proof.js';

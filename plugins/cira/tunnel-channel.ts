@@ -5,7 +5,7 @@
  * sign-in planning and task set-up that come before the task connects; unused, it is closed soon.
  */
 import type { Duplex } from 'node:stream';
-import type { DeviceChannel } from '../../core/plugin-api.js';
+import type { DeviceChannel } from 'amt-gateway/devices';
 import type { CiraConnection, CiraService } from './api.js';
 
 /** A channel opened ahead and not taken within this is closed (AMT serves few connections at once). */

@@ -1,6 +1,7 @@
 /** Devices (computed at scrape from the device list) and scans (counted from the scan events). */
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { DeviceRegistry, EventBus } from '../../core/plugin-api.js';
+import type { EventBus } from '../../core/plugin-api.js';
+import type { DeviceRegistry } from 'amt-gateway/devices';
 
 /** How a device is reached now, as one label value: `lan`, `cira`, `lan+cira`, or `none`. */
 function connectionOf(connections: readonly string[] | undefined, online: boolean): string {

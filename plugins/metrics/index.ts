@@ -7,13 +7,13 @@ import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import { definePlugin } from '../../core/plugin-api.js';
 import { PACKAGE_VERSION } from '../../core/assets/package-root.js';
 import './api.js';
-import { METRICS_CONFIG_SCHEMA, type MetricsConfig } from './config.js';
+import { METRICS_CONFIG_SCHEMA } from './config.js';
 import { createExposition, expositionListener, METRICS_READ } from './exposition.js';
 import { registerFleetMetrics } from './fleet-metrics.js';
 import { registerOperationMetrics } from './operation-metrics.js';
 import { registerTrafficMetrics } from './traffic-metrics.js';
 
-export default definePlugin<MetricsConfig>({
+export default definePlugin({
   name: 'metrics',
   version: '1.0.0',
   kernel: '1',

@@ -1,4 +1,5 @@
-import { HttpError, type Device } from '../../core/plugin-api.js';
+import { HttpError } from '../../core/plugin-api.js';
+import type { Device } from 'amt-gateway/devices';
 
 /** Error codes of the power-mgmt plugin, each with its HTTP status (device failures come from `deviceAccess`). */
 export const PowerErrors = {

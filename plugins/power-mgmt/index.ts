@@ -5,11 +5,11 @@
  */
 import { definePlugin } from '../../core/plugin-api.js';
 import './api.js';
-import { POWER_MGMT_CONFIG_SCHEMA, type PowerMgmtConfig } from './config.js';
+import { POWER_MGMT_CONFIG_SCHEMA } from './config.js';
 import { registerPowerRoutes } from './power-routes.js';
 import { createPowerService } from './power-service.js';
 
-export default definePlugin<PowerMgmtConfig>({
+export default definePlugin({
   name: 'power-mgmt',
   version: '1.0.0',
   kernel: '1',

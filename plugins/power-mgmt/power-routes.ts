@@ -1,8 +1,6 @@
 /** `GET /api/power/{deviceId}`, `POST /api/power/{deviceId}` and `POST /api/power/bulk`. */
 import type { PluginContext } from '../../core/plugin-api.js';
 import type { PowerMgmtConfig } from './config.js';
-import type { PowerAction } from './power-actions.js';
-import type { BootTarget } from './power-service.js';
 import { POWER_ACTION_REQUEST_SCHEMA, POWER_BULK_RESULT_SCHEMA, POWER_CHANGE_RESULT_SCHEMA, POWER_STATUS_SCHEMA, powerBulkRequestSchema } from './power-schemas.js';
 import type { PowerService } from './power-service.js';
 
@@ -19,7 +17,7 @@ export function registerPowerRoutes(ctx: PluginContext<PowerMgmtConfig>, power: 
   const audit = ctx.useOptional('audit');
 
   // Before `/:deviceId`, which would otherwise take `bulk` for a device id.
-  ctx.http.route<{ Body: { deviceIds: string[]; action: PowerAction } }>({
+  ctx.http.route({
     method: 'post',
     path: '/bulk',
     summary: 'Change the power state of many devices',
@@ -51,7 +49,7 @@ export function registerPowerRoutes(ctx: PluginContext<PowerMgmtConfig>, power: 
     handler: (req) => power.read(req.params.deviceId),
   });
 
-  ctx.http.route<{ Body: { action: PowerAction; boot?: BootTarget } }>({
+  ctx.http.route({
     method: 'post',
     path: '/:deviceId',
     summary: "Change a device's power state",

@@ -1,7 +1,9 @@
 /** JSON Schemas of the power-mgmt requests and responses (added to the OpenAPI document). */
+import { Type } from '@sinclair/typebox';
+import { StringEnum } from '../../core/validation/schema-types.js';
 import { ACTION_NAMES } from './power-actions.js';
 
-const ACTION = { enum: ACTION_NAMES, description: 'on 2, cycle 5, off 8, reset 10, sleep 4, hibernate 7, soft-off 12, soft-reset 14 (RequestPowerStateChange values)' };
+const ACTION = StringEnum(ACTION_NAMES, { description: 'on 2, cycle 5, off 8, reset 10, sleep 4, hibernate 7, soft-off 12, soft-reset 14 (RequestPowerStateChange values)' });
 const STATE = { enum: ['on', 'sleep', 'hibernate', 'off', 'unknown'] };
 const NULLABLE_INT = { type: ['integer', 'null'] };
 
@@ -17,17 +19,13 @@ export const POWER_STATUS_SCHEMA = {
 };
 
 export const BOOT_TARGETS = ['bios', 'pxe', 'hdd'] as const;
-const BOOT = { enum: BOOT_TARGETS, description: 'One-time boot setting written before the action: bios (enter BIOS setup), pxe (network boot), hdd (clear an earlier choice)' };
+const BOOT = StringEnum(BOOT_TARGETS, { description: 'One-time boot setting written before the action: bios (enter BIOS setup), pxe (network boot), hdd (clear an earlier choice)' });
 
-export const POWER_ACTION_REQUEST_SCHEMA = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['action'],
-  properties: { action: ACTION, boot: BOOT },
+export const POWER_ACTION_REQUEST_SCHEMA = Type.Object(
+  { action: ACTION, boot: Type.Optional(BOOT) },
   // A boot choice only goes with an action that boots.
-  if: { required: ['boot'] },
-  then: { properties: { action: { enum: ['on', 'reset', 'cycle'] } } },
-};
+  { additionalProperties: false, if: { required: ['boot'] }, then: { properties: { action: { enum: ['on', 'reset', 'cycle'] } } } },
+);
 
 const CHANGE_PROPERTIES = {
   deviceId: { type: 'string' },
@@ -46,15 +44,10 @@ export const POWER_CHANGE_RESULT_SCHEMA = {
 
 /** `maxDevices` comes from the plugin options. */
 export function powerBulkRequestSchema(maxDevices: number) {
-  return {
-    type: 'object',
-    additionalProperties: false,
-    required: ['deviceIds', 'action'],
-    properties: {
-      deviceIds: { type: 'array', minItems: 1, maxItems: maxDevices, uniqueItems: true, items: { type: 'string', minLength: 1, maxLength: 200 } },
-      action: ACTION,
-    },
-  };
+  return Type.Object(
+    { deviceIds: Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { minItems: 1, maxItems: maxDevices, uniqueItems: true }), action: ACTION },
+    { additionalProperties: false },
+  );
 }
 
 export const POWER_BULK_RESULT_SCHEMA = {

@@ -4,7 +4,8 @@
  * the device reports the state the action leads to, and publishes that state as PowerStateChanged.
  */
 import { setTimeout as delay } from 'node:timers/promises';
-import { isHttpError, type Device, type DeviceAccess, type DeviceRegistry, type EventBus, type Logger } from '../../core/plugin-api.js';
+import { isHttpError, type EventBus, type Logger } from '../../core/plugin-api.js';
+import type { Device, DeviceAccess, DeviceRegistry } from 'amt-gateway/devices';
 import { createSemaphore } from '../../core/util/semaphore.js';
 import type { TaskCredential } from '../../workers/tasks/task-types.js';
 import type { PowerMgmtConfig } from './config.js';

@@ -2,7 +2,7 @@
  * A device's redirection features and consent, read and written through device access (pool tasks,
  * or in-process through a CIRA tunnel), in the contract's shape.
  */
-import type { Device, DeviceAccess } from '../../core/plugin-api.js';
+import type { Device, DeviceAccess } from 'amt-gateway/devices';
 import type { RedirectionFeatures } from '../../workers/tasks/task-types.js';
 import { RedirectionErrors } from './errors.js';
 import { OPT_IN_STATES, USER_CONSENT } from './schemas.js';
@@ -49,12 +49,8 @@ export function needsConsent(state: DeviceRedirection, mode: SessionMode): boole
   return state.userConsent === 'all' || (state.userConsent === 'kvm' && mode === 'kvm');
 }
 
-export interface FeatureRequest {
-  kvm?: boolean;
-  sol?: boolean;
-  ider?: boolean;
-  userConsent?: UserConsent;
-}
+import type { FeatureRequest } from './schemas.js';
+export type { FeatureRequest };
 
 export function createRedirectionReads(access: DeviceAccess) {
   const read = async (device: Device): Promise<DeviceRedirection> => {

@@ -1,4 +1,5 @@
-import { HttpError, type Device } from '../../core/plugin-api.js';
+import { HttpError } from '../../core/plugin-api.js';
+import type { Device } from 'amt-gateway/devices';
 
 const name = (device: Device) => `device '${device.id}' (${device.ipAddress})`;
 

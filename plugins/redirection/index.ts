@@ -5,7 +5,7 @@
  */
 import { WebSocketServer } from 'ws';
 import { definePlugin } from '../../core/plugin-api.js';
-import { REDIRECTION_CONFIG_SCHEMA, type RedirectionConfig } from './config.js';
+import { REDIRECTION_CONFIG_SCHEMA } from './config.js';
 import { createRedirectionReads } from './device-state.js';
 import { registerRedirectionRoutes } from './routes.js';
 import { createSessionService, PERMISSION, RELAY_PATH } from './session-service.js';
@@ -14,7 +14,7 @@ import { createRelayUpgrade } from './upgrade.js';
 /** Largest viewer message (RFB client messages and typed text are small). */
 const MAX_VIEWER_MESSAGE = 256 * 1024;
 
-export default definePlugin<RedirectionConfig>({
+export default definePlugin({
   name: 'redirection',
   version: '1.0.0',
   kernel: '1',

@@ -1,7 +1,7 @@
 /** The routes of the redirection plugin: features and consent of a device, and console sessions. */
 import type { PluginContext, RouteRequest } from '../../core/plugin-api.js';
 import type { RedirectionConfig } from './config.js';
-import type { FeatureRequest, RedirectionReads, SessionMode } from './device-state.js';
+import type { RedirectionReads } from './device-state.js';
 import { CONSENT_CODE_SCHEMA, FEATURES_REQUEST_SCHEMA, REDIRECTION_STATE_SCHEMA, SESSION_LIST_SCHEMA, SESSION_REQUEST_SCHEMA, SESSION_TICKET_SCHEMA } from './schemas.js';
 import { PERMISSION, type SessionService } from './session-service.js';
 
@@ -37,7 +37,7 @@ export function registerRedirectionRoutes(ctx: PluginContext<RedirectionConfig>,
     responses: { 200: { description: 'Open sessions (issued, unused tickets are not sessions)', schema: ref('RedirectionSessions') } },
     handler: () => sessions.list().map(({ id, mode, deviceId, user, startedAt, bytesToDevice, bytesFromDevice }) => ({ id, mode, deviceId, user, startedAt, bytesToDevice, bytesFromDevice })),
   });
-  ctx.http.route<{ Params: { id: string } }>({
+  ctx.http.route({
     method: 'delete',
     path: '/sessions/:id',
     summary: 'End a remote console session',
@@ -60,7 +60,7 @@ export function registerRedirectionRoutes(ctx: PluginContext<RedirectionConfig>,
     responses: { 200: { description: 'As the device reports them', schema: ref('RedirectionState') }, ...failures },
     handler: (req) => stateOf(req.params.deviceId, reads.read(known(req.params.deviceId))),
   });
-  ctx.http.route<{ Body: FeatureRequest }>({
+  ctx.http.route({
     method: 'put',
     path: '/:deviceId/features',
     summary: 'Enable or disable KVM / SOL / IDER, or change the consent policy',
@@ -86,7 +86,7 @@ export function registerRedirectionRoutes(ctx: PluginContext<RedirectionConfig>,
       return { optInState };
     },
   });
-  ctx.http.route<{ Body: { code: string } }>({
+  ctx.http.route({
     method: 'post',
     path: '/:deviceId/consent/code',
     summary: 'Send the code the person at the machine read out',
@@ -111,7 +111,7 @@ export function registerRedirectionRoutes(ctx: PluginContext<RedirectionConfig>,
       reply.status(204);
     },
   });
-  ctx.http.route<{ Body: { mode: SessionMode | 'ider' } }>({
+  ctx.http.route({
     method: 'post',
     path: '/:deviceId/sessions',
     summary: 'Open a KVM or SOL session: returns a single-use WebSocket URL',

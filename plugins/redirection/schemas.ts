@@ -1,4 +1,7 @@
 /** JSON Schemas of the redirection routes (added to the OpenAPI document). */
+import { Type, type Static } from '@sinclair/typebox';
+import { StringEnum } from '../../core/validation/schema-types.js';
+
 export const OPT_IN_STATES = ['not-started', 'requested', 'displayed', 'received', 'in-session'] as const;
 export const USER_CONSENT = ['none', 'kvm', 'all'] as const;
 
@@ -25,26 +28,20 @@ export const REDIRECTION_STATE_SCHEMA = {
   },
 };
 
-export const FEATURES_REQUEST_SCHEMA = {
-  type: 'object',
-  additionalProperties: false,
-  minProperties: 1,
-  properties: { kvm: { type: 'boolean' }, sol: { type: 'boolean' }, ider: { type: 'boolean' }, userConsent: { enum: USER_CONSENT } },
-};
+export const FEATURES_REQUEST_SCHEMA = Type.Object(
+  { kvm: Type.Optional(Type.Boolean()), sol: Type.Optional(Type.Boolean()), ider: Type.Optional(Type.Boolean()), userConsent: Type.Optional(StringEnum(USER_CONSENT)) },
+  { additionalProperties: false, minProperties: 1 },
+);
 
-export const CONSENT_CODE_SCHEMA = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['code'],
-  properties: { code: { type: 'string', pattern: '^[0-9]{6}$', description: 'The 6-digit code shown on the device screen (leading zeros count)' } },
-};
+/** What `PUT /api/redirection/{deviceId}/features` takes. */
+export type FeatureRequest = Static<typeof FEATURES_REQUEST_SCHEMA>;
 
-export const SESSION_REQUEST_SCHEMA = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['mode'],
-  properties: { mode: { enum: ['kvm', 'sol', 'ider'], description: '`ider` is refused (422) until IDE redirection is offered' } },
-};
+export const CONSENT_CODE_SCHEMA = Type.Object(
+  { code: Type.String({ pattern: '^[0-9]{6}$', description: 'The 6-digit code shown on the device screen (leading zeros count)' }) },
+  { additionalProperties: false },
+);
+
+export const SESSION_REQUEST_SCHEMA = Type.Object({ mode: StringEnum(['kvm', 'sol', 'ider'], { description: '`ider` is refused (422) until IDE redirection is offered' }) }, { additionalProperties: false });
 
 export const SESSION_TICKET_SCHEMA = {
   type: 'object',

@@ -6,8 +6,9 @@
  * `remote:connect`; every start and end is logged without a secret.
  */
 import type { WebSocket } from 'ws';
-import type { AuthenticatedUser, DeviceAccess, DeviceRegistry, EventBus, Logger, PluginAuth, RequestActor } from '../../core/plugin-api.js';
-import type { AuditTrail } from '../audit/api.js';
+import type { AuthenticatedUser, EventBus, Logger, PluginAuth, RequestActor } from '../../core/plugin-api.js';
+import type { DeviceAccess, DeviceRegistry } from 'amt-gateway/devices';
+import type { AuditTrail } from 'amt-gateway/audit';
 import { openRedirectionSession, type OpenRedirection } from '../../workers/amt/redirection/redirection-session.js';
 import type { RedirectionConfig } from './config.js';
 import { needsConsent, type RedirectionReads, type SessionMode } from './device-state.js';

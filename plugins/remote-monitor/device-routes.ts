@@ -1,5 +1,6 @@
 /** `GET /api/monitor/{deviceId}/hardware` and `GET /api/monitor/{deviceId}/events`: reads of one device. */
-import type { DeviceAccess, DeviceRegistry, PluginContext } from '../../core/plugin-api.js';
+import type { PluginContext } from '../../core/plugin-api.js';
+import type { DeviceAccess, DeviceRegistry } from 'amt-gateway/devices';
 import { monitorEvent } from './event-view.js';
 import { hardwareReport } from './hardware-view.js';
 import { EVENTS_QUERY, HARDWARE_REPORT_SCHEMA, MONITOR_EVENT_SCHEMA } from './monitor-schemas.js';
@@ -32,7 +33,7 @@ export function registerDeviceRoutes(ctx: PluginContext, devices: DeviceRegistry
     },
   });
 
-  ctx.http.route<{ Querystring: { offset: number; limit: number } }>({
+  ctx.http.route({
     method: 'get',
     path: '/:deviceId/events',
     summary: "A device's AMT event log, decoded, newest first",

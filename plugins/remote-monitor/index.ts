@@ -24,6 +24,7 @@ export default definePlugin<RemoteMonitorConfig>({
   permissions: [{ name: 'monitor:read', description: 'Read online state, hardware and event logs' }],
   routes: [{ path: '/monitor', name: 'monitor', meta: { title: 'Monitoring', icon: 'monitor-heart', permission: 'monitor:read', order: 50 } }],
   configSchema: REMOTE_MONITOR_CONFIG_SCHEMA,
+  env: { AMTGW_MONITOR_INTERVAL_S: { option: 'intervalSeconds', type: 'number' } },
   async register(ctx) {
     const { config } = ctx;
     const devices = ctx.use('devices');

@@ -1,4 +1,4 @@
-import type { Device } from '../../core/plugin-api.js';
+import type { Device } from 'amt-gateway/devices';
 
 /** The device is reached on the local network (records written before `connections`: while online). */
 export function onLan(device: Readonly<Device>): boolean {

@@ -1,5 +1,6 @@
 /** `GET /api/monitor/online`, `GET /api/monitor/summary` and `GET /api/monitor/schedule`. */
-import type { DeviceRegistry, PluginContext } from '../../core/plugin-api.js';
+import type { PluginContext } from '../../core/plugin-api.js';
+import type { DeviceRegistry } from 'amt-gateway/devices';
 import type { OnlineEntry } from './api.js';
 import { MONITOR_SCHEDULE_SCHEMA, MONITOR_SUMMARY_SCHEMA, ONLINE_ENTRY_SCHEMA, ONLINE_QUERY } from './monitor-schemas.js';
 import type { PresenceStates } from './presence-states.js';
@@ -30,7 +31,7 @@ export function registerMonitorRoutes(ctx: PluginContext, devices: DeviceRegistr
       };
     });
 
-  ctx.http.route<{ Querystring: { online?: boolean; offset: number; limit?: number } }>({
+  ctx.http.route({
     method: 'get',
     path: '/online',
     summary: 'Online state of every known device',

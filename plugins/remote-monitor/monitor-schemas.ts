@@ -1,4 +1,6 @@
 /** JSON Schemas of the remote-monitor responses and queries (added to the OpenAPI document). */
+import { Type } from '@sinclair/typebox';
+
 const NULLABLE_STRING = { type: ['string', 'null'] };
 const NULLABLE_TIME = { type: ['string', 'null'], format: 'date-time' };
 const NULLABLE_INT = { type: ['integer', 'null'] };
@@ -99,14 +101,9 @@ export const MONITOR_EVENT_SCHEMA = {
   },
 };
 
-export const PAGING_QUERY_PROPERTIES = {
-  offset: { type: 'integer', minimum: 0, default: 0, description: 'Items to skip' },
-  limit: { type: 'integer', minimum: 1, maximum: 1000, description: 'Items to return (at most 1000)' },
-};
+const OFFSET = Type.Integer({ minimum: 0, default: 0, description: 'Items to skip' });
+const LIMIT = { minimum: 1, maximum: 1000, description: 'Items to return (at most 1000)' };
 
-export const ONLINE_QUERY = {
-  type: 'object',
-  properties: { online: { type: 'boolean', description: 'Only devices in this state' }, ...PAGING_QUERY_PROPERTIES },
-};
+export const ONLINE_QUERY = Type.Object({ online: Type.Optional(Type.Boolean({ description: 'Only devices in this state' })), offset: OFFSET, limit: Type.Optional(Type.Integer(LIMIT)) });
 
-export const EVENTS_QUERY = { type: 'object', properties: { ...PAGING_QUERY_PROPERTIES, limit: { ...PAGING_QUERY_PROPERTIES.limit, default: 100 } } };
+export const EVENTS_QUERY = Type.Object({ offset: OFFSET, limit: Type.Integer({ ...LIMIT, default: 100 }) });

@@ -4,7 +4,8 @@
  * tunnel), so that SOAP, `GET /api/devices` and the hub's DeviceStatusChanged agree. The SOAP service
  * asks it which machines are connected and describes the machine of each DeviceStatusChanged it notifies.
  */
-import type { AmtSiteSettings, Device, DeviceRegistry } from '../../core/plugin-api.js';
+import type { AmtSiteSettings } from '../../core/plugin-api.js';
+import type { Device, DeviceRegistry } from 'amt-gateway/devices';
 import type { ConnectedMachine, PresenceService } from './api.js';
 import type { PresenceState, PresenceStates } from './presence-states.js';
 

@@ -4,7 +4,8 @@
  * `since` survives restarts. Only changes are written at once; at close, the records whose `lastSeen`
  * moved since they were written (a device never observed keeps what the registry says, unwritten).
  */
-import type { BatchOperation, Device, KeyValueStore, Logger } from '../../core/plugin-api.js';
+import type { BatchOperation, KeyValueStore, Logger } from '../../core/plugin-api.js';
+import type { Device } from 'amt-gateway/devices';
 import { createSerialQueue } from '../../core/util/serial-queue.js';
 import { onLan } from './lan-path.js';
 

@@ -5,7 +5,8 @@
  * Also what scans tell the monitor: a device a scan found answering on the LAN answered, and a
  * removed device is no longer tracked.
  */
-import type { DevicePresence, DeviceRegistry, EventBus, Logger } from '../../core/plugin-api.js';
+import type { EventBus, Logger } from '../../core/plugin-api.js';
+import type { DevicePresence, DeviceRegistry } from 'amt-gateway/devices';
 import { onLan } from './lan-path.js';
 import type { PresenceStates } from './presence-states.js';
 import type { SweepScheduler } from './sweep-scheduler.js';

@@ -4,7 +4,8 @@
  * devices that are due, in `presence-sweep` tasks of at most `batchSize`, while at most `concurrency`
  * devices are being probed at once. A device whose last probe has not finished is not probed again.
  */
-import type { AmtSiteSettings, Device, DeviceRegistry, Logger, WorkerPool } from '../../core/plugin-api.js';
+import type { AmtSiteSettings, Logger, WorkerPool } from '../../core/plugin-api.js';
+import type { Device, DeviceRegistry } from 'amt-gateway/devices';
 import type { PresenceSweepInput, PresenceSweepTarget } from '../../workers/tasks/presence-sweep-types.js';
 import type { RemoteMonitorConfig } from './config.js';
 import type { PresenceStates, StatusChange } from './presence-states.js';

@@ -1,4 +1,5 @@
-import type { EventBus, GatewayEvents, Scan, ScanProgressEvent } from '../../core/plugin-api.js';
+import type { EventBus, GatewayEvents } from '../../core/plugin-api.js';
+import type { Scan, ScanProgressEvent } from 'amt-gateway/rest-api';
 import { HUB_EVENTS, scanIdOf, TERMINAL_SCAN_EVENTS, type HubEventName, type OutgoingEvent } from './hub-events.js';
 import { ProgressThrottle } from './progress-throttle.js';
 import { invocationRecord } from './protocol.js';

@@ -5,7 +5,7 @@
  */
 import { WebSocketServer } from 'ws';
 import { definePlugin } from '../../core/plugin-api.js';
-import { HUB_CONFIG_SCHEMA, type HubConfig } from './config.js';
+import { HUB_CONFIG_SCHEMA } from './config.js';
 import { ConnectionRegistry } from './connection-registry.js';
 import { startFanOut } from './fan-out.js';
 import { negotiateHandler } from './negotiate.js';
@@ -13,7 +13,7 @@ import { createUpgradeHandler } from './upgrade.js';
 
 const HUB_PATH = '/scanHub';
 
-export default definePlugin<HubConfig>({
+export default definePlugin({
   name: 'scan-hub',
   version: '1.0.0',
   kernel: '1',

@@ -1,4 +1,4 @@
-import type { ScanProgressEvent } from '../../core/plugin-api.js';
+import type { ScanProgressEvent } from 'amt-gateway/rest-api';
 
 interface ScanState {
   lastAt: number;

@@ -5,7 +5,8 @@
  * the cira plugin's tunnel events when that plugin runs. See README.md.
  */
 import { hostname } from 'node:os';
-import { definePlugin, type DeviceStatusChangedEvent, type PluginContext } from '../../core/plugin-api.js';
+import { definePlugin, type PluginContext } from '../../core/plugin-api.js';
+import type { DeviceStatusChangedEvent } from 'amt-gateway/remote-monitor';
 import { createClientAuth, MPS_PERMISSION } from './client-auth.js';
 import { createDeliveryPolicy } from './delivery-policy.js';
 import { CONFIG_SCHEMA, type SoapMpsConfig } from './config.js';
@@ -60,7 +61,7 @@ function notifier({ namespace, presence, subscriptions, sender, mpsAddress, ctx 
   };
 }
 
-export default definePlugin<SoapMpsConfig>({
+export default definePlugin({
   name: 'soap-mps',
   version: '1.0.0',
   kernel: '1',
@@ -68,6 +69,7 @@ export default definePlugin<SoapMpsConfig>({
   prefix: SERVICE_PATH,
   permissions: [{ name: MPS_PERMISSION, description: 'Use the SOAP MPSInterfaceService' }],
   configSchema: CONFIG_SCHEMA,
+  env: { AMTGW_SOAP_PORT: { option: 'port', type: 'integer' } },
   async register(ctx) {
     const config = ctx.config;
     const { enumeration } = config;

@@ -1,4 +1,4 @@
-import type { ConnectedMachine, PresenceService } from '../../core/plugin-api.js';
+import type { ConnectedMachine, PresenceService } from 'amt-gateway/remote-monitor';
 
 /** What the SOAP service needs to know about connected machines. */
 export interface MachinePresence {

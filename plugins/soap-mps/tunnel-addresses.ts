@@ -1,4 +1,5 @@
-import type { DeviceStatusChangedEvent, EventBus } from '../../core/plugin-api.js';
+import type { EventBus } from '../../core/plugin-api.js';
+import type { DeviceStatusChangedEvent } from 'amt-gateway/remote-monitor';
 
 /** A tunnel that went down is remembered this long for the disconnect notification that follows it. */
 const DOWN_LINGER_MS = 60_000;

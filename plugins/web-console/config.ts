@@ -1,20 +1,18 @@
-/** Options of the web-console plugin (`plugins.web-console.options`). */
-export interface WebConsoleConfig {
-  /** Where `npm run build:web` wrote the bundle; null: `<package root>/dist/web-console`. */
-  bundleDir: string | null;
-  /**
-   * With no bundle in `bundleDir`, or (in a checkout) one older than the client sources, build one in
-   * memory at start (needs esbuild and the client sources: a checkout, not an installed package).
-   */
-  buildIfMissing: boolean;
-}
+/** Options of the web-console plugin (`plugins.web-console.options`); the type is the schema's. */
+import { Type, type Static } from '@sinclair/typebox';
+import { NullableString } from '../../core/validation/schema-types.js';
 
-export const WEB_CONSOLE_CONFIG_SCHEMA = {
-  type: 'object',
-  additionalProperties: false,
-  default: {},
-  properties: {
-    bundleDir: { type: ['string', 'null'], default: null },
-    buildIfMissing: { type: 'boolean', default: true },
+export const WEB_CONSOLE_CONFIG_SCHEMA = Type.Object(
+  {
+    /** Where `npm run build:web` wrote the bundle; null: `<package root>/dist/web-console`. */
+    bundleDir: NullableString({ default: null }),
+    /**
+     * With no bundle in `bundleDir`, or (in a checkout) one older than the client sources, build one in
+     * memory at start (needs esbuild and the client sources: a checkout, not an installed package).
+     */
+    buildIfMissing: Type.Boolean({ default: true }),
   },
-};
+  { additionalProperties: false, default: {} },
+);
+
+export type WebConsoleConfig = Static<typeof WEB_CONSOLE_CONFIG_SCHEMA>;

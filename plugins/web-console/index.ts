@@ -5,10 +5,10 @@
 import { definePlugin } from '../../core/plugin-api.js';
 import { defaultBundleDir } from './build-options.js';
 import { buildBundle, bundleIsStale, readBundle, type ConsoleBundle } from './console-bundle.js';
-import { WEB_CONSOLE_CONFIG_SCHEMA, type WebConsoleConfig } from './config.js';
+import { WEB_CONSOLE_CONFIG_SCHEMA } from './config.js';
 import { consoleHandler } from './static-handler.js';
 
-export default definePlugin<WebConsoleConfig>({
+export default definePlugin({
   name: 'web-console',
   version: '1.0.0',
   kernel: '1',

@@ -17,6 +17,7 @@ import { promisify } from 'node:util';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const PLUGIN_SOURCE = fileURLToPath(new URL('../fixtures/plugin-package/', import.meta.url));
+const TYPED_PLUGIN = fileURLToPath(new URL('../fixtures/plugins/typed-plugin/index.ts', import.meta.url));
 const ADMIN_PASSWORD = 'admin-package-password-1';
 const STEP_TIMEOUT_MS = 240_000;
 const run = promisify(execFile);
@@ -135,6 +136,17 @@ test('the tarball ships compiled code, types and assets only, and installs witho
   assert.ok(existsSync(join(pkg, 'schemas/config.schema.json')) && existsSync(join(pkg, 'config/default.json')));
   assert.deepEqual((await readdir(pkg)).filter((f) => ['core', 'plugins', 'workers', 'test'].includes(f)), [], 'no TypeScript source tree');
   assert.equal(existsSync(join(site, 'node_modules/tsx')), false, 'tsx is not a runtime dependency');
+});
+
+test("a plugin written against amt-gateway/kernel and a plugin's entry point (amt-gateway/devices) compiles against the installed types, TypeBox inference included", async () => {
+  const dir = join(site, 'typed-plugin');
+  await cp(TYPED_PLUGIN, join(dir, 'src/index.ts'));
+  await cp(join(PLUGIN_SOURCE, 'tsconfig.json'), join(dir, 'tsconfig.json'));
+  await writeFile(join(dir, 'package.json'), JSON.stringify({ name: 'typed-plugin', private: true, type: 'module' }));
+  // Its @ts-expect-error lines fail the build if the installed types let a wrong access through.
+  const built = await run(process.execPath, [join(site, 'node_modules/typescript/bin/tsc'), '-p', dir], { cwd: site, timeout: STEP_TIMEOUT_MS }).catch((err: { stdout?: string }) => ({ stdout: err.stdout ?? String(err), failed: true }));
+  assert.ok(!('failed' in built), `the typed plugin does not compile against the installed amt-gateway:\n${built.stdout}`);
+  assert.ok(existsSync(join(dir, 'dist/index.js')));
 });
 
 test('the bin runs the compiled gateway as one node process', async () => {

@@ -4,7 +4,8 @@
  * certificate completes the handshake, so neither a UUID nor a Digest realm (both readable by anyone
  * on the LAN) stands in for it. The check sends no credential: an unauthenticated request at most.
  */
-import type { Device, DeviceChannel, SiteSettings, WorkerPool } from '../../../core/plugin-api.js';
+import type { SiteSettings, WorkerPool } from '../../../core/plugin-api.js';
+import type { Device, DeviceChannel } from 'amt-gateway/devices';
 import { AMT_PORTS } from '../../../workers/amt/amt-ports.js';
 
 export const TLS_PORT = AMT_PORTS.https;

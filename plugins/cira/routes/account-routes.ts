@@ -17,7 +17,7 @@ export function registerAccountRoutes(ctx: PluginContext, accounts: AccountStore
     responses: { 200: { description: 'Accounts (never their passwords)', schema: { type: 'array', items: REF } } },
     handler: () => accounts.list(),
   });
-  ctx.http.route<{ Body: { username: string; password: string; uuids?: string[] } }>({
+  ctx.http.route({
     method: 'post',
     path: '/accounts',
     summary: 'Store an MPS account',
@@ -33,7 +33,7 @@ export function registerAccountRoutes(ctx: PluginContext, accounts: AccountStore
       return created;
     },
   });
-  ctx.http.route<{ Params: { id: string }; Body: { uuids: string[] | null } }>({
+  ctx.http.route({
     method: 'patch',
     path: '/accounts/:id',
     summary: "Limit an MPS account to the device UUIDs it serves",
@@ -49,7 +49,7 @@ export function registerAccountRoutes(ctx: PluginContext, accounts: AccountStore
       return account;
     },
   });
-  ctx.http.route<{ Params: { id: string } }>({
+  ctx.http.route({
     method: 'delete',
     path: '/accounts/:id',
     summary: 'Delete an MPS account',

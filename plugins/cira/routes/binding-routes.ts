@@ -32,7 +32,7 @@ export function registerBindingRoutes(ctx: PluginContext, { cira, accounts, bind
     responses: { 200: { description: 'Bindings', schema: { type: 'array', items: REF } } },
     handler: () => bindings.list(),
   });
-  ctx.http.route<{ Params: { uuid: string }; Body: { accountId: string } }>({
+  ctx.http.route({
     method: 'put',
     path: '/bindings/:uuid',
     summary: 'Rebind a device UUID to another MPS account',
@@ -55,7 +55,7 @@ export function registerBindingRoutes(ctx: PluginContext, { cira, accounts, bind
       return binding;
     },
   });
-  ctx.http.route<{ Params: { deviceId: string } }>({
+  ctx.http.route({
     method: 'post',
     path: '/connections/:deviceId/accept',
     summary: "Accept an unverified tunnel as the device's",

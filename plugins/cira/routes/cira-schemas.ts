@@ -1,8 +1,11 @@
 /** JSON Schemas of the cira routes (added to the OpenAPI document). */
+import { Type } from '@sinclair/typebox';
+
 const DATE_TIME = { type: 'string', format: 'date-time' };
-const UUID = { type: 'string', pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$' };
+const UUID = Type.String({ pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$' });
 /** The UUIDs an account may serve; at most 10,000 (an account per device is the safest: one each). */
-const UUID_LIST = { type: 'array', items: UUID, maxItems: 10_000, description: 'Device UUIDs the account may bring; a tunnel with another UUID is refused' };
+const uuidList = (description: string) => Type.Array(UUID, { maxItems: 10_000, description });
+const UUID_LIST = uuidList('Device UUIDs the account may bring; a tunnel with another UUID is refused');
 const IDENTITY = {
   type: 'string',
   enum: ['bound', 'proven', 'accepted', 'unverified'],
@@ -14,15 +17,13 @@ const IDENTITY = {
 export const MPS_ACCOUNT_SCHEMA = {
   type: 'object',
   required: ['id', 'username', 'createdAt'],
-  properties: { id: { type: 'string' }, username: { type: 'string' }, createdAt: DATE_TIME, uuids: { ...UUID_LIST, description: 'Device UUIDs the account may bring (absent: any)' } },
+  properties: { id: { type: 'string' }, username: { type: 'string' }, createdAt: DATE_TIME, uuids: uuidList('Device UUIDs the account may bring (absent: any)') },
 };
 
-export const UPDATE_MPS_ACCOUNT_SCHEMA = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['uuids'],
-  properties: { uuids: { anyOf: [UUID_LIST, { type: 'null' }], description: 'The UUIDs the account may bring; null: any' } },
-};
+export const UPDATE_MPS_ACCOUNT_SCHEMA = Type.Object(
+  { uuids: Type.Union([UUID_LIST, Type.Null()], { description: 'The UUIDs the account may bring; null: any' }) },
+  { additionalProperties: false },
+);
 
 export const UUID_BINDING_SCHEMA = {
   type: 'object',
@@ -37,23 +38,16 @@ export const UUID_BINDING_SCHEMA = {
   },
 };
 
-export const REBIND_SCHEMA = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['accountId'],
-  properties: { accountId: { type: 'string', minLength: 1, maxLength: 64, description: 'The MPS account the UUID is bound to from now on' } },
-};
+export const REBIND_SCHEMA = Type.Object({ accountId: Type.String({ minLength: 1, maxLength: 64, description: 'The MPS account the UUID is bound to from now on' }) }, { additionalProperties: false });
 
-export const CREATE_MPS_ACCOUNT_SCHEMA = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['username', 'password'],
-  properties: {
-    username: { type: 'string', minLength: 1, maxLength: 64, pattern: '^[\\x21-\\x7e]+$', description: 'As provisioned on the devices (AMT allows at most 64 bytes)' },
-    password: { type: 'string', minLength: 8, maxLength: 256, writeOnly: true, description: 'Write-only; sealed at rest' },
-    uuids: UUID_LIST,
+export const CREATE_MPS_ACCOUNT_SCHEMA = Type.Object(
+  {
+    username: Type.String({ minLength: 1, maxLength: 64, pattern: '^[\\x21-\\x7e]+$', description: 'As provisioned on the devices (AMT allows at most 64 bytes)' }),
+    password: Type.String({ minLength: 8, maxLength: 256, writeOnly: true, description: 'Write-only; sealed at rest' }),
+    uuids: Type.Optional(UUID_LIST),
   },
-};
+  { additionalProperties: false },
+);
 
 export const CIRA_CONNECTION_SCHEMA = {
   type: 'object',
@@ -82,10 +76,7 @@ export const CIRA_CERTIFICATE_SCHEMA = {
   },
 };
 
-export const PAGING_QUERY = {
-  type: 'object',
-  properties: {
-    offset: { type: 'integer', minimum: 0, default: 0, description: 'Items to skip' },
-    limit: { type: 'integer', minimum: 1, maximum: 1000, description: 'Items to return (at most 1000); without it, all' },
-  },
-};
+export const PAGING_QUERY = Type.Object({
+  offset: Type.Integer({ minimum: 0, default: 0, description: 'Items to skip' }),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: 'Items to return (at most 1000); without it, all' })),
+});

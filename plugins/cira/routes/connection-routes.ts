@@ -10,7 +10,7 @@ export function registerConnectionRoutes(ctx: PluginContext, cira: CiraService):
   ctx.openapi.addSchema('CiraConnection', CIRA_CONNECTION_SCHEMA);
   ctx.openapi.addSchema('CiraCertificate', CIRA_CERTIFICATE_SCHEMA);
   const tags = ['cira'];
-  ctx.http.route<{ Querystring: { offset: number; limit?: number } }>({
+  ctx.http.route({
     method: 'get',
     path: '/connections',
     summary: 'Live CIRA tunnels',
@@ -26,7 +26,7 @@ export function registerConnectionRoutes(ctx: PluginContext, cira: CiraService):
       return all.slice(offset, limit === undefined ? undefined : offset + limit);
     },
   });
-  ctx.http.route<{ Params: { deviceId: string } }>({
+  ctx.http.route({
     method: 'delete',
     path: '/connections/:deviceId',
     summary: "Drop a device's tunnel",

@@ -1,7 +1,7 @@
 import type { PluginContext } from '../../../core/plugin-api.js';
 import { RestApiErrors } from '../errors.js';
-import type { ScanService, StartScanRequest } from './scan-service.js';
-import { SCAN_SCHEMA, START_SCAN_SCHEMA } from './scan-schemas.js';
+import type { ScanService } from './scan-service.js';
+import { SCAN_SCHEMA, SCANS_QUERY, START_SCAN_SCHEMA } from './scan-schemas.js';
 
 const REF = { $ref: '#/components/schemas/Scan' };
 const params = { id: { description: 'Scan id' } };
@@ -12,7 +12,7 @@ export function registerScanRoutes(ctx: PluginContext, scans: ScanService): void
   ctx.openapi.addTag('scans', 'Network scans for AMT devices; live progress on /scanHub');
   const tags = ['scans'];
   const audit = ctx.useOptional('audit');
-  ctx.http.route<{ Body: StartScanRequest }>({
+  ctx.http.route({
     method: 'post',
     path: '/scan/start',
     summary: 'Start a network scan',
@@ -57,13 +57,13 @@ export function registerScanRoutes(ctx: PluginContext, scans: ScanService): void
       return scan;
     },
   });
-  ctx.http.route<{ Querystring: { offset: number; limit: number } }>({
+  ctx.http.route({
     method: 'get',
     path: '/scans',
     summary: 'Recent scans, newest first',
     tags,
     permission: 'devices:read',
-    query: { type: 'object', properties: { offset: { type: 'integer', minimum: 0, default: 0 }, limit: { type: 'integer', minimum: 1, maximum: 1000, default: 100 } } },
+    query: SCANS_QUERY,
     responses: { 200: { description: 'Scans', schema: { type: 'array', items: REF }, headers: { 'X-Total-Count': { description: 'Scans kept', schema: { type: 'integer' } } } } },
     handler(req, reply) {
       const all = scans.list();

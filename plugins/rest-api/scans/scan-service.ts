@@ -6,13 +6,9 @@ import type { ScanHistory } from './scan-history.js';
 import { parseScanRange } from './scan-range.js';
 import { ScanRun, type ScanRunDeps } from './scan-runner.js';
 import { MIN_PROBES_IN_FLIGHT, socketBudget, type SocketBudget } from './socket-budget.js';
+import type { StartScanRequest } from './scan-schemas.js';
 
-export interface StartScanRequest {
-  range: string;
-  credentialId?: string;
-  timeoutMs?: number;
-  concurrency?: number;
-}
+export type { StartScanRequest } from './scan-schemas.js';
 
 /** Starts, cancels and lists scans; bounds how many run at once. */
 export interface ScanService {

@@ -4,6 +4,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { connect } from 'node:tls';
+import { createServer, type AddressInfo } from 'node:net';
 import { loadConfig } from '../../../core/config/load-config.js';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway-harness.js';
 import { RawDevice, uuidOf } from './cira-test-kit.js';
@@ -103,10 +104,21 @@ describe('cira plugin routes: accounts, connections, certificate', () => {
 });
 
 describe('cira plugin: configuration and certificate', () => {
-  it('AMTGW_CIRA_PORT overrides the port without enabling the plugin', () => {
-    const config = loadConfig({ env: { AMTGW_CIRA_PORT: '4555' } }) as unknown as { plugins: Record<string, { enable: boolean; options?: { port?: number } }> };
-    assert.equal(config.plugins['cira']!.options!.port, 4555);
-    assert.equal(config.plugins['cira']!.enable, false);
+  it('AMTGW_CIRA_PORT, which the plugin declares, moves its TLS listener without enabling the plugin', async () => {
+    const free = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as AddressInfo;
+        probe.close(() => resolve(port));
+      });
+    });
+    const logs: string[] = [];
+    const gw = await startTestGateway({ plugins: ['rest-api', 'cira'], env: { AMTGW_CIRA_PORT: String(free) }, logs });
+    try {
+      assert.equal(ciraPort(logs), free);
+    } finally {
+      await gw.cleanup();
+    }
+    assert.equal(loadConfig({ env: { AMTGW_CIRA_PORT: '4555' } }).plugins['cira']!.enable, false);
   });
 
   it('generates a self-signed pair with an owner-only key at first start, serves it, and keeps it across restarts', async () => {

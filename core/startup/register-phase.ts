@@ -1,0 +1,139 @@
+/**
+ * Start-up phase `register`: the kernel's own routes (the `core` plugin), then each plugin in
+ * dependency order, each through a context scoped to it.
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { GatewayConfig } from '../config/gateway-config.js';
+import { ConfigError, isConfigError } from '../config/load-config.js';
+import type { Logger } from '../log/logger.js';
+import type { PluginManifest, SiteSettings, UpgradeHandler } from '../plugin-api.js';
+import { createEventBus } from '../events/event-bus.js';
+import { createLoginThrottle } from '../auth/login-throttle.js';
+import { RouteTable } from '../http/route-table.js';
+import { startListener } from '../http/listener.js';
+import { SchemaRegistry } from '../openapi/schema-registry.js';
+import { createAjv } from '../validation/validator.js';
+import { createPluginContext, type KernelParts } from '../plugins/plugin-context.js';
+import { isPluginError, PluginError } from '../plugins/plugin-errors.js';
+import { ReadinessRegistry } from '../health/readiness.js';
+import { CORE_PLUGIN, corePlugin } from '../core-plugin.js';
+import { PACKAGE_VERSION } from '../assets/package-root.js';
+import type { Infrastructure } from './infrastructure.js';
+import type { Lifecycle } from './lifecycle.js';
+import type { LoadedPlugin, OrderedPlugins } from './load-phase.js';
+
+/** What registration produced: the parts the HTTP app is built from, the plugins' manifests. */
+export interface Registered {
+  readonly parts: KernelParts;
+  readonly manifests: ReadonlyArray<PluginManifest>;
+  /** Called with the main listener's URL once it listens (`site.baseUrl()`). */
+  setBaseUrl(url: string): void;
+}
+
+export interface RegisterInputs {
+  config: GatewayConfig;
+  cwd: string;
+  logger: Logger;
+  ordered: OrderedPlugins;
+  infrastructure: Infrastructure;
+  lifecycle: Lifecycle;
+}
+
+/** Phase `register`: builds the kernel parts, registers `core` and every plugin, checks the route permissions. */
+export async function registerPlugins(inputs: RegisterInputs): Promise<Registered> {
+  const { config, logger, ordered, infrastructure: infra, lifecycle } = inputs;
+  let baseUrl = '';
+  const site: SiteSettings = { baseUrl: () => baseUrl, host: config.server.host, dataDir: infra.dataDir, amt: config.amt, deviceTls: readDeviceTls(config, inputs.cwd) };
+  const manifests: PluginManifest[] = [];
+  const parts: KernelParts = {
+    site,
+    store: infra.store,
+    events: createEventBus(logger),
+    pool: infra.pool,
+    logger,
+    auth: infra.auth,
+    secrets: infra.secrets,
+    routes: new RouteTable(),
+    schemas: new SchemaRegistry(),
+    tags: new Map(),
+    upgrades: new Map<string, { plugin: string; handler: UpgradeHandler }>(),
+    mounts: [],
+    cors: { paths: new Set(), allowHeaders: [], exposeHeaders: [] },
+    services: new Map(),
+    manifests: () => [...manifests],
+    dependencyClosure: ordered.dependencyClosure,
+    async listen(plugin, handler, host, port) {
+      const listener = await startListener(handler, host, port, config.server.tls);
+      lifecycle.addListener(plugin, listener);
+      logger.info('plugin listener started', { plugin, url: listener.url });
+      return listener;
+    },
+    readiness: kernelReadiness(infra, ordered.plugins, lifecycle.serving),
+    readyHooks: lifecycle.readyHooks,
+    stoppingHooks: lifecycle.stoppingHooks,
+    closeHooks: lifecycle.closeHooks,
+  };
+  const core = corePlugin({ version: PACKAGE_VERSION, auth: infra.auth, throttle: createLoginThrottle(config.auth.login), plugins: () => manifests.map((p) => p.name), store: () => infra.store.status(), readiness: parts.readiness });
+  await core.register(createPluginContext(core, {}, parts));
+  // One ajv for every plugin's options: an instance with its formats costs tens of milliseconds.
+  const optionsAjv = createAjv({ useDefaults: true });
+  for (const plugin of ordered.plugins) {
+    validateOptions(plugin, optionsAjv);
+    manifests.push(manifestOf(plugin));
+    await registerOne(plugin, parts);
+  }
+  parts.routes.checkPermissions(parts.auth.allPermissions());
+  return { parts, manifests, setBaseUrl: (url) => void (baseUrl = url) };
+}
+
+async function registerOne(plugin: LoadedPlugin, parts: KernelParts): Promise<void> {
+  const { def } = plugin;
+  try {
+    await def.register(createPluginContext(def, plugin.options, parts));
+  } catch (err) {
+    if (isPluginError(err) || isConfigError(err)) throw err;
+    throw new PluginError('GW_ERR_PLUGIN_REGISTER', `plugin '${def.name}' failed to register: ${(err as Error).message}`, { cause: err });
+  }
+  parts.logger.debug('plugin registered', { plugin: def.name, version: def.version });
+}
+
+function manifestOf({ def, dependencies, optionalDependencies }: LoadedPlugin): PluginManifest {
+  return { name: def.name, version: def.version, dependencies, optionalDependencies, permissions: def.permissions ?? [], routes: def.routes ?? [] };
+}
+
+function validateOptions(plugin: LoadedPlugin, ajv: ReturnType<typeof createAjv>): void {
+  if (!plugin.def.configSchema) return;
+  const validate = ajv.compile(plugin.def.configSchema);
+  if (!validate(plugin.options)) {
+    const problems = (validate.errors ?? []).map((e) => {
+      const extra = e.keyword === 'additionalProperties' ? `.${String((e.params as { additionalProperty: string }).additionalProperty)}` : '';
+      return `plugins.${plugin.name}.options${e.instancePath.replace(/\//g, '.')}${extra} ${e.keyword === 'additionalProperties' ? 'is not an allowed property' : e.message}`;
+    });
+    throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
+  }
+}
+
+/** Reads the CA bundle of `amt.caFile` once; an unreadable file stops start-up naming it. */
+function readDeviceTls(config: GatewayConfig, cwd: string): SiteSettings['deviceTls'] {
+  const { tlsTrust, caFile } = config.amt;
+  const legacy = config.amt.legacyTls === true ? { legacyTls: true } : {};
+  if (!caFile) return { mode: tlsTrust, ...legacy };
+  try {
+    return { mode: tlsTrust, caPem: readFileSync(resolve(cwd, caFile), 'utf8'), ...legacy };
+  } catch (err) {
+    throw new ConfigError(`invalid configuration: amt.caFile ${caFile} cannot be read (${(err as NodeJS.ErrnoException).code ?? 'unreadable'})`);
+  }
+}
+
+/** The kernel's readiness checks: the store takes writes, the pool takes tasks, each plugin has started and is not stopping. */
+function kernelReadiness(infra: Infrastructure, plugins: LoadedPlugin[], serving: () => boolean): ReadinessRegistry {
+  const readiness = new ReadinessRegistry();
+  readiness.add(CORE_PLUGIN, 'store', () => {
+    const status = infra.store.status();
+    return status.state === 'ok' ? { ready: true } : { ready: false, reason: `the store is ${status.state}: ${status.reason}` };
+  });
+  readiness.add(CORE_PLUGIN, 'workers', () => infra.pool.status());
+  for (const { name } of plugins) readiness.add(CORE_PLUGIN, `plugin:${name}`, () => (serving() ? { ready: true } : { ready: false, reason: 'not started, or stopping' }));
+  return readiness;
+}

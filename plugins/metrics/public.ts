@@ -1,0 +1,6 @@
+/**
+ * The typed entry point of the `metrics` plugin for other plugins: its services, data shapes and
+ * events (importing it also brings its augmentations of `GatewayServices` / `GatewayEvents`).
+ * Published as `amt-gateway/metrics`.
+ */
+export type * from './api.js';
