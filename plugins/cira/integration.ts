@@ -3,22 +3,20 @@
  * device a LAN scan finds) carries `cira` in its connections while the tunnel is up; the tunnel is a
  * path of the device gate (`registerPath`), so the device's operations and diagnostics go through it
  * (on the main thread, over APF channels, within a concurrency bound) once it is proven to be the
- * device; it is read like a scanned device through the gate; and connect and disconnect
- * publish DeviceStatusChanged, which the SOAP service and the hub carry on.
+ * device; it is read like a scanned device through the gate; and a verified tunnel's up and down are
+ * reported to presence (the `devicePresence` service), which publishes the device's
+ * DeviceStatusChanged that the SOAP service and the hub carry on.
  */
 import type { PluginContext } from '../../core/plugin-api.js';
-import type { Device, DevicePathOffer, DeviceRegistry, DeviceService } from 'amt-gateway/devices';
+import type { Device, DevicePathOffer, DevicePresence, DeviceRegistry, DeviceService } from 'amt-gateway/devices';
 import type { CiraConnection, CiraService, CiraTunnelEvent } from './api.js';
+import { AMT_PORTS } from '../../workers/amt/amt-ports.js';
 import { provePinnedCertificate, TLS_PORT } from './identity/tunnel-proof.js';
 import { createTunnelInterrogator } from './integration-interrogate.js';
 import { createTunnelChannel } from './tunnel-channel.js';
 import { createTunnelOperationBound, type TunnelOperationLimits } from './tunnel-operations.js';
 
-const HTTP_PORT = 16992;
-const REDIRECTION_PORT = 16994;
-const REDIRECTION_TLS_PORT = 16995;
-/** A tunnel resolved to a device but never announced up within this is taken back. */
-const UP_GRACE_MS = 30_000;
+const { http: HTTP_PORT, redirection: REDIRECTION_PORT, redirectionTls: REDIRECTION_TLS_PORT } = AMT_PORTS;
 /** Bound of each request of a read through a tunnel. */
 const READ_TIMEOUT_MS = 15_000;
 
@@ -82,29 +80,16 @@ export function registerCiraIntegration(ctx: PluginContext<unknown>, cira: CiraS
   gate.registerPath({ kind: 'cira', plugin: ctx.name, reach });
   const interrogator = createTunnelInterrogator({ devices, gate, pool: ctx.pool, logger: ctx.logger, timeoutMs: READ_TIMEOUT_MS });
 
-  /** Device ids whose `online` the resolver flipped, to announce once the tunnel is up. */
-  const flipped = new Set<string>();
-  const publish = (deviceId: string, online: boolean, lastSeen: string | null): void => ctx.events.publish('DeviceStatusChanged', { deviceId, online, lastSeen });
-
-  const clear = async (uuid: string, ipAddress: string): Promise<void> => {
-    const { device, onlineChanged } = await devices.setConnection({ uuid, ipAddress }, 'cira', false);
-    if (device && onlineChanged) publish(device.id, false, device.lastSeen);
-  };
+  // What a tunnel tells presence: up or down, for verified tunnels only (an unverified one is no way to its device).
+  const presence = ctx.use('devicePresence');
 
   cira.setDeviceResolver(async (identity) => {
     const known = devices.findByUuid(identity.uuid);
     // The UUID names a device the LAN knows, and this account's tunnels never proved to be it.
     if (!identity.trust && known && knownFromLan(known)) return { deviceId: known.id, identity: 'unverified' };
-    const { device, created, onlineChanged } = await devices.setConnection({ uuid: identity.uuid, ipAddress: identity.remoteAddress }, 'cira', true);
-    if (!device) throw new Error('device registry refused the tunnel');
+    // The device the tunnel names; it is reached through the tunnel once the tunnel is up.
+    const { device, created } = await presence.adopt({ uuid: identity.uuid, ipAddress: identity.remoteAddress });
     if (created) ctx.logger.info('device first seen through a CIRA tunnel', { deviceId: device.id, uuid: identity.uuid });
-    if (onlineChanged) flipped.add(device.id);
-    setTimeout(() => {
-      if (cira.connection(device.id)) return;
-      flipped.delete(device.id);
-      const current = devices.get(device.id);
-      if (current?.connections?.includes('cira')) void clear(identity.uuid, identity.remoteAddress).catch(() => undefined);
-    }, UP_GRACE_MS).unref();
     return { deviceId: device.id, identity: identity.trust ?? 'bound' };
   });
 
@@ -129,10 +114,7 @@ export function registerCiraIntegration(ctx: PluginContext<unknown>, cira: CiraS
     const { deviceId, uuid, remoteAddress } = event.connection;
     if (event.type === 'unverified') return prove(event.connection);
     if (event.type === 'up') {
-      let changed = flipped.delete(deviceId);
-      // A down of an older tunnel may have cleared the connection between this one's resolving and its announcement.
-      if (!devices.get(deviceId)?.connections?.includes('cira')) changed = (await devices.setConnection({ uuid, ipAddress: remoteAddress }, 'cira', true)).onlineChanged || changed;
-      if (changed) publish(deviceId, true, devices.get(deviceId)?.lastSeen ?? null);
+      await presence.report({ uuid, ipAddress: remoteAddress }, 'cira', true);
       const device = devices.get(deviceId);
       if (device && (device.authStatus !== 'ok' || !device.firmwareVersion || !device.hostname)) interrogator.request(deviceId);
       return;
@@ -142,7 +124,7 @@ export function registerCiraIntegration(ctx: PluginContext<unknown>, cira: CiraS
     if (event.reason === 'replaced' || event.reason === 'shutdown') return;
     // A newer tunnel of the device is already up (its connection stays).
     if (cira.connection(deviceId)) return;
-    await clear(uuid, remoteAddress);
+    await presence.report({ uuid, ipAddress: remoteAddress }, 'cira', false);
   };
   const unsubscribe = cira.onTunnel((event) => {
     onTunnel(event).catch((err: Error) => ctx.logger.warn('could not apply a CIRA tunnel change to the device list', { deviceId: event.connection.deviceId, error: err.message }));
@@ -150,7 +132,7 @@ export function registerCiraIntegration(ctx: PluginContext<unknown>, cira: CiraS
 
   ctx.onReady(async () => {
     // Tunnels recorded by an earlier run that ended without saying so are gone.
-    await clearStale(devices, cira);
+    await clearStale(devices, presence, cira);
   });
   ctx.onClose(async () => {
     unsubscribe();
@@ -158,9 +140,9 @@ export function registerCiraIntegration(ctx: PluginContext<unknown>, cira: CiraS
   });
 }
 
-async function clearStale(devices: DeviceRegistry, cira: CiraService): Promise<void> {
+async function clearStale(devices: DeviceRegistry, presence: DevicePresence, cira: CiraService): Promise<void> {
   for (const device of devices.list()) {
-    if (!device.connections?.includes('cira') || cira.connection(device.id) || !device.uuid) continue;
-    await devices.setConnection({ uuid: device.uuid, ipAddress: device.ipAddress }, 'cira', false);
+    if (!device.connections?.includes('cira') || cira.connection(device.id)) continue;
+    await presence.report({ deviceId: device.id }, 'cira', false);
   }
 }

@@ -68,6 +68,8 @@ export interface DeviceFilter {
  */
 export interface DeviceRegistry {
   get(id: string): Readonly<Device> | undefined;
+  /** The device with this id; throws the 404 problem `GW_ERR_DEVICE_NOT_FOUND` when there is none (what a route about one device answers). */
+  require(id: string): Readonly<Device>;
   /** Devices in address order, filtered. The array is frozen too: copy it to sort or change it. */
   list(filter?: DeviceFilter): ReadonlyArray<Readonly<Device>>;
   count(): number;
@@ -81,10 +83,35 @@ export interface DeviceRegistry {
   update(id: string, patch: Partial<Omit<Device, 'id'>>): Promise<Readonly<Device> | undefined>;
   /**
    * Sets or clears one way of reaching the device with this UUID (the same device whether a scan or
-   * a tunnel found it); a tunnel bringing an unknown UUID creates the device at `ipAddress`.
+   * a tunnel found it), or with this id; a tunnel bringing an unknown UUID creates the device at
+   * `ipAddress`. Prefer the `devicePresence` service's `report`, which is what paths use.
    * @returns the device (undefined when clearing on an unknown one) and whether `online` flipped.
    */
-  setConnection(ref: { uuid: string; ipAddress: string }, kind: DeviceConnection, up: boolean): Promise<{ device: Readonly<Device> | undefined; created: boolean; onlineChanged: boolean }>;
+  setConnection(ref: { uuid: string; ipAddress: string } | { deviceId: string }, kind: DeviceConnection, up: boolean): Promise<{ device: Readonly<Device> | undefined; created: boolean; onlineChanged: boolean }>;
+}
+
+/** Which device a path saw: by id, or by the UUID a tunnel named (and the address it came from). */
+export type PresenceSubject = { deviceId: string } | { uuid: string; ipAddress: string };
+
+/**
+ * Presence, provided as the `devicePresence` service (`presence/`): the one place where what each
+ * path saw of a device becomes its `connections`, `online`, `lastSeen` and DeviceStatusChanged.
+ * Each way of reaching devices reports what it saw, and only that: the LAN monitor whether the device
+ * answered on the local network, the CIRA plugin whether a verified tunnel is up. Scans report
+ * through the device record they write (found answering: on the LAN).
+ */
+export interface DevicePresence {
+  /**
+   * One path's sighting: `seen` true sets the path in `connections` (and `lastSeen`), false clears it.
+   * The device is online while any path has it; a flip of `online` is published as DeviceStatusChanged.
+   * @returns the device (undefined when clearing on an unknown one) and whether `online` flipped.
+   */
+  report(subject: PresenceSubject, path: DeviceConnection, seen: boolean): Promise<{ device: Readonly<Device> | undefined; onlineChanged: boolean }>;
+  /**
+   * The device a tunnel names by UUID, created at `ipAddress` when unknown: offline (no connection)
+   * until a path reports it.
+   */
+  adopt(subject: { uuid: string; ipAddress: string }): Promise<{ device: Readonly<Device>; created: boolean }>;
 }
 
 /** Where to reach a device instead of its address on the local network: another TCP address. */
@@ -239,5 +266,6 @@ declare module '../../core/plugin-api.js' {
     credentials: CredentialVault;
     deviceAccess: DeviceAccessFactory;
     deviceGate: DeviceGate;
+    devicePresence: DevicePresence;
   }
 }

@@ -9,6 +9,7 @@ import { DEVICES_CONFIG_SCHEMA, type DevicesConfig } from './config.js';
 import { openCredentialVault } from './credentials/credential-vault.js';
 import { registerCredentialRoutes } from './credentials/credential-routes.js';
 import { openDeviceRegistry } from './registry/device-registry.js';
+import { createDevicePresence } from './presence/device-presence.js';
 import { registerDeviceRoutes } from './registry/device-routes.js';
 import { openSignInMemory } from './sign-in/sign-in-memory.js';
 import { registerSignInRoutes } from './sign-in/sign-in-routes.js';
@@ -45,6 +46,7 @@ export default definePlugin<DevicesConfig>({
     const devices = await openDeviceRegistry(ctx.store.namespace('devices'));
     ctx.provide('credentials', credentials);
     ctx.provide('devices', devices);
+    ctx.provide('devicePresence', createDevicePresence(devices, ctx.events));
     // A copy the sign-in memory reads at each plan: rest-api's deprecated options may still adjust it before start.
     const signInSettings = { ...ctx.config.signIn };
     const signIn = await openSignInMemory(ctx.store.namespace('sign-in'), signInSettings, (id) => credentials.signInVersion(id), ctx.logger, {

@@ -3,7 +3,6 @@ import type { Device } from 'amt-gateway/devices';
 
 /** Error codes of the power-mgmt plugin, each with its HTTP status (device failures come from `deviceAccess`). */
 export const PowerErrors = {
-  deviceNotFound: (id: string) => new HttpError(404, 'GW_ERR_DEVICE_NOT_FOUND', `no device '${id}'`),
   consentRequired: (device: Device) =>
     new HttpError(409, 'GW_ERR_CONSENT_REQUIRED', `device '${device.id}' (${device.ipAddress}) needs user consent for a boot choice; give it first (POST /api/redirection/{deviceId}/consent)`),
   actionUnsupported: (device: Device, action: string, offered: string[]) =>

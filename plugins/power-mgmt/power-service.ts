@@ -67,11 +67,7 @@ export interface PowerServiceDeps {
 }
 
 export function createPowerService({ devices, access, events, logger, config }: PowerServiceDeps): PowerService {
-  const known = (id: string): Device => {
-    const device = devices.get(id);
-    if (!device) throw PowerErrors.deviceNotFound(id);
-    return device;
-  };
+  const known = (id: string) => devices.require(id);
   const readPower = (device: Device, credential?: TaskCredential) => access.run(device, (input, tasks) => tasks.run('power-read', input), credential);
 
   /** Re-reads until the state is the expected one or the attempts are spent; a device busy rebooting may not answer. */

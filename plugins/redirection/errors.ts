@@ -5,7 +5,6 @@ const name = (device: Device) => `device '${device.id}' (${device.ipAddress})`;
 
 /** Error codes of the redirection plugin, each with its HTTP status (device failures come from `deviceAccess`). */
 export const RedirectionErrors = {
-  deviceNotFound: (id: string) => new HttpError(404, 'GW_ERR_DEVICE_NOT_FOUND', `no device '${id}'`),
   sessionNotFound: (id: string) => new HttpError(404, 'GW_ERR_SESSION_NOT_FOUND', `no open session '${id}'`),
   modeUnsupported: (mode: string) => new HttpError(422, 'GW_ERR_REDIRECTION_MODE_UNSUPPORTED', `'${mode}' sessions are not offered yet`),
   disabled: (device: Device, mode: string) => new HttpError(422, 'GW_ERR_REDIRECTION_DISABLED', `${mode} is disabled on ${name(device)}; enable it with PUT .../features`),

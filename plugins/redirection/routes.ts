@@ -2,7 +2,6 @@
 import type { PluginContext, RouteRequest } from '../../core/plugin-api.js';
 import type { RedirectionConfig } from './config.js';
 import type { RedirectionReads } from './device-state.js';
-import { RedirectionErrors } from './errors.js';
 import { CONSENT_CODE_SCHEMA, FEATURES_REQUEST_SCHEMA, REDIRECTION_STATE_SCHEMA, SESSION_LIST_SCHEMA, SESSION_REQUEST_SCHEMA, SESSION_TICKET_SCHEMA } from './schemas.js';
 import { PERMISSION, type SessionService } from './session-service.js';
 
@@ -21,11 +20,7 @@ export function registerRedirectionRoutes(ctx: PluginContext<RedirectionConfig>,
   /** Runs `work` recorded in the audit trail as `action` on the device (when the trail is on). */
   const audited = <T>(req: RouteRequest, action: string, work: () => Promise<T>, detail: Record<string, unknown> = {}, detailOf?: (result: T) => Record<string, unknown>) =>
     audit ? audit.track({ by: req, action, target: req.params['deviceId'] ?? null, detail }, work, detailOf) : work();
-  const known = (id: string) => {
-    const device = devices.get(id);
-    if (!device) throw RedirectionErrors.deviceNotFound(id);
-    return device;
-  };
+  const known = (id: string) => devices.require(id);
   const stateOf = async (deviceId: string, read: Promise<Awaited<ReturnType<RedirectionReads['read']>>>) => {
     const { features, userConsent, optInState } = await read;
     const open = sessions.forDevice(deviceId).map(({ id, mode, user, startedAt }) => ({ id, mode, user, startedAt }));

@@ -51,11 +51,7 @@ export function createSessionService({ devices, reads, sessionAccess, auth, logg
   const endedBy = new Map<string, RequestActor>();
   const tickets = createTicketStore(config.ticketTtlSeconds * 1000, config.maxTickets);
   const registry = createSessionRegistry(config.maxSessions);
-  const known = (id: string) => {
-    const device = devices.get(id);
-    if (!device) throw RedirectionErrors.deviceNotFound(id);
-    return device;
-  };
+  const known = (id: string) => devices.require(id);
 
   async function create(user: AuthenticatedUser, deviceId: string, mode: SessionMode | 'ider'): Promise<SessionTicket> {
     const device = known(deviceId);

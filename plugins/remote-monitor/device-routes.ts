@@ -1,7 +1,6 @@
 /** `GET /api/monitor/{deviceId}/hardware` and `GET /api/monitor/{deviceId}/events`: reads of one device. */
 import type { PluginContext } from '../../core/plugin-api.js';
-import type { Device, DeviceAccess, DeviceRegistry } from 'amt-gateway/devices';
-import { MonitorErrors } from './errors.js';
+import type { DeviceAccess, DeviceRegistry } from 'amt-gateway/devices';
 import { monitorEvent } from './event-view.js';
 import { hardwareReport } from './hardware-view.js';
 import { EVENTS_QUERY, HARDWARE_REPORT_SCHEMA, MONITOR_EVENT_SCHEMA } from './monitor-schemas.js';
@@ -16,11 +15,7 @@ export function registerDeviceRoutes(ctx: PluginContext, devices: DeviceRegistry
   ctx.openapi.addSchema('MonitorEvent', MONITOR_EVENT_SCHEMA);
   const tags = ['monitor'];
   const deviceFailures = ctx.use('deviceAccess').problemResponses;
-  const known = (id: string): Device => {
-    const device = devices.get(id);
-    if (!device) throw MonitorErrors.deviceNotFound(id);
-    return device;
-  };
+  const known = (id: string) => devices.require(id);
 
   ctx.http.route({
     method: 'get',

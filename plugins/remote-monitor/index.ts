@@ -33,7 +33,7 @@ export default definePlugin<RemoteMonitorConfig>({
     const allows = (address: string) => deviceAccess.allows(address);
     let ensureTracking = () => {};
     const states = trackedStates(stored, () => ensureTracking());
-    const feed = createStatusFeed(ctx.events, devices, states, ctx.logger);
+    const feed = createStatusFeed(ctx.events, devices, ctx.use('devicePresence'), states, ctx.logger);
     const scheduler = createSweepScheduler({ pool: ctx.pool, devices, states: stored, amt: ctx.site.amt, config, logger: ctx.logger, allows, onObserved: feed.onObserved });
     ensureTracking = scheduler.ensureTracking;
     ctx.provide('presence', createPresenceService(devices, states, ctx.site.amt));

@@ -1,15 +1,11 @@
 /** `GET /api/monitor/online`, `GET /api/monitor/summary` and `GET /api/monitor/schedule`. */
 import type { PluginContext } from '../../core/plugin-api.js';
-import type { Device, DeviceRegistry } from 'amt-gateway/devices';
+import type { DeviceRegistry } from 'amt-gateway/devices';
 import type { OnlineEntry } from './api.js';
 import { MONITOR_SCHEDULE_SCHEMA, MONITOR_SUMMARY_SCHEMA, ONLINE_ENTRY_SCHEMA, ONLINE_QUERY } from './monitor-schemas.js';
-import type { PresenceState, PresenceStates } from './presence-states.js';
+import type { PresenceStates } from './presence-states.js';
 import type { SweepScheduler } from './sweep-scheduler.js';
 
-/** Online by the monitor's probes, or through a CIRA tunnel (which its plugin keeps in `connections`). */
-function isOnline(device: Readonly<Device>, state: Readonly<PresenceState> | undefined): boolean {
-  return !!device.connections?.includes('cira') || (state?.online ?? device.online);
-}
 
 const TOTAL = { 'X-Total-Count': { description: 'Number of matching devices', schema: { type: 'integer' } } };
 
@@ -26,7 +22,8 @@ export function registerMonitorRoutes(ctx: PluginContext, devices: DeviceRegistr
         deviceId: device.id,
         ipAddress: device.ipAddress,
         hostname: device.hostname,
-        online: isOnline(device, state),
+        // What presence merged from every path (the monitor's LAN answers among them).
+        online: device.online,
         since: state?.since ?? null,
         lastSeen: state?.lastSeen ?? device.lastSeen,
         // A tunnelled device's presence comes from its tunnel, not from probes of its address.
@@ -64,7 +61,7 @@ export function registerMonitorRoutes(ctx: PluginContext, devices: DeviceRegistr
       let unauthorized = 0;
       const all = devices.list();
       for (const device of all) {
-        if (isOnline(device, states.get(device.id))) online++;
+        if (device.online) online++;
         if (device.authStatus === 'unauthorized' || device.authStatus === 'locked-out-risk') unauthorized++;
       }
       return { total: all.length, online, offline: all.length - online, unauthorized };

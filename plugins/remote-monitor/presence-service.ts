@@ -1,7 +1,8 @@
 /**
- * The `presence` service (CONTRACT section 8): a machine is connected while it answered the online
- * monitor's last probe, or was just found by a scan. The SOAP service asks it which machines are
- * connected and describes the machine of each DeviceStatusChanged it notifies.
+ * The `presence` service (CONTRACT section 8): a machine is connected while the device is online,
+ * as presence in the device domain merged it from its paths (an answer on the LAN, a verified CIRA
+ * tunnel), so that SOAP, `GET /api/devices` and the hub's DeviceStatusChanged agree. The SOAP service
+ * asks it which machines are connected and describes the machine of each DeviceStatusChanged it notifies.
  */
 import type { AmtSiteSettings } from '../../core/plugin-api.js';
 import type { Device, DeviceRegistry } from 'amt-gateway/devices';
@@ -26,21 +27,9 @@ export function createPresenceService(devices: DeviceRegistry, states: PresenceS
     };
   };
 
-  /** Devices holding a CIRA tunnel: connected whatever the local network's probes say. */
-  const tunnelled = (): Device[] => devices.list().filter((d) => d.connections?.includes('cira'));
-
   const connected = (): ConnectedMachine[] => {
     const out: ConnectedMachine[] = [];
-    const seen = new Set<string>();
-    for (const device of tunnelled()) {
-      seen.add(device.id);
-      out.push(machine(device, states.get(device.id)));
-    }
-    for (const [id, state] of states.entries()) {
-      if (!state.online || !state.answering || seen.has(id)) continue;
-      const device = devices.get(id);
-      if (device) out.push(machine(device, state));
-    }
+    for (const device of devices.list()) if (device.online) out.push(machine(device, states.get(device.id)));
     return out.sort((a, b) => (a.deviceId < b.deviceId ? -1 : a.deviceId > b.deviceId ? 1 : 0));
   };
 
@@ -50,16 +39,10 @@ export function createPresenceService(devices: DeviceRegistry, states: PresenceS
       const name = systemName.toLowerCase();
       if (name === '') return undefined;
       const named = (found: ConnectedMachine): boolean => [found.hostname, found.fqdn, found.ipAddress, found.uuid].some((v) => v?.toLowerCase() === name);
-      for (const device of tunnelled()) {
+      for (const device of devices.list()) {
+        if (!device.online) continue;
         const found = machine(device, states.get(device.id));
         if (named(found)) return found;
-      }
-      for (const [id, state] of states.entries()) {
-        if (!state.online || !state.answering) continue;
-        const device = devices.get(id);
-        if (!device) continue;
-        const found = machine(device, state);
-        if ([found.hostname, found.fqdn, found.ipAddress, found.uuid].some((v) => v?.toLowerCase() === name)) return found;
       }
       return undefined;
     },

@@ -7,6 +7,7 @@
 import type { BatchOperation, KeyValueStore, Logger } from '../../core/plugin-api.js';
 import type { Device } from 'amt-gateway/devices';
 import { createSerialQueue } from '../../core/util/serial-queue.js';
+import { onLan } from './lan-path.js';
 
 /** What is stored per device. */
 export interface PresenceRecord {
@@ -41,7 +42,8 @@ export interface PresenceStates {
   entries(): IterableIterator<[string, Readonly<PresenceState>]>;
   /**
    * Starts tracking a device (no-op when tracked): with its stored record when there is one, else
-   * `initial` (default: what the registry says, since its last sighting).
+   * `initial` (default: whether the registry has it on the LAN, since its last sighting; a tunnel is
+   * no LAN answer).
    */
   track(device: Device, initial?: PresenceRecord): Readonly<PresenceState>;
   /** Applies a probe outcome (or a scan's sighting); returns the change when the online state flips. */
@@ -78,7 +80,7 @@ export async function openPresenceStates(store: KeyValueStore, missedProbesOffli
       const record = stored.get(device.id);
       if (record) stored.delete(device.id);
       else if (initial) unsaved.add(device.id);
-      const { online, since, lastSeen } = record ?? initial ?? { online: device.online, since: device.lastSeen, lastSeen: device.lastSeen };
+      const { online, since, lastSeen } = record ?? initial ?? { online: onLan(device), since: device.lastSeen, lastSeen: device.lastSeen };
       // A literal, not a spread of the record: spreading costs microseconds a device, a second at 100,000.
       const state: PresenceState = { online, since, lastSeen, missed: 0, answering: online, port: null };
       states.set(device.id, state);

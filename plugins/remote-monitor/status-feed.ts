@@ -1,32 +1,33 @@
 /**
- * Where online-state changes go: DeviceStatusChanged on the bus and the `online` flag of the device
- * list (so `GET /api/devices?online=` agrees with the monitor). Also what scans tell the monitor: a
- * device a scan found answering is online now, and a removed device is no longer tracked.
+ * What the online monitor tells presence: the LAN path of a device, and nothing else. The LAN is up
+ * only when the device answered there, and down once the monitor's missed probes say it is offline;
+ * presence (the `devicePresence` service) merges it with the other paths and publishes the flips.
+ * Also what scans tell the monitor: a device a scan found answering on the LAN answered, and a
+ * removed device is no longer tracked.
  */
 import type { EventBus, Logger } from '../../core/plugin-api.js';
-import type { Device, DeviceRegistry } from 'amt-gateway/devices';
-import type { PresenceStates, StatusChange } from './presence-states.js';
+import type { DevicePresence, DeviceRegistry } from 'amt-gateway/devices';
+import { onLan } from './lan-path.js';
+import type { PresenceStates } from './presence-states.js';
 import type { SweepScheduler } from './sweep-scheduler.js';
 
 export interface StatusFeed {
-  /** Publishes a change, and brings the device list in line with the monitor's state. */
-  onObserved(deviceId: string, change: StatusChange | null): void;
+  /** Reports the device's LAN path to presence when the monitor's state and the device's record differ. */
+  onObserved(deviceId: string): void;
   /** Subscribes to DeviceDiscovered and DeviceRemoved; returns the unsubscriber. */
   listen(scheduler: SweepScheduler, intervalMs: number): () => void;
 }
 
-export function createStatusFeed(events: EventBus, devices: DeviceRegistry, states: PresenceStates, logger: Logger): StatusFeed {
-  function onObserved(deviceId: string, change: StatusChange | null): void {
+export function createStatusFeed(events: EventBus, devices: DeviceRegistry, presence: DevicePresence, states: PresenceStates, logger: Logger): StatusFeed {
+  function onObserved(deviceId: string): void {
     const device = devices.get(deviceId);
-    // A CIRA tunnel keeps the device online whatever the local network says; its plugin publishes its flips.
-    const tunnelled = device?.connections?.includes('cira') ?? false;
-    if (change && !tunnelled) events.publish('DeviceStatusChanged', { deviceId, online: change.online, lastSeen: change.lastSeen });
     const state = states.get(deviceId);
     if (!device || !state) return;
-    const lan = device.connections ? device.connections.includes('lan') : device.online;
-    if (lan === state.online) return;
-    const patch: Partial<Device> = { online: state.online, ...(state.lastSeen ? { lastSeen: state.lastSeen } : {}) };
-    devices.update(deviceId, patch).catch((err: Error) => logger.warn('could not update the online flag of a device', { deviceId, error: err.message }));
+    const lan = onLan(device);
+    // Never up without an answer on the LAN: whatever else keeps the device online is another path's.
+    const seen = state.answering && !lan ? true : !state.online && lan ? false : undefined;
+    if (seen === undefined) return;
+    presence.report({ deviceId }, 'lan', seen).catch((err: Error) => logger.warn('could not report the LAN presence of a device', { deviceId, error: err.message }));
   }
 
   return {
@@ -38,7 +39,10 @@ export function createStatusFeed(events: EventBus, devices: DeviceRegistry, stat
           states.track(device, { online: false, since: null, lastSeen: null });
           scheduler.add(device, Date.now() + intervalMs);
         }
-        if (device.online) onObserved(device.id, states.observe(device.id, true, new Date()));
+        if (onLan(device)) {
+          states.observe(device.id, true, new Date());
+          onObserved(device.id);
+        }
       });
       const offRemoved = events.subscribe('DeviceRemoved', ({ deviceId }) => scheduler.forget(deviceId));
       return () => {

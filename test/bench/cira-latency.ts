@@ -6,6 +6,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startFleet } from '../sim/index.js';
+import { until } from '../helpers/poll.js';
 import { freePort } from './free-port.js';
 import { GatewayClient } from './gateway-client.js';
 import { startGatewayProcess } from './gateway-process.js';
@@ -49,12 +50,10 @@ export interface LatencyFigures {
   exchanges: Record<'tunnel' | 'direct', { requests: number; unauthorized: number; channels: number }>;
 }
 
-async function until(what: string, check: () => Promise<boolean>, timeoutMs = 20_000, intervalMs = 20): Promise<number> {
+/** How long `check` took to hold (polled every 20 ms, bounded). */
+async function timeUntil(what: string, check: () => Promise<boolean>): Promise<number> {
   const t0 = performance.now();
-  while (!(await check())) {
-    if (performance.now() - t0 > timeoutMs) throw new Error(`${what}: not reached in ${timeoutMs} ms`);
-    await sleep(intervalMs);
-  }
+  await until(what, check, 20_000);
   return performance.now() - t0;
 }
 
@@ -84,9 +83,9 @@ export async function ciraLatency(workDir: string, log: (line: string) => void):
   const sim = fleet.devices[0]!;
   try {
     const find = async () => (await client.json<DeviceView[]>('GET', '/api/devices')).find((d) => d.uuid === sim.config.uuid);
-    await until('the device is read through its tunnel', async () => !!(await find())?.hostname);
+    await until('the device is read through its tunnel', async () => !!(await find())?.hostname, 20_000);
     const id = (await find())!.id;
-    const via = async (kind: 'cira' | 'none') => until(`connections ${kind}`, async () => {
+    const via = async (kind: 'cira' | 'none') => timeUntil(`connections ${kind}`, async () => {
       const d = await client.json<DeviceView>('GET', `/api/devices/${id}`);
       return kind === 'cira' ? !!d.connections?.includes('cira') : !d.connections?.includes('cira');
     });
@@ -174,7 +173,7 @@ async function healthUnderTunnelReads(client: GatewayClient, url: string, ciraPo
     await until(`the ${LOAD_DEVICES} load devices are read through their tunnels`, async () => {
       ids = (await loadDevices()).filter((d) => d.hostname && d.connections?.includes('cira')).map((d) => d.id);
       return ids.length === LOAD_DEVICES;
-    }, 60_000, 200);
+    }, { timeoutMs: 60_000, intervalMs: 200 });
     const readAll = async () => {
       let reads = 0;
       let stop = false;
@@ -196,7 +195,7 @@ async function healthUnderTunnelReads(client: GatewayClient, url: string, ciraPo
     const healthIdle = await healthLatencyApart(url, LOAD_MS);
     const tunnelled = await readAll();
     await Promise.all(fleet.devices.map((d) => d.cira!.stop()));
-    await until('the load devices\' tunnels are down', async () => (await loadDevices()).every((d) => !d.connections?.includes('cira')), 20_000, 100);
+    await until('the load devices\' tunnels are down', async () => (await loadDevices()).every((d) => !d.connections?.includes('cira')), { timeoutMs: 20_000, intervalMs: 100 });
     const direct = await readAll();
     return { healthIdle, healthUnderReads: tunnelled.health, loadReadsPerS: tunnelled.readsPerS, healthUnderDirectReads: direct.health, directLoadReadsPerS: direct.readsPerS };
   } finally {

@@ -94,7 +94,7 @@ function knownDevices(fleet: Fleet): DeviceRegistry {
     }),
   );
   const byId = new Map(devices.map((d) => [d.id, d]));
-  return { get: (id) => byId.get(id), findByUuid: () => undefined, list: () => devices, count: () => devices.length, update: async (id, patch) => Object.assign(byId.get(id) ?? {}, patch) as Device,
+  return { get: (id) => byId.get(id), require: (id) => byId.get(id)!, findByUuid: () => undefined, list: () => devices, count: () => devices.length, update: async (id, patch) => Object.assign(byId.get(id) ?? {}, patch) as Device,
     setConnection: async () => ({ device: undefined, created: false, onlineChanged: false }) };
 }
 

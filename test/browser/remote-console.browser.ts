@@ -7,6 +7,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
 import { ADMIN_PASSWORD } from '../helpers/gateway-harness.js';
+import { until } from '../helpers/poll.js';
 import { createCredential, startScan, waitForScan } from '../helpers/scan-helpers.js';
 import { keyBlockOrigin, keyColour, renderScreen, SCREEN } from '../sim/redirection/redir-screen.js';
 import { cspViolations, launchChromium, recordingContext, screenshot, startConsoleGateway, type ConsoleFleet, type Recorded } from './console-kit.js';
@@ -60,49 +61,42 @@ const expected = (x: number, y: number) => {
   return lowColour([rgb[at]!, rgb[at + 1]!, rgb[at + 2]!]);
 };
 
-async function until(what: string, check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 test('Remote desktop: noVNC draws the simulated screen, and keys typed into it reach the device and change it', async () => {
   const sim = kit.fleet.devices[0]!;
   await page.getByRole('button', { name: 'Remote desktop' }).click();
   await page.getByTestId('kvm-state').getByText('Connected').waitFor({ timeout: 20_000 });
   for (const [x, y] of [[5, 5], [320, 200], [639, 399]] as const) {
-    await until(`pixel ${x},${y} drawn`, async () => JSON.stringify(await pixel(x, y)) === JSON.stringify(expected(x, y)));
+    await until(`pixel ${x},${y} drawn`, async () => JSON.stringify(await pixel(x, y)) === JSON.stringify(expected(x, y)), 20_000);
   }
   await page.getByTestId('kvm-screen').locator('canvas').click();
   await page.keyboard.press('a');
-  await until('the key reached the device', async () => sim.redirection.typed.includes(0x61));
+  await until('the key reached the device', async () => sim.redirection.typed.includes(0x61), 20_000);
   const { x, y } = keyBlockOrigin(sim.redirection.typed.indexOf(0x61));
-  await until('the typed key is drawn', async () => JSON.stringify(await pixel(x + 1, y + 1)) === JSON.stringify(lowColour(keyColour(0x61))));
+  await until('the typed key is drawn', async () => JSON.stringify(await pixel(x + 1, y + 1)) === JSON.stringify(lowColour(keyColour(0x61))), 20_000);
   await screenshot(page, 'remote-desktop');
   await page.getByRole('button', { name: 'Ctrl+Alt+Del' }).click();
-  await until('Ctrl+Alt+Del reached the device', async () => sim.redirection.typed.includes(0xffff));
+  await until('Ctrl+Alt+Del reached the device', async () => sim.redirection.typed.includes(0xffff), 20_000);
   await page.getByRole('button', { name: 'Disconnect' }).click();
-  await until('the device slot is free', async () => !sim.redirection.open.has('kvm'));
+  await until('the device slot is free', async () => !sim.redirection.open.has('kvm'), 20_000);
 });
 
 test('Serial console: xterm shows the BIOS banner and echoes what is typed', async () => {
   const sim = kit.fleet.devices[0]!;
   await page.getByRole('button', { name: 'Serial console' }).click();
   const terminal = page.getByTestId('sol-terminal');
-  await until('the banner is shown', async () => ((await terminal.textContent()) ?? '').includes(`${sim.state.hostname} BIOS`));
+  await until('the banner is shown', async () => ((await terminal.textContent()) ?? '').includes(`${sim.state.hostname} BIOS`), 20_000);
   await terminal.click();
   await page.keyboard.type('hi there');
-  await until('the echo is shown', async () => ((await terminal.textContent()) ?? '').includes('hi there'));
+  await until('the echo is shown', async () => ((await terminal.textContent()) ?? '').includes('hi there'), 20_000);
   await screenshot(page, 'serial-console');
   await page.getByRole('button', { name: 'Disconnect' }).click();
-  await until('the device slot is free', async () => !sim.redirection.open.has('sol'));
+  await until('the device slot is free', async () => !sim.redirection.open.has('sol'), 20_000);
 });
 
 test('Boot to BIOS sits with the power actions and reaches the device; the password never came back', async () => {
   const sim = kit.fleet.devices[0]!;
   await page.getByRole('button', { name: 'Boot to BIOS' }).click();
-  await until('the device booted into BIOS setup', async () => sim.redirection.lastBoot === 'bios');
+  await until('the device booted into BIOS setup', async () => sim.redirection.lastBoot === 'bios', 20_000);
   assert.ok(!recorded.some((r) => r.text.includes(SECRET)));
 });

@@ -18,10 +18,10 @@ import type { Device } from '../../plugins/rest-api/api.js';
 import { freePort } from '../bench/free-port.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway-harness.js';
 import { createCredential, SIM_AMT_SETTINGS } from '../helpers/scan-helpers.js';
-import { RawDevice, startCiraServer, until as untilTrue, uuidOf, type TestCiraServer } from '../plugins/cira/cira-test-kit.js';
-import { until } from '../plugins/cira/gateway-cira-helpers.js';
+import { RawDevice, startCiraServer, uuidOf, type TestCiraServer } from '../plugins/cira/cira-test-kit.js';
 import { startFleet, type Fleet } from '../sim/index.js';
 import { findHaproxy, startHaproxy, type RunningHaproxy } from './haproxy-process.js';
+import { until } from '../helpers/poll.js';
 
 const MPS = { username: 'mps-haproxy', password: 'Mps-P@ssw0rd-haproxy' };
 /** The device dials from here; HAProxy connects to the gateway from elsewhere (its unix socket). */
@@ -174,7 +174,7 @@ describe('CIRA through HAProxy to a loopback port, old firmware included', () =>
       const device = await RawDevice.connect(port, address, tls);
       assert.equal(device.socket.remoteAddress, '127.0.0.1');
       await device.handshake(uuidOf(800 + n));
-      await untilTrue(() => cira.server.service.connection(uuidOf(800 + n)) !== undefined, 5000, 'tunnel up');
+      await until('tunnel up', () => cira.server.service.connection(uuidOf(800 + n)) !== undefined, 5000);
       assert.equal(cira.server.service.connection(uuidOf(800 + n))!.remoteAddress, address);
       device.destroy();
     });

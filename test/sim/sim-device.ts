@@ -186,6 +186,20 @@ export class SimDevice {
     await Promise.all([closeServer(http), closeServer(https), closeRawServer(redirection), closeRawServer(redirectionTls)]);
   }
 
+  /**
+   * Closes the LAN listeners (WS-Management ports and RMCP) and leaves the CIRA tunnel up: a device
+   * that can no longer be reached on the local network but still dials in.
+   */
+  async leaveLan(): Promise<void> {
+    const udp = this.#udp;
+    this.#udp = undefined;
+    if (udp) await new Promise<void>((resolve) => udp.close(() => resolve()));
+    const [http, https] = [this.#http, this.#https];
+    this.#http = undefined;
+    this.#https = undefined;
+    await Promise.all([closeServer(http), closeServer(https)]);
+  }
+
   /** The ports actually bound (useful when a port of 0 was asked for). */
   boundPorts(): { http: number | null; https: number | null; redirection: number | null; redirectionTls: number | null } {
     const port = (s: NetServer | undefined): number | null => ((s?.address() as AddressInfo | null)?.port ?? null);

@@ -3,10 +3,9 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { buildConnector } from 'undici';
 import { AmtError } from './errors.js';
-import type { DeviceChannel } from './device-target.js';
+import type { DeviceChannel, SocketConnector } from './transport-types.js';
 
-/** undici's connector returns the socket it opens, though its type says void. */
-export type SocketConnector = (options: buildConnector.Options, callback: buildConnector.Callback) => Socket | undefined;
+export type { SocketConnector } from './transport-types.js';
 
 /**
  * Connects through a channel instead of TCP: opens it within `connectMs` (a failure to open is a

@@ -3,12 +3,13 @@
  * carry these plain objects; the defaults here apply where a field is omitted.
  */
 import { isIP } from 'node:net';
-import type { Duplex } from 'node:stream';
+import { AMT_PORTS } from './amt-ports.js';
 import { AmtError } from './errors.js';
-import { createDeviceTransport, type DeviceTransport, type TransportTimeouts } from './http-transport.js';
+import { createDeviceTransport, type DeviceTransport } from './http-transport.js';
+import type { DeviceChannel, TransportTimeouts } from './transport-types.js';
 import type { TlsTrustMode } from './tls-pinning.js';
 
-export const DEFAULT_PORTS = { http: 16992, https: 16993, rmcp: 623 } as const;
+export const DEFAULT_PORTS = { http: AMT_PORTS.http, https: AMT_PORTS.https, rmcp: AMT_PORTS.rmcp } as const;
 export const DEFAULT_TIMEOUTS: TransportTimeouts = { connectMs: 3_000, firstByteMs: 10_000, totalMs: 30_000 };
 /** 4 MiB: the largest legitimate AMT answers (certificates, full event log pages) stay far below. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
@@ -33,17 +34,7 @@ export interface TlsTrustInput {
   legacyTls?: boolean;
 }
 
-/**
- * A way into a device other than a TCP connection to its address, e.g. an APF channel through its
- * CIRA tunnel. A live object: it cannot cross to a worker thread, so a task whose target has one
- * runs on the thread that made it (`WorkerPool.runInProcess`).
- */
-export interface DeviceChannel {
-  /** Names the endpoint in errors and keys the Digest nonce cache, e.g. `cira:<uuid>:16992`. */
-  readonly key: string;
-  /** Opens one connection to the device's management port (plain bytes; TLS, if any, runs inside). */
-  connect(signal?: AbortSignal): Promise<Duplex>;
-}
+export type { DeviceChannel, TransportTimeouts } from './transport-types.js';
 
 /** One device endpoint with its bounds. */
 export interface DeviceTarget {

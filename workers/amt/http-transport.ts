@@ -11,17 +11,10 @@ import { AmtError } from './errors.js';
 import { isProtocolVersionMismatch, probeLegacyTls, tlsVersionName } from './legacy-tls-probe.js';
 import { checkPin, peerFingerprint, tlsConnectOptions, type TlsTrust } from './tls-pinning.js';
 import { classifyTransportError } from './transport-errors.js';
-import { channelConnector, type SocketConnector } from './channel-connector.js';
-import type { DeviceChannel } from './device-target.js';
+import { channelConnector } from './channel-connector.js';
+import type { DeviceChannel, SocketConnector, TransportTimeouts } from './transport-types.js';
 
-export interface TransportTimeouts {
-  /** TCP (and TLS handshake) connect bound. */
-  connectMs: number;
-  /** Bound from sending a request to the response headers, and between body chunks. */
-  firstByteMs: number;
-  /** Bound on one whole request, body included. */
-  totalMs: number;
-}
+export type { TransportTimeouts } from './transport-types.js';
 
 export interface TransportOptions {
   host: string;

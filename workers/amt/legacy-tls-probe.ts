@@ -8,9 +8,8 @@
 import { randomUUID } from 'node:crypto';
 import type { TLSSocket } from 'node:tls';
 import { Client, buildConnector } from 'undici';
-import type { TransportTimeouts } from './http-transport.js';
-import { channelConnector, type SocketConnector } from './channel-connector.js';
-import type { DeviceChannel } from './device-target.js';
+import { channelConnector } from './channel-connector.js';
+import type { DeviceChannel, SocketConnector, TransportTimeouts } from './transport-types.js';
 import { checkPin, peerFingerprint, tlsConnectOptions, type TlsTrust } from './tls-pinning.js';
 import { buildEnvelope, enumerateRequest } from './wsman-envelope.js';
 

@@ -6,8 +6,9 @@
  */
 import type { SiteSettings, WorkerPool } from '../../../core/plugin-api.js';
 import type { Device, DeviceChannel } from 'amt-gateway/devices';
+import { AMT_PORTS } from '../../../workers/amt/amt-ports.js';
 
-export const TLS_PORT = 16993;
+export const TLS_PORT = AMT_PORTS.https;
 
 /** `proven`: the pinned certificate; `mismatch`: another one; `no-proof`: no pin, or no 16993 forwarded; `failed`: no TLS answer. */
 export type ProofResult = 'proven' | 'mismatch' | 'no-proof' | 'failed';

@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { BatchOperation, KeyValueStore } from '../../../core/plugin-api.js';
 import { createSerialQueue } from '../../../core/util/serial-queue.js';
 import type { Device, DeviceConnection, DeviceFilter, DeviceRegistry } from '../api.js';
+import { DeviceErrors } from '../errors.js';
 import { createEncodedBlocks } from './encoded-blocks.js';
+import { connectionsOf, withConnection } from '../presence/connections.js';
 
 /** What a scan learned about an address; merged into the device with the same identity. */
 export type DeviceObservation = Omit<Device, 'id' | 'firstSeen' | 'lastSeen' | 'lastScanId' | 'online'> & {
@@ -19,6 +21,10 @@ export interface ManagedDeviceRegistry extends DeviceRegistry {
   encoded(device: Device): Buffer;
   /** Devices `[start, end)` of the unfiltered address order as a JSON array, in parts. */
   encodedPage(start: number, end: number): Buffer[];
+  /** The device with this UUID, or a new one at `ipAddress` with no connection (offline until a path reports it). */
+  adopt(ref: { uuid: string; ipAddress: string }): Promise<{ device: Device; created: boolean }>;
+  /** Calls `listener` after every write that flipped a device's `online` (the presence module announces it). */
+  onOnlineChanged(listener: (device: Readonly<Device>) => void): void;
 }
 
 /** An IPv4 address as a number, for ordering. */
@@ -39,18 +45,28 @@ const INDEX_SPAN = 2 ** 20;
 const LOAD_PAGE = 2000;
 const LOAD_SPLIT = '8';
 
-/** A device's connections (records written before there were any: `lan` while online). */
-function connectionsOf(device: Device | undefined): DeviceConnection[] {
-  if (!device) return [];
-  return device.connections ?? (device.online ? ['lan'] : []);
-}
-
-/** `connections` with `kind` set or cleared, in a fixed order. */
-function withConnection(current: readonly DeviceConnection[], kind: DeviceConnection, up: boolean): DeviceConnection[] {
-  const set = new Set(current);
-  if (up) set.add(kind);
-  else set.delete(kind);
-  return (['lan', 'cira'] as const).filter((k) => set.has(k));
+/** A device known only by the UUID a tunnel named, at the address the tunnel came from. */
+function namedByUuid(uuid: string, ipAddress: string, connections: DeviceConnection[], now: string): Device {
+  return {
+    id: randomUUID(),
+    ipAddress,
+    hostname: null,
+    domain: null,
+    firmwareVersion: null,
+    provisioningState: null,
+    provisioningMode: null,
+    uuid: uuid.toLowerCase(),
+    tls: false,
+    tlsFingerprint: null,
+    openPorts: [],
+    authStatus: 'unreachable',
+    credentialId: null,
+    online: connections.length > 0,
+    connections,
+    firstSeen: now,
+    lastSeen: now,
+    lastScanId: null,
+  };
 }
 
 /** Devices in address order. */
@@ -128,6 +144,11 @@ export async function openDeviceRegistry(store: KeyValueStore): Promise<ManagedD
   const encodedCache = new WeakMap<Device, Buffer>();
   /** The list as handed out: a frozen copy of `sorted`, made when asked for after a change. */
   let view: readonly Device[] | null = null;
+  let onlineChanged: (device: Readonly<Device>) => void = () => {};
+  /** After a write: tells the presence module when the write flipped `online` (a new device counts from offline). */
+  const noteOnline = (previous: Device | undefined, next: Device) => {
+    if ((previous?.online ?? false) !== next.online) onlineChanged(next);
+  };
 
   const index = (device: Device, previous?: Device) => {
     // Frozen once per version of a device: whoever holds it cannot change what the registry serves.
@@ -178,6 +199,9 @@ export async function openDeviceRegistry(store: KeyValueStore): Promise<ManagedD
   const blocks = createEncodedBlocks();
 
   return {
+    onOnlineChanged(listener) {
+      onlineChanged = listener;
+    },
     encoded(device) {
       let bytes = encodedCache.get(device);
       if (bytes === undefined) {
@@ -188,6 +212,11 @@ export async function openDeviceRegistry(store: KeyValueStore): Promise<ManagedD
     },
     encodedPage: (start, end) => blocks.page(all(), start, end),
     get: (id) => byId.get(id),
+    require: (id) => {
+      const device = byId.get(id);
+      if (!device) throw DeviceErrors.deviceNotFound(id);
+      return device;
+    },
     findByAddress: (ip) => {
       const id = identity().byIp.get(ip);
       return id ? byId.get(id) : undefined;
@@ -211,6 +240,7 @@ export async function openDeviceRegistry(store: KeyValueStore): Promise<ManagedD
         await store.put(id, next);
         unindex(current, true);
         index(next, current);
+        noteOnline(current, next);
         return next;
       }),
     delete: (id) =>
@@ -221,38 +251,31 @@ export async function openDeviceRegistry(store: KeyValueStore): Promise<ManagedD
         unindex(current);
         return true;
       }),
-    setConnection: ({ uuid, ipAddress }, kind, up) =>
+    setConnection: (ref, kind, up) =>
       serial(async () => {
-        const existing = byId.get(identity().byUuid.get(uuid.toLowerCase()) ?? '');
-        if (!existing && !up) return { device: undefined, created: false, onlineChanged: false };
+        const existing = 'deviceId' in ref ? byId.get(ref.deviceId) : byId.get(identity().byUuid.get(ref.uuid.toLowerCase()) ?? '');
+        if (!existing && (!up || 'deviceId' in ref)) return { device: undefined, created: false, onlineChanged: false };
+        // Only a reference by UUID reaches the creation below.
+        const { uuid, ipAddress } = ref as { uuid: string; ipAddress: string };
         const now = new Date().toISOString();
         const connections = withConnection(connectionsOf(existing), kind, up);
         const device: Device = existing
           ? { ...existing, connections, online: connections.length > 0, ...(up ? { lastSeen: now } : {}) }
-          : {
-              id: randomUUID(),
-              ipAddress,
-              hostname: null,
-              domain: null,
-              firmwareVersion: null,
-              provisioningState: null,
-              provisioningMode: null,
-              uuid: uuid.toLowerCase(),
-              tls: false,
-              tlsFingerprint: null,
-              openPorts: [],
-              authStatus: 'unreachable',
-              credentialId: null,
-              online: true,
-              connections,
-              firstSeen: now,
-              lastSeen: now,
-              lastScanId: null,
-            };
+          : namedByUuid(uuid, ipAddress, connections, now);
         await store.put(device.id, device);
         if (existing) unindex(existing, true);
         index(device, existing);
+        noteOnline(existing, device);
         return { device, created: !existing, onlineChanged: (existing?.online ?? false) !== device.online };
+      }),
+    adopt: ({ uuid, ipAddress }) =>
+      serial(async () => {
+        const existing = byId.get(identity().byUuid.get(uuid.toLowerCase()) ?? '');
+        if (existing) return { device: existing, created: false };
+        const device = namedByUuid(uuid, ipAddress, [], new Date().toISOString());
+        await store.put(device.id, device);
+        index(device);
+        return { device, created: true };
       }),
     record: (observation, scanId) =>
       serial(async () => {
@@ -294,6 +317,7 @@ export async function openDeviceRegistry(store: KeyValueStore): Promise<ManagedD
         if (existing) unindex(existing, true);
         if (evict) unindex(evict);
         index(device, evict ? undefined : existing);
+        noteOnline(existing, device);
         return { device, created: !existing };
       }),
   };

@@ -12,8 +12,9 @@ import { startTestGateway, ADMIN_PASSWORD, type TestGateway } from '../../helper
 import { createCredential, SIM_AMT_SETTINGS, SIM_RMCP_PORT, startScan, waitForScan } from '../../helpers/scan-helpers.js';
 import { mergeConfig } from '../../../core/config/load-config.js';
 import { RawDevice, uuidOf } from '../cira/cira-test-kit.js';
-import { ciraPort, until } from '../cira/gateway-cira-helpers.js';
+import { ciraPort } from '../cira/gateway-cira-helpers.js';
 import { allRecords, type AuditRecord } from './audit-kit.js';
+import { until } from '../../helpers/poll.js';
 import { WebSocket } from 'ws';
 
 const FLEET_PASSWORD = 'P@ssw0rd1';

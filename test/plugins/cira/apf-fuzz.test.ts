@@ -9,7 +9,8 @@ import { after, before, describe, it } from 'node:test';
 import { parseApfMessage } from '../../../plugins/cira/apf/apf-parse.js';
 import { encode } from '../../sim/cira-apf.js';
 import { fuzzMessage, seededRandom, splitRandomly } from './apf-fuzz-corpus.js';
-import { RawDevice, startCiraServer, until, uuidOf, type TestCiraServer } from './cira-test-kit.js';
+import { RawDevice, startCiraServer, uuidOf, type TestCiraServer } from './cira-test-kit.js';
+import { until } from '../../helpers/poll.js';
 
 const SEED = Number(process.env.AMTGW_FUZZ_SEED ?? 0x19);
 const MAX_MESSAGE = 8192;
@@ -91,7 +92,7 @@ describe(`APF fuzzing (seed ${SEED})`, () => {
       const cookie = Math.floor(Math.random() * 1e6);
       bystander.send(encode.keepAliveRequest(cookie));
       assert.deepEqual(await bystander.next((m) => m.type === 'keepalive-reply' && m.cookie === cookie), { type: 'keepalive-reply', cookie });
-      await until(() => cira.server.stats().bufferedBytes === 0, 2000, 'nothing held once the fuzzed tunnels closed');
+      await until('nothing held once the fuzzed tunnels closed', () => cira.server.stats().bufferedBytes === 0, 2000);
       assert.ok(cira.server.stats().protocolErrors > 0, 'the fuzz did reach the protocol checks');
     }
   });

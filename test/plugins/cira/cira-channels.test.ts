@@ -3,7 +3,8 @@ import { request } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import type { Duplex } from 'node:stream';
 import { encode, type ServerMessage } from '../../sim/cira-apf.js';
-import { RawDevice, startCiraServer, until, uuidOf, type TestCiraServer } from './cira-test-kit.js';
+import { RawDevice, startCiraServer, uuidOf, type TestCiraServer } from './cira-test-kit.js';
+import { until } from '../../helpers/poll.js';
 
 type Of<T extends ServerMessage['type']> = Extract<ServerMessage, { type: T }>;
 const is =
@@ -29,7 +30,7 @@ describe('cira server: channels as streams, windows both ways', () => {
   async function upDevice(n: number, ports = [16992]): Promise<RawDevice> {
     const device = await RawDevice.connect(cira.port, `127.0.22.${n}`);
     await device.handshake(uuidOf(200 + n), ports);
-    await until(() => cira.server.service.connection(uuidOf(200 + n)) !== undefined, 2000, 'up');
+    await until('up', () => cira.server.service.connection(uuidOf(200 + n)) !== undefined, 2000);
     return device;
   }
 
@@ -74,7 +75,7 @@ describe('cira server: channels as streams, windows both ways', () => {
     assert.equal((await collectData(device, 200)).length, 400);
     device.send(encode.windowAdjust(serverId, 10_000));
     assert.equal((await collectData(device, 200)).length, 500);
-    await until(() => written, 1000, 'write callback');
+    await until('write callback', () => written, 1000);
     device.destroy();
   });
 
@@ -93,7 +94,7 @@ describe('cira server: channels as streams, windows both ways', () => {
     assert.equal(close.recipient, deviceId, 'the server answers CHANNEL_CLOSE');
     await ended;
     assert.equal(Buffer.concat(received).length, 1400);
-    await until(() => cira.server.service.connection(uuidOf(202))!.openChannels === 0, 1000, 'channel released');
+    await until('channel released', () => cira.server.service.connection(uuidOf(202))!.openChannels === 0, 1000);
     device.destroy();
   });
 
@@ -108,7 +109,7 @@ describe('cira server: channels as streams, windows both ways', () => {
       device.socket.write(message.subarray(i, i + 37));
       await new Promise((resolve) => setImmediate(resolve));
     }
-    await until(() => Buffer.concat(received).length === payload.length, 2000, 'all data');
+    await until('all data', () => Buffer.concat(received).length === payload.length, 2000);
     assert.ok(Buffer.concat(received).equals(payload));
     device.destroy();
   });
@@ -162,7 +163,7 @@ describe('cira server: channels as streams, windows both ways', () => {
     channel.on('data', (chunk: Buffer) => (read += chunk.length));
     channel.resume();
     assert.ok(((await device.next(is('window-adjust'))) as Of<'window-adjust'>).bytes > 0, 'reading gives window back');
-    await until(() => read === sent, 1000, 'everything read');
+    await until('everything read', () => read === sent, 1000);
     device.destroy();
   });
 
@@ -186,8 +187,8 @@ describe('cira server: channels as streams, windows both ways', () => {
     const cancel = Buffer.concat([Buffer.from([80]), field('cancel-tcpip-forward'), Buffer.from([1]), field(''), u32(16992)]);
     const before = device.rawBytes.length;
     device.send(cancel);
-    await until(() => !cira.server.service.connection(uuidOf(209))!.forwardedPorts.includes(16992), 1000, 'forward cancelled');
-    await until(() => device.rawBytes.length > before, 1000, 'reply');
+    await until('forward cancelled', () => !cira.server.service.connection(uuidOf(209))!.forwardedPorts.includes(16992), 1000);
+    await until('reply', () => device.rawBytes.length > before, 1000);
     assert.equal(device.rawBytes.slice(before), '51', 'REQUEST_SUCCESS is the type byte alone');
     await assert.rejects(cira.server.service.openChannel(uuidOf(209), 16992), { code: 'GW_ERR_CIRA_PORT_NOT_FORWARDED' });
     device.destroy();

@@ -4,7 +4,8 @@ import { connect as netConnect } from 'node:net';
 import { connect as connectTls } from 'node:tls';
 import type { CiraTunnelEvent } from '../../../plugins/cira/api.js';
 import { encode } from '../../sim/cira-apf.js';
-import { RawDevice, startCiraServer, until, uuidOf, type TestCiraServer } from './cira-test-kit.js';
+import { RawDevice, startCiraServer, uuidOf, type TestCiraServer } from './cira-test-kit.js';
+import { until } from '../../helpers/poll.js';
 
 describe('cira server: handshake, sign-in and replacement', () => {
   let cira: TestCiraServer;
@@ -23,7 +24,7 @@ describe('cira server: handshake, sign-in and replacement', () => {
     await device.handshake(uuidOf(1), [16993, 16992]);
     const options = await device.next((m) => m.type === 'keepalive-options-request');
     assert.deepEqual(options, { type: 'keepalive-options-request', interval: 7, timeout: 11 });
-    await until(() => events.some((e) => e.type === 'up' && e.connection.uuid === uuidOf(1)), 2000, 'tunnel up');
+    await until('tunnel up', () => events.some((e) => e.type === 'up' && e.connection.uuid === uuidOf(1)), 2000);
     const up = events.find((e) => e.type === 'up' && e.connection.uuid === uuidOf(1))!;
     assert.equal(up.connection.deviceId, uuidOf(1));
     assert.equal(up.connection.remoteAddress, '127.0.20.1');
@@ -35,7 +36,7 @@ describe('cira server: handshake, sign-in and replacement', () => {
     const listed = cira.server.service.connection(uuidOf(1));
     assert.ok(listed?.lastKeepAliveAt, 'the keep-alive is recorded');
     device.destroy();
-    await until(() => events.some((e) => e.type === 'down' && e.connection.uuid === uuidOf(1)), 2000, 'tunnel down');
+    await until('tunnel down', () => events.some((e) => e.type === 'down' && e.connection.uuid === uuidOf(1)), 2000);
     assert.equal(cira.server.service.connection(uuidOf(1)), undefined);
   });
 
@@ -74,11 +75,11 @@ describe('cira server: handshake, sign-in and replacement', () => {
   it('replaces the tunnel of a UUID that connects again: down (replaced) for the old, then up for the new', async () => {
     const first = await RawDevice.connect(cira.port, '127.0.20.6');
     await first.handshake(uuidOf(6));
-    await until(() => cira.server.service.connection(uuidOf(6))?.remoteAddress === '127.0.20.6', 2000, 'first up');
+    await until('first up', () => cira.server.service.connection(uuidOf(6))?.remoteAddress === '127.0.20.6', 2000);
     const mark = events.length;
     const second = await RawDevice.connect(cira.port, '127.0.20.7');
     await second.handshake(uuidOf(6));
-    await until(() => cira.server.service.connection(uuidOf(6))?.remoteAddress === '127.0.20.7', 2000, 'second up');
+    await until('second up', () => cira.server.service.connection(uuidOf(6))?.remoteAddress === '127.0.20.7', 2000);
     await first.closed;
     const later = events.slice(mark).filter((e) => e.connection.uuid === uuidOf(6));
     assert.deepEqual(later.map((e) => [e.type, e.type === 'down' ? e.reason : null, e.connection.remoteAddress]), [
@@ -92,7 +93,7 @@ describe('cira server: handshake, sign-in and replacement', () => {
   it('drops a tunnel on request with an APF DISCONNECT', async () => {
     const device = await RawDevice.connect(cira.port, '127.0.20.8');
     await device.handshake(uuidOf(8));
-    await until(() => cira.server.service.connection(uuidOf(8)) !== undefined, 2000, 'up');
+    await until('up', () => cira.server.service.connection(uuidOf(8)) !== undefined, 2000);
     assert.equal(cira.server.service.drop(uuidOf(8)), true);
     assert.equal((await device.next((m) => m.type === 'disconnect'))?.type, 'disconnect');
     await device.closed;
@@ -129,7 +130,7 @@ describe('cira server: handshake, sign-in and replacement', () => {
       // Old firmware's tunnel works end to end.
       const device = await RawDevice.connect(legacy.port, '127.0.20.11', { maxVersion: 'TLSv1.1', minVersion: 'TLSv1', ciphers: 'DEFAULT:@SECLEVEL=0' });
       await device.handshake(uuidOf(211));
-      await until(() => legacy.server.service.connection(uuidOf(211)) !== undefined, 3000, 'legacy tunnel up');
+      await until('legacy tunnel up', () => legacy.server.service.connection(uuidOf(211)) !== undefined, 3000);
       device.destroy();
     } finally {
       await legacy.close();

@@ -3,7 +3,8 @@ import { connect as netConnect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { CiraTunnelEvent } from '../../../plugins/cira/api.js';
 import { encode } from '../../sim/cira-apf.js';
-import { RawDevice, startCiraServer, until, uuidOf, type TestCiraServer } from './cira-test-kit.js';
+import { RawDevice, startCiraServer, uuidOf, type TestCiraServer } from './cira-test-kit.js';
+import { until } from '../../helpers/poll.js';
 
 const u32 = (n: number) => {
   const b = Buffer.alloc(4);
@@ -28,7 +29,7 @@ describe('cira server: deadlines and hostile input end one tunnel only', () => {
   async function bystander(n: number): Promise<RawDevice> {
     const device = await RawDevice.connect(cira.port, `127.0.21.${n}`);
     await device.handshake(uuidOf(100 + n));
-    await until(() => cira.server.service.connection(uuidOf(100 + n)) !== undefined, 2000, 'bystander up');
+    await until('bystander up', () => cira.server.service.connection(uuidOf(100 + n)) !== undefined, 2000);
     const keepAlive = setInterval(() => device.send(encode.keepAliveRequest(0)), 250);
     void device.closed.then(() => clearInterval(keepAlive));
     return device;
@@ -57,7 +58,7 @@ describe('cira server: deadlines and hostile input end one tunnel only', () => {
       await silent.closed;
       const elapsed = Date.now() - lastWord;
       assert.ok(elapsed >= 950 && elapsed <= 2000, `silent tunnel closed after ${elapsed} ms (interval 1 s + timeout 1 s)`);
-      await until(() => events.some((e) => e.type === 'down' && e.reason === 'keepalive-timeout' && e.connection.uuid === uuidOf(12)), 1000, 'down event');
+      await until('down event', () => events.some((e) => e.type === 'down' && e.reason === 'keepalive-timeout' && e.connection.uuid === uuidOf(12)), 1000);
       await new Promise((resolve) => setTimeout(resolve, 1200));
       assert.ok(cira.server.service.connection(uuidOf(111)), 'the talking tunnel is still up');
     } finally {
@@ -70,11 +71,11 @@ describe('cira server: deadlines and hostile input end one tunnel only', () => {
     const other = await bystander(13);
     const bad = await RawDevice.connect(cira.port, '127.0.21.14');
     await bad.handshake(uuidOf(14));
-    await until(() => cira.server.service.connection(uuidOf(14)) !== undefined, 2000, 'up');
+    await until('up', () => cira.server.service.connection(uuidOf(14)) !== undefined, 2000);
     bad.send(Buffer.from([0x77, 1, 2, 3, 4, 5, 6, 7, 8]));
     assert.deepEqual(await bad.next((m) => m.type === 'disconnect'), { type: 'disconnect', reason: 2 });
     await bad.closed;
-    await until(() => events.some((e) => e.type === 'down' && e.reason === 'protocol-error' && e.connection.uuid === uuidOf(14)), 1000, 'down');
+    await until('down', () => events.some((e) => e.type === 'down' && e.reason === 'protocol-error' && e.connection.uuid === uuidOf(14)), 1000);
     await stillAnswers(other, 77);
     other.destroy();
   });
@@ -135,7 +136,7 @@ describe('cira server: deadlines and hostile input end one tunnel only', () => {
       greedy.socket.write(burst);
       if (i % 50 === 49) await new Promise((resolve) => setTimeout(resolve, 5));
     }
-    await until(() => cira.logs.some((line) => line.includes('not-reading')), 5000, 'the server gives up on the tunnel');
+    await until('the server gives up on the tunnel', () => cira.logs.some((line) => line.includes('not-reading')), 5000);
     greedy.socket.resume();
     await greedy.closed;
     await stillAnswers(other, 82);

@@ -12,7 +12,8 @@ import { startTestGateway, type TestGateway } from '../../helpers/gateway-harnes
 import { createCredential, SIM_AMT_SETTINGS, startScan, waitForScan } from '../../helpers/scan-helpers.js';
 import { mergeConfig } from '../../../core/config/load-config.js';
 import type { Device } from '../../../plugins/rest-api/api.js';
-import { ciraPort, until } from './gateway-cira-helpers.js';
+import { ciraPort } from './gateway-cira-helpers.js';
+import { until } from '../../helpers/poll.js';
 
 const MPS = { username: 'mps-shared', password: 'Mps-P@ssw0rd-shared' };
 /** The device listens here on the LAN and dials its tunnel from here. */

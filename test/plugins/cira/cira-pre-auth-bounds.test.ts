@@ -8,7 +8,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { encode } from '../../sim/cira-apf.js';
-import { RawDevice, startCiraServer, until, uuidOf, type TestCiraServer } from './cira-test-kit.js';
+import { RawDevice, startCiraServer, uuidOf, type TestCiraServer } from './cira-test-kit.js';
+import { until } from '../../helpers/poll.js';
 
 const u32 = (n: number) => {
   const b = Buffer.alloc(4);
@@ -78,7 +79,7 @@ describe('cira server: bounds before sign-in', () => {
     const refusedLines = cira.logs.filter((line) => line.includes('cira connection refused before sign-in') && line.includes(address));
     assert.equal(refusedLines.length, 1, 'one line for the address in this interval, the rest counted for its summary');
     for (const device of [...held, elsewhere, again]) device.destroy();
-    await until(() => cira.server.stats().unauthenticated === 0, 3000, 'every unauthenticated connection released');
+    await until('every unauthenticated connection released', () => cira.server.stats().unauthenticated === 0, 3000);
   });
 
   it('refuses forwards of ports outside 1..65535 and beyond maxForwardsPerTunnel, and ends a tunnel that keeps asking', async () => {
@@ -93,7 +94,7 @@ describe('cira server: bounds before sign-in', () => {
     assert.equal(await forward(664), 'request-success', 'the fourth port');
     assert.equal(await forward(16992), 'request-success', 'a port forwarded already');
     assert.equal(await forward(5900), 'request-failure', 'a fifth port');
-    await until(() => cira.server.service.connection(uuidOf(36)) !== undefined, 3000, 'tunnel up');
+    await until('tunnel up', () => cira.server.service.connection(uuidOf(36)) !== undefined, 3000);
     assert.deepEqual(cira.server.service.connection(uuidOf(36))!.forwardedPorts.sort((x, y) => x - y), [623, 664, 16992, 16993]);
     device.send(...Array.from({ length: 10 }, (_, i) => encode.tcpipForward(20000 + i)));
     assert.equal((await device.next((m) => m.type === 'disconnect', 3000))?.type, 'disconnect', 'more refusals than maxForwardsPerTunnel end the tunnel');
@@ -113,7 +114,7 @@ describe('cira server: the total bound of connections not signed in', () => {
     await assert.rejects(RawDevice.connect(cira.port, '127.0.32.9'));
     assert.equal(cira.server.stats().unauthenticated, 3);
     held[0]!.destroy();
-    await until(() => cira.server.stats().unauthenticated === 2, 3000, 'the closed one released');
+    await until('the closed one released', () => cira.server.stats().unauthenticated === 2, 3000);
     const next = await RawDevice.connect(cira.port, '127.0.32.9');
     assert.equal((await next.signIn(uuidOf(40)))?.type, 'userauth-success');
     for (const device of [...held, next]) device.destroy();

@@ -12,9 +12,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { encode } from '../../sim/cira-apf.js';
-import { ciraConfig, RawDevice, startCiraServer, until, uuidOf, type TestCiraServer } from './cira-test-kit.js';
+import { ciraConfig, RawDevice, startCiraServer, uuidOf, type TestCiraServer } from './cira-test-kit.js';
 import { proxyV2Header } from './proxy-v2-encode.js';
 import { planListener } from '../../../plugins/cira/server/listener-plan.js';
+import { until } from '../../helpers/poll.js';
 
 const connected = (options: { port: number } | { path: string }): Promise<Socket> =>
   new Promise((resolve, reject) => {
@@ -57,7 +58,7 @@ describe('cira listener behind HAProxy (PROXY v2, plain APF)', () => {
     socket.write(proxyV2Header({ source: '127.66.0.7', sourcePort: 50007 }));
     const device = RawDevice.over(socket);
     await device.handshake(uuidOf(700));
-    await until(() => cira.server.service.connection(uuidOf(700)) !== undefined, 3000, 'tunnel up');
+    await until('tunnel up', () => cira.server.service.connection(uuidOf(700)) !== undefined, 3000);
     const listed = cira.server.service.connection(uuidOf(700))!;
     assert.deepEqual([listed.remoteAddress, listed.remotePort], ['127.66.0.7', 50007]);
     device.send(encode.keepAliveRequest(9));
@@ -139,7 +140,7 @@ describe('cira listener behind HAProxy: connections not signed in, per device ad
 
   it("bounds them per the header's source address: every connection comes from HAProxy's, yet one device address cannot crowd out the others", async () => {
     const held = [await fromSource('127.66.1.1', 51001), await fromSource('127.66.1.1', 51002)];
-    await until(() => cira.server.stats().unauthenticated === 2, 3000, 'two held');
+    await until('two held', () => cira.server.stats().unauthenticated === 2, 3000);
     const refusedBefore = cira.server.stats().refusedConnections;
     const third = await fromSource('127.66.1.1', 51003);
     assert.notEqual(await closedWithin(third, 3000), null, 'a third from the same device address is closed');
@@ -148,7 +149,7 @@ describe('cira listener behind HAProxy: connections not signed in, per device ad
     assert.equal((await other.signIn(uuidOf(720)))?.type, 'userauth-success', 'another device address gets in through the same proxy');
     for (const socket of held) socket.destroy();
     other.destroy();
-    await until(() => cira.server.stats().unauthenticated === 0, 3000, 'every connection released');
+    await until('every connection released', () => cira.server.stats().unauthenticated === 0, 3000);
   });
 });
 
@@ -172,7 +173,7 @@ describe('cira listener behind HAProxy on a unix socket', () => {
     socket.write(proxyV2Header({ source: '127.66.0.40', sourcePort: 50040 }));
     const device = RawDevice.over(socket);
     await device.handshake(uuidOf(740));
-    await until(() => cira.server.service.connection(uuidOf(740))?.remoteAddress === '127.66.0.40', 3000, 'tunnel up');
+    await until('tunnel up', () => cira.server.service.connection(uuidOf(740))?.remoteAddress === '127.66.0.40', 3000);
     device.destroy();
   });
 

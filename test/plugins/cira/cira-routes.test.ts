@@ -8,7 +8,8 @@ import { createServer, type AddressInfo } from 'node:net';
 import { loadConfig } from '../../../core/config/load-config.js';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway-harness.js';
 import { RawDevice, uuidOf } from './cira-test-kit.js';
-import { ciraPort, until } from './gateway-cira-helpers.js';
+import { ciraPort } from './gateway-cira-helpers.js';
+import { until } from '../../helpers/poll.js';
 
 const PASSWORD = 'device-mps-secret-9';
 

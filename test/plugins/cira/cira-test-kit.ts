@@ -168,13 +168,5 @@ export class RawDevice {
   }
 }
 
-/** Waits until `condition` holds (polling), bounded. */
-export async function until(condition: () => boolean, timeoutMs = 5000, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 export const uuidOf = (n: number) => `${n.toString(16).padStart(8, '0')}-1111-2222-3333-444455556666`;

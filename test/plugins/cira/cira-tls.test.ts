@@ -11,7 +11,8 @@ import { Duplex } from 'node:stream';
 import { connect, type ConnectionOptions, type TLSSocket } from 'node:tls';
 import type { CiraTunnelEvent } from '../../../plugins/cira/api.js';
 import { encode, type ServerMessage } from '../../sim/cira-apf.js';
-import { RawDevice, startCiraServer, until, uuidOf, type TestCiraServer } from './cira-test-kit.js';
+import { RawDevice, startCiraServer, uuidOf, type TestCiraServer } from './cira-test-kit.js';
+import { until } from '../../helpers/poll.js';
 
 type Of<T extends ServerMessage['type']> = Extract<ServerMessage, { type: T }>;
 const is =
@@ -96,7 +97,7 @@ describe("cira server on Node's TLS", () => {
     const n = next++;
     const device = await RawDevice.connect(cira.port, `127.0.23.${n}`, tls);
     await device.handshake(uuidOf(300 + n));
-    await until(() => cira.server.service.connection(uuidOf(300 + n)) !== undefined, 3000, 'tunnel up');
+    await until('tunnel up', () => cira.server.service.connection(uuidOf(300 + n)) !== undefined, 3000);
     return { device, id: uuidOf(300 + n) };
   }
 
@@ -116,7 +117,7 @@ describe("cira server on Node's TLS", () => {
     const received: Buffer[] = [];
     channel.on('data', (chunk: Buffer) => received.push(chunk));
     device.send(encode.channelData(open.sender, fromDevice));
-    await until(() => Buffer.concat(received).length >= fromDevice.length, 3000, 'data from the device');
+    await until('data from the device', () => Buffer.concat(received).length >= fromDevice.length, 3000);
     assert.deepEqual(Buffer.concat(received), fromDevice);
     channel.destroy();
   }
@@ -145,13 +146,13 @@ describe("cira server on Node's TLS", () => {
       socket.on('error', (err: NodeJS.ErrnoException) => alerts.push(err.code ?? err.message));
       const device = RawDevice.over(socket);
       await device.handshake(uuid);
-      await until(() => cira.server.service.connection(uuid) !== undefined, 3000, 'tunnel up');
+      await until('tunnel up', () => cira.server.service.connection(uuid) !== undefined, 3000);
       const errorsBefore = cira.server.stats().tlsErrors;
 
       pipe.flipLastByteOfNext = true;
       const sent = performance.now();
       device.send(encode.keepAliveRequest(1));
-      await until(() => events.some((e) => e.type === 'down' && e.connection.uuid === uuid), 2000, 'the tunnel announced down');
+      await until('the tunnel announced down', () => events.some((e) => e.type === 'down' && e.connection.uuid === uuid), 2000);
       const downAfterMs = performance.now() - sent;
       assert.equal(cira.server.service.connection(uuid), undefined, 'no longer listed');
       assert.ok(downAfterMs < 1000, `down ${Math.round(downAfterMs)} ms after the forged record (keep-alive timeout 90 s)`);
@@ -170,7 +171,7 @@ describe("cira server on Node's TLS", () => {
   it('ends a tunnel on close_notify from the device', async () => {
     const { device, id } = await up({ maxVersion: 'TLSv1.2' });
     device.socket.end();
-    await until(() => cira.server.service.connection(id) === undefined, 3000, 'tunnel down');
+    await until('tunnel down', () => cira.server.service.connection(id) === undefined, 3000);
     await device.closed;
   });
 

@@ -12,7 +12,8 @@ import { startTestGateway, type TestGateway } from '../../helpers/gateway-harnes
 import { createCredential, SIM_AMT_SETTINGS, startScan, waitForScan } from '../../helpers/scan-helpers.js';
 import type { Device } from '../../../plugins/rest-api/api.js';
 import type { CiraConnection } from '../../../plugins/cira/api.js';
-import { ciraPort, until } from './gateway-cira-helpers.js';
+import { ciraPort } from './gateway-cira-helpers.js';
+import { until } from '../../helpers/poll.js';
 
 const MPS = { username: 'mps-identity', password: 'Mps-P@ssw0rd-identity' };
 

@@ -10,7 +10,8 @@ import { startTestGateway, type TestGateway } from '../../helpers/gateway-harnes
 import { createCredential, SIM_AMT_SETTINGS } from '../../helpers/scan-helpers.js';
 import type { Device } from '../../../plugins/rest-api/api.js';
 import type { CiraConnection } from '../../../plugins/cira/api.js';
-import { ciraPort, until } from './gateway-cira-helpers.js';
+import { ciraPort } from './gateway-cira-helpers.js';
+import { until } from '../../helpers/poll.js';
 
 const ACCOUNT_A = { username: 'mps-site-a', password: 'Mps-P@ssw0rd-a' };
 const ACCOUNT_B = { username: 'mps-site-b', password: 'Mps-P@ssw0rd-b' };

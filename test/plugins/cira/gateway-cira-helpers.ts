@@ -7,13 +7,3 @@ export function ciraPort(logs: readonly string[]): number {
   return line.port;
 }
 
-/** Polls `check` every 50 ms until it gives a value, failing with `what` after `timeoutMs`. */
-export async function until<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not reached in ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}

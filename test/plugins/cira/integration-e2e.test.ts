@@ -13,7 +13,8 @@ import { ADMIN, basicHeader, envelope, soapPoster, soapServiceUrl, type SoapTest
 import type { Device } from '../../../plugins/rest-api/api.js';
 import { connectSignalR, type Received } from '../scan-hub/hub-test-kit.js';
 import type { HubConnection } from '@microsoft/signalr';
-import { ciraPort, until } from './gateway-cira-helpers.js';
+import { ciraPort } from './gateway-cira-helpers.js';
+import { until } from '../../helpers/poll.js';
 
 const MPS = { username: 'mps-e2e', password: 'Mps-P@ssw0rd-e2e' };
 const CIRA_BASE = '127.41.3.1';
@@ -49,7 +50,7 @@ describe('CIRA devices in the gateway', () => {
         plugins: {
           'remote-monitor': { options: { intervalSeconds: 1, missedProbesOffline: 1, probe: { rmcpWindowMs: 200, connectTimeoutMs: 300 } } },
           'soap-mps': { options: { port: 0, delivery: { backoffMs: 100, timeoutMs: 10_000, maxAttempts: 5 } } },
-          cira: { options: { port: 0, keepAliveIntervalSeconds: 1, keepAliveTimeoutSeconds: 2, forwardSettleMs: 50 } },
+          cira: { options: { port: 0, keepAliveIntervalSeconds: 1, keepAliveTimeoutSeconds: 4, forwardSettleMs: 50 } },
         },
       },
     });
@@ -157,9 +158,10 @@ describe('CIRA devices in the gateway', () => {
   test('a tunnelled device is connected for SOAP; when it vanishes it goes offline within interval + timeout and subscribers are notified', async () => {
     const device = fleet.devices[1]!;
     await device.cira!.waitFor('connected');
-    const [listed] = await until('the device is read', async () => {
+    // Online once the server announces the tunnel up (after its forwards), a moment after the device signed in.
+    const [listed] = await until('the device is read and online', async () => {
       const found = await byUuid(device.config.uuid);
-      return found[0]?.hostname ? found : undefined;
+      return found[0]?.hostname && found[0].online ? found : undefined;
     });
     assert.equal(await isConnected(device.config.uuid), true);
     assert.equal(await isConnected(device.config.hostname), true);
@@ -172,7 +174,7 @@ describe('CIRA devices in the gateway', () => {
       const [d] = await byUuid(device.config.uuid);
       return d && !d.online ? d : undefined;
     });
-    assert.ok(Date.now() - vanishedAt < 4_000, 'noticed within keep-alive interval + timeout + 1 s');
+    assert.ok(Date.now() - vanishedAt < 6_000, 'noticed within keep-alive interval + timeout + 1 s');
     assert.equal(offline.id, listed!.id);
     assert.deepEqual(offline.connections, []);
     assert.equal(await isConnected(device.config.uuid), false);
@@ -203,7 +205,7 @@ describe('CIRA devices in the gateway', () => {
       await until('the silent device goes offline', async () => {
         const [d] = await byUuid(device.config.uuid);
         return d && !d.online;
-      }, 6_000);
+      }, 10_000);
     } finally {
       device.cira!.setFault('none');
     }

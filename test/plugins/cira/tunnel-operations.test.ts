@@ -11,7 +11,8 @@ import { startTestGateway, type TestGateway } from '../../helpers/gateway-harnes
 import { createCredential, SIM_AMT_SETTINGS } from '../../helpers/scan-helpers.js';
 import type { Device } from '../../../plugins/rest-api/api.js';
 import { createTunnelOperationBound } from '../../../plugins/cira/tunnel-operations.js';
-import { ciraPort, until } from './gateway-cira-helpers.js';
+import { ciraPort } from './gateway-cira-helpers.js';
+import { until } from '../../helpers/poll.js';
 
 const MPS = { username: 'mps-ops', password: 'Mps-P@ssw0rd-ops' };
 const CIRA_BASE = '127.41.7.1';

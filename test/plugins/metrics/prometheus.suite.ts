@@ -16,6 +16,7 @@ import { startTestGateway } from '../../helpers/gateway-harness.js';
 import { createCredential, SIM_AMT_SETTINGS, SIM_RMCP_PORT, startScan, waitForScan } from '../../helpers/scan-helpers.js';
 import { mergeConfig } from '../../../core/config/load-config.js';
 import { freePort } from '../../bench/free-port.js';
+import { until } from '../../helpers/poll.js';
 
 const TOKEN = 'prometheus-scrape-token-0123456789';
 const FLEET_SIZE = 12;
@@ -39,15 +40,9 @@ async function query(base: string, promql: string): Promise<QueryResult[]> {
   return body.data.result;
 }
 
-async function until<T>(what: string, timeoutMs: number, check: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
+/** A query that fails while Prometheus starts counts as not there yet. */
+const untilQueried = <T>(what: string, timeoutMs: number, check: () => Promise<T | undefined>): Promise<T> =>
+  until(what, () => check().catch(() => undefined), { timeoutMs, intervalMs: 250 });
 
 const single = (results: QueryResult[]) => (results.length === 1 ? Number(results[0]!.value[1]) : undefined);
 
@@ -86,8 +81,8 @@ test('a real Prometheus scrapes the gateway during a scan and its query API retu
   server.stderr!.on('data', (chunk: Buffer) => (serverLog += chunk.toString()));
   const exited = new Promise((resolve) => server.once('exit', resolve));
   try {
-    await until('Prometheus ready', 30_000, async () => ((await fetch(`${base}/-/ready`)).ok ? true : undefined));
-    await until('the gateway scraped', 30_000, async () => (single(await query(base, 'up{job="amt-gateway"}')) === 1 ? true : undefined));
+    await untilQueried('Prometheus ready', 30_000, async () => ((await fetch(`${base}/-/ready`)).ok ? true : undefined));
+    await untilQueried('the gateway scraped', 30_000, async () => (single(await query(base, 'up{job="amt-gateway"}')) === 1 ? true : undefined));
 
     const admin = await gw.login();
     await createCredential(gw, admin, { name: 'fleet', username: 'admin', password: 'P@ssw0rd1', isDefault: true });
@@ -99,14 +94,14 @@ test('a real Prometheus scrapes the gateway during a scan and its query API retu
     assert.equal(devices.length, FLEET_SIZE);
     for (const device of devices) assert.equal((await gw.request('GET', `/api/power/${device.id}`, { token: admin })).status, 200);
 
-    assert.equal(await until('the devices series', 20_000, async () => (single(await query(base, 'sum(amtgw_devices{job="amt-gateway"})')) === FLEET_SIZE ? FLEET_SIZE : undefined)), FLEET_SIZE);
+    assert.equal(await untilQueried('the devices series', 20_000, async () => (single(await query(base, 'sum(amtgw_devices{job="amt-gateway"})')) === FLEET_SIZE ? FLEET_SIZE : undefined)), FLEET_SIZE);
     const byStatus = await query(base, 'amtgw_devices{connection="lan"}');
     assert.deepEqual(byStatus.map((r) => r.metric['auth_status']), ['ok']);
     assert.equal(single(await query(base, 'max_over_time(amtgw_scans_running[10m])')), 1, 'a scrape saw the scan running');
-    await until('the finished scan', 20_000, async () => (single(await query(base, 'amtgw_scans_finished_total{status="completed"}')) === 1 ? true : undefined));
+    await untilQueried('the finished scan', 20_000, async () => (single(await query(base, 'amtgw_scans_finished_total{status="completed"}')) === 1 ? true : undefined));
     assert.equal(single(await query(base, 'amtgw_scans_started_total')), 1);
     assert.ok((single(await query(base, 'amtgw_scan_addresses_probed_total')) ?? 0) >= 1000);
-    const operations = await until('the operation series', 20_000, async () => {
+    const operations = await untilQueried('the operation series', 20_000, async () => {
       const value = single(await query(base, 'sum(amtgw_device_operations_total{operation="power-read",outcome="ok"})'));
       return value !== undefined && value >= FLEET_SIZE ? value : undefined;
     });

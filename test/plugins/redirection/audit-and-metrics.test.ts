@@ -7,7 +7,8 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startFleetGateway, type FleetGateway } from '../remote-monitor/fixtures/fleet-gateway.js';
 import { allRecords, type AuditRecord } from '../audit/audit-kit.js';
-import { redirectionKit, until } from './redirection-kit.js';
+import { redirectionKit } from './redirection-kit.js';
+import { until } from '../../helpers/poll.js';
 
 let kit: FleetGateway;
 const k = redirectionKit(() => kit);
@@ -49,17 +50,17 @@ test('features, consent and sessions are recorded (the code never), and sessions
   await rfb.readUpdate();
   assert.equal(await metric('amtgw_remote_console_sessions{mode="kvm"}'), 1, 'one KVM session open');
   kvm.close();
-  await until('KVM session over', () => kvmSim!.redirection.open.size === 0);
+  await until('KVM session over', () => kvmSim!.redirection.open.size === 0, 5_000);
 
   const solTicket = await k.ticket(solSim!, 'sol');
   const sol = await k.relay(solTicket.url);
-  await until('SOL session listed', async () => ((await (await k.api('GET', '/api/redirection/sessions')).json()) as unknown[]).length === 1);
+  await until('SOL session listed', async () => ((await (await k.api('GET', '/api/redirection/sessions')).json()) as unknown[]).length === 1, 5_000);
   const ended = k.closed(sol);
   assert.equal((await k.api('DELETE', `/api/redirection/sessions/${solTicket.id}`)).status, 204);
   await ended;
   assert.equal((await k.api('DELETE', `/api/redirection/${kvmId}/consent`)).status, 204);
 
-  await until('both ends counted', async () => (await metric('amtgw_remote_console_sessions_total{mode="sol"}')) === 1);
+  await until('both ends counted', async () => (await metric('amtgw_remote_console_sessions_total{mode="sol"}')) === 1, 5_000);
   assert.equal(await metric('amtgw_remote_console_sessions_total{mode="kvm"}'), 1);
   assert.equal(await metric('amtgw_remote_console_sessions{mode="kvm"}'), 0, 'no session open');
   assert.ok((await metric('amtgw_remote_console_bytes_total{mode="kvm",direction="from_device"}')) > 0, 'the framebuffer bytes counted');
@@ -68,7 +69,7 @@ test('features, consent and sessions are recorded (the code never), and sessions
   await until('both session ends recorded', async () => {
     records = (await allRecords(kit.gw, kit.token)).filter((r) => r.action.startsWith('remote.'));
     return records.filter((r) => r.action === 'remote.session.end').length === 2;
-  });
+  }, 5_000);
   const one = (action: string, target: string, outcome = 'success') => {
     const hits = records.filter((r) => r.action === action && r.target === target && r.outcome === outcome);
     assert.equal(hits.length, 1, `one ${outcome} ${action} on ${target}: ${JSON.stringify(records.map((r) => [r.action, r.target, r.outcome]))}`);

@@ -14,7 +14,8 @@ import { RfbClient, FORMATS } from '../../helpers/rfb-client.js';
 import { SolClient } from '../../helpers/sol-client.js';
 import { encodeScreen, renderScreen } from '../../sim/redirection/redir-screen.js';
 import type { Device } from '../../../plugins/rest-api/api.js';
-import { ciraPort, until } from '../cira/gateway-cira-helpers.js';
+import { ciraPort } from '../cira/gateway-cira-helpers.js';
+import { until } from '../../helpers/poll.js';
 
 const MPS = { username: 'mps-redir', password: 'Mps-P@ssw0rd-redir' };
 let gw: TestGateway;

@@ -8,7 +8,8 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startFleetGateway, type FleetGateway } from '../remote-monitor/fixtures/fleet-gateway.js';
-import { codeOf, redirectionKit, until, type Problem } from './redirection-kit.js';
+import { codeOf, redirectionKit, type Problem } from './redirection-kit.js';
+import { until } from '../../helpers/poll.js';
 
 let kit: FleetGateway;
 const k = redirectionKit(() => kit);
@@ -65,7 +66,7 @@ test('consent: a KVM session needs it, a wrong code is 422, the code on the scre
   // SOL needs no consent under a KVM-only policy.
   const sol = await k.relay((await k.ticket(sim, 'sol')).url);
   sol.close();
-  await until('slot free', () => sim.redirection.open.size === 0);
+  await until('slot free', () => sim.redirection.open.size === 0, 5_000);
   const started = await k.api('POST', `/api/redirection/${id}/consent`);
   assert.equal(started.status, 202);
   assert.deepEqual(await started.json(), { optInState: 'displayed' });
@@ -83,7 +84,7 @@ test('consent: a KVM session needs it, a wrong code is 422, the code on the scre
   assert.equal(init.name, 'Intel(r) AMT KVM');
   assert.equal((await state(id)).optInState, 'in-session');
   ws.close();
-  await until('slot free', () => sim.redirection.open.size === 0);
+  await until('slot free', () => sim.redirection.open.size === 0, 5_000);
   assert.equal((await state(id)).optInState, 'not-started');
   await k.api('POST', `/api/redirection/${id}/consent`);
   assert.equal((await k.api('DELETE', `/api/redirection/${id}/consent`)).status, 204);
@@ -119,7 +120,7 @@ test('boot to BIOS and to PXE are used at the next reset only; the serial consol
   const { ws, console } = await k.sol(sim);
   await console.waitFor('Entering BIOS Setup');
   ws.close();
-  await until('slot free', () => sim.redirection.open.size === 0);
+  await until('slot free', () => sim.redirection.open.size === 0, 5_000);
   assert.equal((await k.api('POST', `/api/power/${id}`, { action: 'reset' })).status, 200);
   assert.equal(sim.redirection.lastBoot, 'hdd', 'a plain reset boots normally');
   assert.equal((await k.api('POST', `/api/power/${id}`, { action: 'cycle', boot: 'pxe' })).status, 200);
@@ -139,5 +140,5 @@ test('power-off while a KVM session is open: the device ignores it and the resul
   assert.equal(body.confirmed, false);
   assert.equal(body.state, 'on');
   ws.close();
-  await until('slot free', () => sim.redirection.open.size === 0);
+  await until('slot free', () => sim.redirection.open.size === 0, 5_000);
 });

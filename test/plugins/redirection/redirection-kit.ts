@@ -61,11 +61,3 @@ export function redirectionKit(kit: () => FleetGateway) {
   return { idOf, api, ticket, relay, closed, kvm, sol };
 }
 
-/** Polls until `check` holds, or throws after `timeoutMs`. */
-export async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}

@@ -9,7 +9,8 @@ import assert from 'node:assert/strict';
 import { encodeScreen, keyBlockOrigin, keyColour, renderScreen, SCREEN } from '../../sim/redirection/redir-screen.js';
 import { FORMATS } from '../../helpers/rfb-client.js';
 import { FLEET_PASSWORD, startFleetGateway, type FleetGateway } from '../remote-monitor/fixtures/fleet-gateway.js';
-import { codeOf, redirectionKit, until, type Problem } from './redirection-kit.js';
+import { codeOf, redirectionKit, type Problem } from './redirection-kit.js';
+import { until } from '../../helpers/poll.js';
 
 let kit: FleetGateway;
 const logs: string[] = [];
@@ -61,8 +62,8 @@ for (const which of ['plain', 'TLS'] as const) {
     assert.deepEqual([rfb.framebuffer[at + 2], rfb.framebuffer[at + 1], rfb.framebuffer[at]], [r, g, b], 'the typed key is drawn');
     assert.deepEqual(((await (await k.api('GET', '/api/redirection/sessions')).json()) as unknown[]).length, 1);
     ws.close();
-    await until('the device slot is free', () => !sim.redirection.open.has('kvm'));
-    await until('the session is gone', async () => ((await (await k.api('GET', '/api/redirection/sessions')).json()) as unknown[]).length === 0);
+    await until('the device slot is free', () => !sim.redirection.open.has('kvm'), 5_000);
+    await until('the session is gone', async () => ((await (await k.api('GET', '/api/redirection/sessions')).json()) as unknown[]).length === 0, 5_000);
   });
 }
 
@@ -75,7 +76,7 @@ test('SOL over the relay: the BIOS banner, typed bytes echoed as plain terminal 
   console.type('hello\r');
   await console.waitFor('hello\r\n> ', 5_000, from);
   ws.close();
-  await until('the device slot is free', () => !sim.redirection.open.has('sol'));
+  await until('the device slot is free', () => !sim.redirection.open.has('sol'), 5_000);
 });
 
 test('one session per mode per device: a second KVM is 409 while SOL on the same device opens', async () => {
@@ -91,12 +92,12 @@ test('one session per mode per device: a second KVM is 409 while SOL on the same
   // A second ticket issued before the first was used: the device slot is checked again when it is used.
   first.ws.close();
   sol.ws.close();
-  await until('both slots free', () => sim.redirection.open.size === 0);
+  await until('both slots free', () => sim.redirection.open.size === 0, 5_000);
   const [a, b] = [await k.ticket(sim, 'kvm'), await k.ticket(sim, 'kvm')];
   const wsA = await k.relay(a.url);
   await assert.rejects(k.relay(b.url), (err: { status?: number }) => err.status === 409);
   wsA.close();
-  await until('slot free', () => !sim.redirection.open.has('kvm'));
+  await until('slot free', () => !sim.redirection.open.has('kvm'), 5_000);
 });
 
 test('a device that has the mode open to another client answers busy: 409 on the WebSocket, nothing relayed', async () => {
@@ -121,7 +122,7 @@ test('DELETE ends a session: the viewer is told why, and the device is freed', a
   const closing = k.closed(ws);
   assert.equal((await k.api('DELETE', `/api/redirection/sessions/${list[0]!.id}`)).status, 204);
   assert.deepEqual(await closing, { code: 4003, reason: 'session ended by an operator' });
-  await until('the device slot is free', () => !sim.redirection.open.has('sol'));
+  await until('the device slot is free', () => !sim.redirection.open.has('sol'), 5_000);
   assert.equal((await k.api('DELETE', `/api/redirection/sessions/${list[0]!.id}`)).status, 404);
 });
 
@@ -142,8 +143,8 @@ test('the device password appears in no response, relayed frame or log line', as
   ws.send(Buffer.from('x\r'));
   await new Promise((resolve) => setTimeout(resolve, 300));
   ws.close();
-  await until('slot free', () => !sim.redirection.open.has('sol'));
-  await until('the end is logged', () => logs.some((l) => l.includes('remote console session ended')));
+  await until('slot free', () => !sim.redirection.open.has('sol'), 5_000);
+  await until('the end is logged', () => logs.some((l) => l.includes('remote console session ended')), 5_000);
   const all = [...seen, ...logs].join('\n');
   assert.ok(all.includes('remote console session started'));
   assert.ok(!all.includes(FLEET_PASSWORD), 'the password leaked');

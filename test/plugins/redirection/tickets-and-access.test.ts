@@ -8,7 +8,8 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FLEET_PASSWORD, startFleetGateway, type FleetGateway } from '../remote-monitor/fixtures/fleet-gateway.js';
 import { createCredential } from '../../helpers/scan-helpers.js';
-import { redirectionKit, until } from './redirection-kit.js';
+import { redirectionKit } from './redirection-kit.js';
+import { until } from '../../helpers/poll.js';
 
 const TICKET_TTL_SECONDS = 2;
 let kit: FleetGateway;
@@ -36,7 +37,7 @@ test('a ticket works once: reused, expired or forged it is refused with 401 and 
   assert.ok(Date.parse(t.expiresAt) - Date.now() <= TICKET_TTL_SECONDS * 1000);
   const ws = await k.relay(t.url);
   ws.close();
-  await until('slot free', () => !sim.redirection.open.has('sol'));
+  await until('slot free', () => !sim.redirection.open.has('sol'), 5_000);
   await assert.rejects(k.relay(t.url), (err) => status(err) === 401, 'reused');
   await assert.rejects(k.relay(t.url.replace(/ticket=.{8}/, 'ticket=AAAAAAAA')), (err) => status(err) === 401, 'forged');
   await assert.rejects(k.relay('/api/redirection/relay'), (err) => status(err) === 401, 'none');
@@ -54,7 +55,7 @@ test('a page of another origin cannot open the WebSocket; the gateway origin and
   for (const origin of [kit.gw.url, 'https://console.example']) {
     const ws = await k.relay((await k.ticket(sim, 'sol')).url, { origin });
     ws.close();
-    await until('slot free', () => !sim.redirection.open.has('sol'));
+    await until('slot free', () => !sim.redirection.open.has('sol'), 5_000);
   }
 });
 
@@ -72,7 +73,7 @@ test('a session ends when its user loses remote:connect, and when the user is de
         : await kit.gw.request('DELETE', `/api/users/${username}`, { token: admin });
     assert.ok(res.status < 300, `${change}: ${res.status}`);
     assert.deepEqual(await closing, { code: 4004, reason: 'the user was deleted or no longer holds remote:connect' });
-    await until('slot free', () => !sim.redirection.open.has('sol'));
+    await until('slot free', () => !sim.redirection.open.has('sol'), 5_000);
   }
 });
 
@@ -109,7 +110,7 @@ test('with wrong credentials stored first and the known one changed, 15 sessions
     for (let i = 0; i < 15; i++) {
       const ws = await k.relay((await k.ticket(sim, i % 2 ? 'kvm' : 'sol')).url);
       ws.close();
-      await until('slot free', () => sim.redirection.open.size === 0);
+      await until('slot free', () => sim.redirection.open.size === 0, 5_000);
     }
     assert.equal(sim.lockedOut, false);
     // One refusal for the changed known credential and one for the wrong default, once each: the sign-in memory remembers.

@@ -8,8 +8,9 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import type { Device } from '../../../plugins/rest-api/api.js';
 import type { OnlineEntry } from '../../../plugins/remote-monitor/api.js';
-import { startFleetGateway, startRecordedGateway, waitFor, type FleetGateway } from './fixtures/fleet-gateway.js';
+import { startFleetGateway, startRecordedGateway, type FleetGateway } from './fixtures/fleet-gateway.js';
 import { PRESENCE_READER_PATH, presenceServices } from './fixtures/presence-reader-plugin.js';
+import { until } from '../../helpers/poll.js';
 
 const INTERVAL_S = 1;
 // Functional bound with room for a loaded machine: two intervals plus the probe itself, plus slack.
@@ -70,28 +71,28 @@ test('a device that goes away is offline within two intervals and online again w
 
   const wentAway = Date.now();
   await sim.stop();
-  const offline = await waitFor('offline', TWO_INTERVALS_MS + SLACK_MS, async () => {
+  const offline = await until('offline', async () => {
     const entry = await entryOf(device.id);
     return entry && !entry.online ? entry : undefined;
-  });
+  }, TWO_INTERVALS_MS + SLACK_MS);
   const detectedMs = Date.now() - wentAway;
   assert.ok(Date.parse(offline.since!) >= wentAway, 'since is the time of the change');
   assert.ok(!presence.connected().some((m) => m.deviceId === device.id), 'no longer connected');
   assert.equal(presence.findConnected(device.hostname!), undefined);
   assert.equal(presence.describe(device.id)?.ipAddress, sim.address, 'still described for the disconnect notification');
-  const offlineDevices = await waitFor('device list follows', 5000, async () => {
+  const offlineDevices = await until('device list follows', async () => {
     const list = (await (await kit.gw.request('GET', '/api/devices?online=false', { token: kit.token })).json()) as Device[];
     return list.length ? list : undefined;
-  });
+  }, 5000);
   assert.deepEqual(offlineDevices.map((d) => d.id), [device.id]);
   assert.deepEqual(await (await kit.gw.request('GET', '/api/monitor/summary', { token: kit.token })).json(), { total: 12, online: 11, offline: 1, unauthorized: 2 });
 
   const cameBack = Date.now();
   await sim.start();
-  const back = await waitFor('online again', TWO_INTERVALS_MS + SLACK_MS, async () => {
+  const back = await until('online again', async () => {
     const entry = await entryOf(device.id);
     return entry?.online ? entry : undefined;
-  });
+  }, TWO_INTERVALS_MS + SLACK_MS);
   const returnMs = Date.now() - cameBack;
   assert.ok(Date.parse(back.since!) >= cameBack);
   const { hostname, domain, uuid } = sim.config;

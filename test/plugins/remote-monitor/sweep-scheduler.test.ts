@@ -47,7 +47,7 @@ function registry(count: number): DeviceRegistry {
     lastScanId: null,
   }));
   const byId = new Map(devices.map((d) => [d.id, d]));
-  return { get: (id) => byId.get(id), findByUuid: () => undefined, list: () => devices, count: () => devices.length, update: async () => undefined,
+  return { get: (id) => byId.get(id), require: (id) => byId.get(id)!, findByUuid: () => undefined, list: () => devices, count: () => devices.length, update: async () => undefined,
     setConnection: async () => ({ device: undefined, created: false, onlineChanged: false }) };
 }
 

@@ -9,7 +9,8 @@ import { startFleet, type Fleet } from '../../sim/index.js';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway-harness.js';
 import { createCredential, SIM_AMT_SETTINGS, startScan, waitForScan } from '../../helpers/scan-helpers.js';
 import type { Device } from '../../../plugins/rest-api/api.js';
-import { ciraPort, until } from '../cira/gateway-cira-helpers.js';
+import { ciraPort } from '../cira/gateway-cira-helpers.js';
+import { until } from '../../helpers/poll.js';
 
 const MPS = { username: 'mps-target', password: 'Mps-T@rget-P@ss' };
 const DEVICE_PASSWORD = 'P@ssw0rd1';

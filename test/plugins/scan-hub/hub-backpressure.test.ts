@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { connectSignalR, hubUrl, playScan, RawHubClient, startHubGateway, waitFor } from './hub-test-kit.js';
+import { connectSignalR, hubUrl, playScan, RawHubClient, startHubGateway } from './hub-test-kit.js';
+import { until } from '../../helpers/poll.js';
 
 const DEVICES = 4000;
 const PADDING = 2000;
@@ -18,7 +19,7 @@ test('a client that stops reading during a scan neither slows the scan nor other
     // Steps of 20 discoveries (40 kB): each burst the publisher sends in one go stays well inside a keeping-up client's bound.
     const request = { devices: DEVICES, steps: 200, intervalMs: 2, padding: PADDING };
     const baseline = await playScan(gw, token, request);
-    await waitFor(() => healthy.received.some((r) => r.target === 'ScanCompleted' && r.arg.id === baseline), 'the baseline scan', 45_000);
+    await until('the baseline scan', () => healthy.received.some((r) => r.target === 'ScanCompleted' && r.arg.id === baseline), 45_000);
     const baselineMs = scanDuration(baseline);
     healthy.received.length = 0;
 
@@ -28,7 +29,7 @@ test('a client that stops reading during a scan neither slows the scan nor other
 
     const started = performance.now();
     const scanId = await playScan(gw, token, request);
-    await waitFor(() => healthy.received.some((r) => r.target === 'ScanCompleted' && r.arg.id === scanId), 'the healthy client to see ScanCompleted', 45_000);
+    await until('the healthy client to see ScanCompleted', () => healthy.received.some((r) => r.target === 'ScanCompleted' && r.arg.id === scanId), 45_000);
     const elapsed = performance.now() - started;
     const heapAfter = process.memoryUsage().heapUsed;
 

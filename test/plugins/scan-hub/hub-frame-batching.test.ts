@@ -1,7 +1,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { TestGateway } from '../../helpers/gateway-harness.js';
-import { connectSignalR, hubUrl, playScan, RawHubClient, startHubGateway, waitFor } from './hub-test-kit.js';
+import { connectSignalR, hubUrl, playScan, RawHubClient, startHubGateway } from './hub-test-kit.js';
+import { until } from '../../helpers/poll.js';
 
 // One discovery per step, each step its own event-loop turn (a timer apart), as real scans publish them.
 const DEVICES = 60;
@@ -24,7 +25,7 @@ describe('scan-hub writes what gathers between flushes as one frame per client',
     try {
       client.recordsPerFrame.length = 0;
       const scanId = await playScan(gw, token, ONE_PER_TURN);
-      await waitFor(() => client.records.some((r) => r.target === 'ScanCompleted'), 'ScanCompleted');
+      await until('ScanCompleted', () => client.records.some((r) => r.target === 'ScanCompleted'));
 
       const mine = client.records.filter((r) => r.type === 1) as Array<{ target: string; arguments: Array<Record<string, unknown>> }>;
       assert.equal(mine[0]?.target, 'ScanStarted');
@@ -48,7 +49,7 @@ describe('scan-hub writes what gathers between flushes as one frame per client',
     const { connection, received } = await connectSignalR(gw.url, token);
     try {
       const scanId = await playScan(gw, token, ONE_PER_TURN);
-      await waitFor(() => received.some((r) => r.target === 'ScanCompleted' && r.arg.id === scanId), 'ScanCompleted');
+      await until('ScanCompleted', () => received.some((r) => r.target === 'ScanCompleted' && r.arg.id === scanId));
       const mine = received.filter((r) => r.arg.id === scanId || r.arg.scanId === scanId);
       assert.equal(mine[0]?.target, 'ScanStarted');
       assert.equal(mine.at(-2)?.target, 'ScanProgress');

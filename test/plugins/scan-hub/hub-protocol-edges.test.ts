@@ -1,7 +1,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { TestGateway } from '../../helpers/gateway-harness.js';
-import { hubUrl, publish, RawHubClient, RS, startHubGateway, upgradeStatus, waitFor } from './hub-test-kit.js';
+import { hubUrl, publish, RawHubClient, RS, startHubGateway, upgradeStatus } from './hub-test-kit.js';
+import { until } from '../../helpers/poll.js';
 
 const HANDSHAKE = `{"protocol":"json","version":1}${RS}`;
 const invocation = (id: string | undefined, target: string, ...args: unknown[]) =>
@@ -56,14 +57,14 @@ describe('scan-hub protocol edges, with a raw WebSocket client', { concurrency: 
     await new Promise((resolve) => setTimeout(resolve, 50));
     assert.equal(client.records.filter((r) => r.type === 3).length, 0, 'nothing is answered before the separator arrives');
     client.send(message.slice(30));
-    await waitFor(() => client.records.some((r) => r.type === 3), 'the Completion');
+    await until('the Completion', () => client.records.some((r) => r.type === 3));
     assert.deepEqual(client.records.find((r) => r.type === 3), { type: 3, invocationId: 'split', result: null });
   });
 
   test('an invocation without an invocationId gets no Completion; one with an unknown method gets an error Completion', async () => {
     const client = await connect();
     client.send(invocation(undefined, 'SubscribeScan', 'quiet') + invocation('x', 'NoSuchMethod'));
-    await waitFor(() => client.records.some((r) => r.type === 3), 'a Completion');
+    await until('a Completion', () => client.records.some((r) => r.type === 3));
     assert.deepEqual(
       client.records.filter((r) => r.type === 3),
       [{ type: 3, invocationId: 'x', error: "Unknown hub method 'NoSuchMethod'" }],
@@ -73,7 +74,7 @@ describe('scan-hub protocol edges, with a raw WebSocket client', { concurrency: 
   test('an unknown message type is skipped and the connection goes on', async () => {
     const client = await connect();
     client.send(`{"type":99,"future":true}${RS}` + invocation('after', 'SubscribeScan', 'x'));
-    await waitFor(() => client.records.some((r) => r.type === 3), 'the Completion');
+    await until('the Completion', () => client.records.some((r) => r.type === 3));
     assert.equal(client.isOpen, true);
   });
 
@@ -119,7 +120,7 @@ describe('scan-hub protocol edges, with a raw WebSocket client', { concurrency: 
 
   test('the server sends a Ping when it has had nothing else to send for keepAliveIntervalMs', async () => {
     const client = await connect();
-    await waitFor(() => client.records.filter((r) => r.type === 6).length >= 2, 'two pings', 5_000);
+    await until('two pings', () => client.records.filter((r) => r.type === 6).length >= 2, 5_000);
   });
 
   test('a client that sends nothing for clientTimeoutMs is dropped with a Close message; one that keeps pinging is not', async () => {
@@ -140,7 +141,7 @@ describe('scan-hub protocol edges, with a raw WebSocket client', { concurrency: 
   test('events go out as Invocations with one argument and no invocationId', async () => {
     const client = await connect();
     await publish(gw, token, [{ name: 'DeviceStatusChanged', payload: { deviceId: 'd9', online: true, lastSeen: '2025-01-01T00:00:00.000Z' } }]);
-    await waitFor(() => client.records.some((r) => r.type === 1), 'the event');
+    await until('the event', () => client.records.some((r) => r.type === 1));
     assert.deepEqual(
       client.records.find((r) => r.type === 1),
       { type: 1, target: 'DeviceStatusChanged', arguments: [{ deviceId: 'd9', online: true, lastSeen: '2025-01-01T00:00:00.000Z' }] },

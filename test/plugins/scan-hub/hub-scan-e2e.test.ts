@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startFleet } from '../../sim/fleet.js';
 import { createCredential, SIM_AMT_SETTINGS, SIM_RMCP_PORT, startScan } from '../../helpers/scan-helpers.js';
-import { connectSignalR, startHubGateway, waitFor, type Received } from './hub-test-kit.js';
+import { connectSignalR, startHubGateway, type Received } from './hub-test-kit.js';
+import { until } from '../../helpers/poll.js';
 
 const DEVICES = 30;
 // 64 addresses, 30 of them simulated AMT devices.
@@ -19,7 +20,7 @@ test('SignalR clients see a real scan of the simulator as it runs: started, prog
 
     const scan = await startScan(gw, token, { range: RANGE, timeoutMs: 1000 });
     const done = (received: Received[]) => received.some((r) => r.target === 'ScanCompleted' && r.arg.id === scan.id);
-    await waitFor(() => done(negotiated.received) && done(direct.received), 'both clients to see ScanCompleted', 50_000);
+    await until('both clients to see ScanCompleted', () => done(negotiated.received) && done(direct.received), 50_000);
 
     const sequence = negotiated.received.filter((r) => r.arg.id === scan.id || r.arg.scanId === scan.id);
     assert.equal(sequence[0]?.target, 'ScanStarted');

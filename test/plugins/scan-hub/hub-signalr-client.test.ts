@@ -2,7 +2,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { HubConnectionState } from '@microsoft/signalr';
 import type { TestGateway } from '../../helpers/gateway-harness.js';
-import { connectSignalR, hubUrl, playScan, publish, settle, startHubGateway, upgradeStatus, waitFor, type Received } from './hub-test-kit.js';
+import { connectSignalR, hubUrl, playScan, publish, settle, startHubGateway, upgradeStatus, type Received } from './hub-test-kit.js';
+import { until } from '../../helpers/poll.js';
 
 /** Checks that `received` holds one whole scan, in the contract's order. */
 function assertWholeScan(received: Received[], scanId: string, devices: number): void {
@@ -36,7 +37,7 @@ describe('scan-hub with the @microsoft/signalr client', () => {
     const { connection, received } = await connectSignalR(gw.url, admin);
     try {
       const scanId = await playScan(gw, admin, { devices: 12, steps: 8, intervalMs: 15 });
-      await waitFor(() => received.some((r) => r.target === 'ScanCompleted' && r.arg.id === scanId), 'ScanCompleted');
+      await until('ScanCompleted', () => received.some((r) => r.target === 'ScanCompleted' && r.arg.id === scanId));
       assertWholeScan(received, scanId, 12);
     } finally {
       await connection.stop();
@@ -47,7 +48,7 @@ describe('scan-hub with the @microsoft/signalr client', () => {
     const { connection, received } = await connectSignalR(gw.url, admin, { skipNegotiation: true });
     try {
       const scanId = await playScan(gw, admin, { devices: 5, steps: 5, intervalMs: 10 });
-      await waitFor(() => received.some((r) => r.target === 'ScanCompleted' && r.arg.id === scanId), 'ScanCompleted');
+      await until('ScanCompleted', () => received.some((r) => r.target === 'ScanCompleted' && r.arg.id === scanId));
       assertWholeScan(received, scanId, 5);
     } finally {
       await connection.stop();
@@ -58,7 +59,7 @@ describe('scan-hub with the @microsoft/signalr client', () => {
     const { connection, received } = await connectSignalR(gw.url, admin, { hubPath: '/scanHub/' });
     try {
       await publish(gw, admin, [{ name: 'PowerStateChanged', payload: { deviceId: 'slash', powerState: 2 } }]);
-      await waitFor(() => received.some((r) => r.arg.deviceId === 'slash'), 'the event');
+      await until('the event', () => received.some((r) => r.arg.deviceId === 'slash'));
     } finally {
       await connection.stop();
     }
@@ -78,8 +79,8 @@ describe('scan-hub with the @microsoft/signalr client', () => {
     try {
       const cancelled = await playScan(gw, admin, { devices: 1, steps: 1, intervalMs: 0, outcome: 'cancelled' });
       const failed = await playScan(gw, admin, { devices: 1, steps: 1, intervalMs: 0, outcome: 'failed' });
-      await waitFor(() => received.some((r) => r.target === 'ScanFailed' && r.arg.id === failed), 'ScanFailed');
-      await waitFor(() => received.some((r) => r.target === 'ScanCancelled' && r.arg.id === cancelled), 'ScanCancelled');
+      await until('ScanFailed', () => received.some((r) => r.target === 'ScanFailed' && r.arg.id === failed));
+      await until('ScanCancelled', () => received.some((r) => r.target === 'ScanCancelled' && r.arg.id === cancelled));
       assert.equal(received.find((r) => r.target === 'ScanFailed')?.arg.error, 'fixture failure');
     } finally {
       await connection.stop();
@@ -165,7 +166,7 @@ describe('scan-hub with the @microsoft/signalr client', () => {
     revoked.connection.onclose((err) => (closedWith = err));
     try {
       assert.equal((await gw.request('POST', '/api/auth/logout', { token: userToken })).status, 204);
-      await waitFor(() => closedWith !== undefined, 'the revoked connection to close');
+      await until('the revoked connection to close', () => closedWith !== undefined);
       assert.match(String(closedWith?.message), /Unauthorized/);
       assert.equal(revoked.connection.state, HubConnectionState.Disconnected, 'a Close without allowReconnect ends the connection for good');
 

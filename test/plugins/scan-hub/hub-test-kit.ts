@@ -1,13 +1,14 @@
 /**
  * Shared parts of the scan-hub tests: a gateway with the hub and the event-source fixture,
- * the real SignalR client with an event recorder, a raw `ws` client that speaks the protocol by
- * hand, and a polling wait.
+ * the real SignalR client with an event recorder, and a raw `ws` client that speaks the protocol by
+ * hand.
  */
 import { fileURLToPath } from 'node:url';
 import type { Socket } from 'node:net';
 import WebSocket from 'ws';
 import { HubConnectionBuilder, HttpTransportType, LogLevel, type HubConnection, type IRetryPolicy } from '@microsoft/signalr';
 import { startTestGateway, type TestGateway, type TestGatewayOptions } from '../../helpers/gateway-harness.js';
+import { until } from '../../helpers/poll.js';
 import type { HubConfig } from '../../../plugins/scan-hub/config.js';
 import type { FixtureScanRequest } from './fixtures/event-source-plugin.js';
 
@@ -57,14 +58,6 @@ export async function publish(gw: TestGateway, token: string, events: Array<{ na
   if (res.status !== 200) throw new Error(`fixture publish refused: ${res.status} ${await res.text()}`);
 }
 
-/** Polls `condition` until it holds; fails with `what` after `timeoutMs`. */
-export async function waitFor(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 /** One event a SignalR client received. */
 export interface Received {
@@ -177,7 +170,7 @@ export class RawHubClient {
   }
 
   async waitForRecords(count: number, timeoutMs = 10_000): Promise<void> {
-    await waitFor(() => this.records.length >= count, `${count} records (got ${JSON.stringify(this.records).slice(0, 300)})`, timeoutMs);
+    await until(`${count} records (got ${JSON.stringify(this.records).slice(0, 300)})`, () => this.records.length >= count, timeoutMs);
   }
 
   /** Stops reading from the socket, as a stalled client would. */

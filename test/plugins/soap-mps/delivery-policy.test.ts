@@ -11,7 +11,8 @@ import type { AddressInfo } from 'node:net';
 import { createLogger } from '../../../core/log/logger.js';
 import { createDeliveryPolicy, DEFAULT_ALLOWED_NETWORKS, DeliveryRefused, unmapped } from '../../../plugins/soap-mps/delivery-policy.js';
 import { createNotificationSender } from '../../../plugins/soap-mps/notification-sender.js';
-import { until } from './until.js';
+import { until } from '../../helpers/poll.js';
+
 
 const v4 = (address: string): LookupAddress => ({ address, family: 4 });
 
@@ -120,7 +121,7 @@ describe('the sender connects only where the policy allows, checked when each de
     logs.length = 0;
     try {
       sender.send([`http://internal.test:${port}/n`, `http://127.0.0.2:${port}/n`, `http://[::ffff:127.0.0.2]:${port}/n`, `http://mixed.test:${port}/n`], { body: 'event', soapAction: 'a' });
-      await until(() => sender.pending() === 0);
+      await until('condition', () => sender.pending() === 0);
       assert.equal(internal.connections, 0, 'nothing connected to the refused address');
       assert.deepEqual(internal.bodies, []);
       assert.equal(allowed.connections, 1);
@@ -145,7 +146,7 @@ describe('the sender connects only where the policy allows, checked when each de
     });
     try {
       sender.send([`http://late.test:${port}/n`], { body: 'event', soapAction: 'a' });
-      await until(() => sender.pending() === 0);
+      await until('condition', () => sender.pending() === 0);
       assert.deepEqual(allowed.bodies, ['event']);
       assert.equal(lookups, 2);
     } finally {
@@ -162,11 +163,11 @@ describe('the sender connects only where the policy allows, checked when each de
     const sender = make(answers);
     try {
       sender.send([`http://receiver.test:${port}/n`], { body: 'first', soapAction: 'a' });
-      await until(() => sender.pending() === 0);
+      await until('condition', () => sender.pending() === 0);
       assert.deepEqual(allowed.bodies, ['first']);
       answers.set('receiver.test', [v4('127.0.0.2')]);
       sender.send([`http://receiver.test:${port}/n`], { body: 'second', soapAction: 'a' });
-      await until(() => sender.pending() === 0);
+      await until('condition', () => sender.pending() === 0);
       assert.equal(internal.connections, 0);
       assert.deepEqual(allowed.bodies, ['first']);
     } finally {

@@ -8,9 +8,10 @@ import assert from 'node:assert/strict';
 import { startFleet, type Fleet } from '../../sim/index.js';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway-harness.js';
 import { createCredential, SIM_AMT_SETTINGS, SIM_RMCP_PORT, startScan, waitForScan } from '../../helpers/scan-helpers.js';
-import { ciraPort, until } from '../cira/gateway-cira-helpers.js';
+import { ciraPort } from '../cira/gateway-cira-helpers.js';
 import { startReceiver, type NotificationReceiver, type ReceivedNotification } from './notification-receiver.js';
 import { ADMIN, basicHeader, envelope, soapPoster, soapServiceUrl } from './soap-test-gateway.js';
+import { until } from '../../helpers/poll.js';
 
 const MPS = { username: 'mps-address', password: 'Mps-Addr3ss-P@ss' };
 
@@ -52,8 +53,7 @@ async function startGateway(cira: Record<string, unknown>): Promise<Running> {
 
 const aboutDevice = (receiver: NotificationReceiver, uuid: string, state: '0' | '1') =>
   until(`a notification with State ${state} for ${uuid}`, async () =>
-    receiver.received.find((n: ReceivedNotification) => String(n.fields.DeviceUuid).toLowerCase() === uuid && n.fields.State === state),
-  );
+    receiver.received.find((n: ReceivedNotification) => String(n.fields.DeviceUuid).toLowerCase() === uuid && n.fields.State === state));
 
 describe('MpsAddress with a configured CIRA public address', () => {
   const CIRA_HOST = '127.147.0.1';

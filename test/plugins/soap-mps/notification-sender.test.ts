@@ -6,7 +6,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createLogger } from '../../../core/log/logger.js';
 import { createDeliveryPolicy, DEFAULT_ALLOWED_NETWORKS } from '../../../plugins/soap-mps/delivery-policy.js';
 import { createNotificationSender } from '../../../plugins/soap-mps/notification-sender.js';
-import { until } from './until.js';
+import { until } from '../../helpers/poll.js';
+
 
 const policy = createDeliveryPolicy({ allowedNetworks: DEFAULT_ALLOWED_NETWORKS, allowedHosts: [] });
 
@@ -30,15 +31,15 @@ describe('notification sender', () => {
     const sender = createNotificationSender({ timeoutMs: 10_000, maxAttempts: 1, backoffMs: 10, maxPending: 2, policy, logger: createLogger({ level: 'warn', write: (l) => lines.push(l) }) });
     try {
       sender.send([url], { body: 'n1', soapAction: 'a' });
-      await until(() => bodies.length === 1);
+      await until('condition', () => bodies.length === 1);
       for (const n of ['n2', 'n3', 'n4', 'n5']) sender.send([url], { body: n, soapAction: 'a' });
       assert.equal(sender.pending(), 3, 'one in flight, two queued');
       assert.equal(lines.filter((l) => l.includes('oldest notification dropped')).length, 2);
       hold = false;
       held.splice(0).forEach((res) => res.end());
-      await until(() => bodies.length === 3);
+      await until('condition', () => bodies.length === 3);
       assert.deepEqual(bodies, ['n1', 'n4', 'n5']);
-      await until(() => sender.pending() === 0);
+      await until('condition', () => sender.pending() === 0);
     } finally {
       await sender.close();
       server.closeAllConnections();

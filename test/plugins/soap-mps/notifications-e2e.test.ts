@@ -10,6 +10,7 @@ import { startTestGateway, type TestGateway } from '../../helpers/gateway-harnes
 import { createCredential, SIM_AMT_SETTINGS, SIM_RMCP_PORT, startScan, waitForScan } from '../../helpers/scan-helpers.js';
 import { startReceiver, type NotificationReceiver } from './notification-receiver.js';
 import { ADMIN, basicHeader, envelope, soapPoster, soapServiceUrl, type SoapTestGateway } from './soap-test-gateway.js';
+import { until } from '../../helpers/poll.js';
 
 const BASE = '127.40.7.1';
 
@@ -51,18 +52,12 @@ describe('notifications from the real online monitor', () => {
     assert.equal(res.status, 200, res.text);
     return res.xml!.Envelope.Body.IsMachineConnectedResponse.IsConnected === 'true';
   };
-  const until = async (what: string, check: () => Promise<boolean>, timeoutMs = 20_000) => {
-    const deadline = Date.now() + timeoutMs;
-    while (!(await check())) {
-      if (Date.now() > deadline) throw new Error(`${what}: not reached in ${timeoutMs} ms`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  };
+
 
   test('a device going offline and coming back is notified, and IsMachineConnected follows it', async () => {
     const device = fleet.devices[1]!;
     const { hostname, uuid, address } = device.config;
-    await until('the scanned device counts as connected', () => isConnected(hostname));
+    await until('the scanned device counts as connected', () => isConnected(hostname), 20_000);
     const subscribed = await post(envelope(`<m:SubscribeForNotifications><m:Delivery>${receiver.url}</m:Delivery></m:SubscribeForNotifications>`));
     assert.equal(subscribed.status, 200, subscribed.text);
 
