@@ -114,8 +114,9 @@ test('repeated failed logins from one address are slowed down, then refused with
       assert.equal((await attempt()).status, 401);
       durations.push(performance.now() - started);
     }
-    // The fifth failure waits 3 × 400 ms; scrypt's own time varies by far less than that.
-    assert.ok(durations[4]! - durations[0]! >= 800, `later failures are delayed (${durations.map(Math.round).join(', ')} ms)`);
+    // The fifth failure waits 3 × 400 ms; scrypt's own time varies by far less than that. Against the
+    // faster of the two free failures: the first also pays for warming up (680 ms on a loaded machine).
+    assert.ok(durations[4]! - Math.min(durations[0]!, durations[1]!) >= 800, `later failures are delayed (${durations.map(Math.round).join(', ')} ms)`);
     const refused = await attempt();
     assert.equal(refused.status, 429);
     assert.ok(Number(refused.headers.get('retry-after')) > 0);
