@@ -8,6 +8,7 @@
 import type { Duplex } from 'node:stream';
 import type { DeviceState } from '../device-state.js';
 import type { ByteReader } from './byte-reader.js';
+import { idleClose } from './idle-close.js';
 import { DEFAULT_FORMAT, encodeScreen, renderScreen, SCREEN, type PixelFormat } from './redir-screen.js';
 
 export const KVM_SERVER_NAME = 'Intel(r) AMT KVM';
@@ -121,15 +122,7 @@ export async function serveKvm(state: DeviceState, reader: ByteReader, socket: D
       send(rect);
     }
   });
-  let idle: NodeJS.Timeout | undefined;
-  const touched = () => {
-    clearTimeout(idle);
-    idle = setTimeout(() => {
-      redirection.counters.idleCloses++;
-      socket.end();
-    }, redirection.timeouts.kvmIdleMs);
-  };
-  touched();
+  const idle = idleClose(socket, redirection.timeouts.kvmIdleMs, redirection.counters);
   try {
     for (;;) {
       const type = await reader.u8();
@@ -151,11 +144,11 @@ export async function serveKvm(state: DeviceState, reader: ByteReader, socket: D
         else if (rect) parked = rect;
       } else if (type === 4) {
         const b = await reader.read(7);
-        touched();
+        idle.touched();
         if (b[0] === 1) redirection.keyPressed(b.readUInt32BE(3));
       } else if (type === 5) {
         await reader.read(5);
-        touched();
+        idle.touched();
       } else if (type === 6) {
         const length = (await reader.read(7)).readUInt32BE(3);
         if (length > MAX_CUT_TEXT) return;
@@ -164,6 +157,6 @@ export async function serveKvm(state: DeviceState, reader: ByteReader, socket: D
     }
   } finally {
     unsubscribe();
-    clearTimeout(idle);
+    idle.stop();
   }
 }

@@ -6,6 +6,7 @@
 import type { Duplex } from 'node:stream';
 import type { DeviceState } from '../device-state.js';
 import type { ByteReader } from './byte-reader.js';
+import { idleClose } from './idle-close.js';
 
 export const SOL = { settings: 0x20, settingsReply: 0x21, control: 0x27, toHost: 0x28, fromHost: 0x2a, heartbeat: 0x2b } as const;
 const HEARTBEAT_MS = 2_000;
@@ -40,20 +41,12 @@ export async function serveSol(state: DeviceState, reader: ByteReader, socket: D
     beat.writeUInt32LE(++seq >>> 0, 4);
     send(beat);
   };
-  let idle: NodeJS.Timeout | undefined;
-  const touched = () => {
-    clearTimeout(idle);
-    idle = setTimeout(() => {
-      redirection.counters.idleCloses++;
-      socket.end();
-    }, redirection.timeouts.solIdleMs);
-  };
+  const idle = idleClose(socket, redirection.timeouts.solIdleMs, redirection.counters);
   const beating = setInterval(heartbeat, HEARTBEAT_MS);
-  touched();
   try {
     const settings = await reader.read(24);
     if (settings[0] !== SOL.settings) return;
-    touched();
+    idle.touched();
     const reply = Buffer.alloc(23);
     reply[0] = SOL.settingsReply;
     reply.writeUInt32LE(++seq, 4);
@@ -63,7 +56,7 @@ export async function serveSol(state: DeviceState, reader: ByteReader, socket: D
     send(fromHost(++seq, Buffer.from(solBanner(state), 'latin1')));
     for (;;) {
       const head = await reader.read(8);
-      touched();
+      idle.touched();
       if (head[0] === SOL.heartbeat) continue;
       if (head[0] === SOL.control) {
         await reader.read(6);
@@ -77,6 +70,6 @@ export async function serveSol(state: DeviceState, reader: ByteReader, socket: D
     }
   } finally {
     clearInterval(beating);
-    clearTimeout(idle);
+    idle.stop();
   }
 }
