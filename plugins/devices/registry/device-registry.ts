@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { BatchOperation, KeyValueStore } from '../../../core/plugin-api.js';
 import { createSerialQueue } from '../../../core/util/serial-queue.js';
-import type { Device, DeviceConnection, DeviceFilter, DeviceRegistry } from '../api.js';
+import type { Device, DeviceRegistry } from '../api.js';
 import { DeviceErrors } from '../errors.js';
 import { createEncodedBlocks } from './encoded-blocks.js';
 import { connectionsOf, withConnection } from '../presence/connections.js';
+import { ipKey, matches, namedByUuid, sortByAddress } from './device-records.js';
 
 /** What a scan learned about an address; merged into the device with the same identity. */
 export type DeviceObservation = Omit<Device, 'id' | 'firstSeen' | 'lastSeen' | 'lastScanId' | 'online'> & {
@@ -27,68 +28,8 @@ export interface ManagedDeviceRegistry extends DeviceRegistry {
   onOnlineChanged(listener: (device: Readonly<Device>) => void): void;
 }
 
-/** An IPv4 address as a number, for ordering. */
-function ipKey(ip: string): number {
-  let key = 0;
-  let octet = 0;
-  for (let i = 0; i < ip.length; i++) {
-    const c = ip.charCodeAt(i);
-    if (c === 46) {
-      key = key * 256 + octet;
-      octet = 0;
-    } else octet = octet * 10 + c - 48;
-  }
-  return key * 256 + octet;
-}
-
-const INDEX_SPAN = 2 ** 20;
 const LOAD_PAGE = 2000;
 const LOAD_SPLIT = '8';
-
-/** A device known only by the UUID a tunnel named, at the address the tunnel came from. */
-function namedByUuid(uuid: string, ipAddress: string, connections: DeviceConnection[], now: string): Device {
-  return {
-    id: randomUUID(),
-    ipAddress,
-    hostname: null,
-    domain: null,
-    firmwareVersion: null,
-    provisioningState: null,
-    provisioningMode: null,
-    uuid: uuid.toLowerCase(),
-    tls: false,
-    tlsFingerprint: null,
-    openPorts: [],
-    authStatus: 'unreachable',
-    credentialId: null,
-    online: connections.length > 0,
-    connections,
-    firstSeen: now,
-    lastSeen: now,
-    lastScanId: null,
-  };
-}
-
-/** Devices in address order. */
-function sortByAddress(devices: Device[], keyOf: (device: Device) => number): Device[] {
-  if (devices.length > INDEX_SPAN) return devices.sort((a, b) => keyOf(a) - keyOf(b));
-  // key × 2^20 + position stays below 2^52, exact in a double, and a typed array sorts it natively:
-  // a tenth of the time of a comparator sort at 100,000 devices.
-  const packed = new Float64Array(devices.length);
-  for (let i = 0; i < devices.length; i++) packed[i] = keyOf(devices[i]!) * INDEX_SPAN + i;
-  packed.sort();
-  return Array.from(packed, (value) => devices[value % INDEX_SPAN]!);
-}
-
-function matches(device: Device, filter: DeviceFilter): boolean {
-  if (filter.provisioningState !== undefined && device.provisioningState !== filter.provisioningState) return false;
-  if (filter.online !== undefined && device.online !== filter.online) return false;
-  if (filter.q) {
-    const q = filter.q.toLowerCase();
-    if (!device.ipAddress.includes(q) && !(device.hostname ?? '').toLowerCase().includes(q)) return false;
-  }
-  return true;
-}
 
 /**
  * Devices in the plugin's store, mirrored in memory (a device is a few hundred bytes, so 100,000
