@@ -8,11 +8,11 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startFleet, type Fleet, type FleetOptions, type SimDevice } from '../../sim/index.js';
-import { startTestGateway, type TestGateway } from '../../helpers/gateway-harness.js';
-import { createCredential, SIM_AMT_SETTINGS, startScan, waitForScan } from '../../helpers/scan-helpers.js';
+import type { TestGateway } from '../../helpers/gateway-harness.js';
+import { startScan, waitForScan } from '../../helpers/scan-helpers.js';
 import type { Device } from '../../../plugins/rest-api/api.js';
 import type { CiraConnection } from '../../../plugins/cira/api.js';
-import { ciraPort } from './gateway-cira-helpers.js';
+import { startCiraGateway } from './gateway-cira-helpers.js';
 import { until } from '../../helpers/poll.js';
 
 const MPS = { username: 'mps-identity', password: 'Mps-P@ssw0rd-identity' };
@@ -68,16 +68,8 @@ async function scanned(device: SimDevice): Promise<Device> {
 }
 
 before(async () => {
-  gw = await startTestGateway({
-    plugins: ['rest-api', 'power-mgmt', 'cira'],
-    logs,
-    overrides: { ...SIM_AMT_SETTINGS, plugins: { cira: { enable: true, options: { port: 0, keepAliveIntervalSeconds: 1, keepAliveTimeoutSeconds: 3, forwardSettleMs: 50 } } } },
-  });
-  token = await gw.login();
-  await createCredential(gw, token, { name: 'fleet', username: 'admin', password: 'P@ssw0rd1', isDefault: true });
+  ({ gw, token, ca, port } = await startCiraGateway(logs));
   assert.equal((await gw.request('POST', '/api/cira/accounts', { token, body: MPS })).status, 201);
-  ca = ((await (await gw.request('GET', '/api/cira/certificate', { token })).json()) as { pem: string }).pem;
-  port = ciraPort(logs);
 });
 
 after(async () => {

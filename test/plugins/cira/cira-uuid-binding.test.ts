@@ -6,11 +6,10 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startFleet, type Fleet } from '../../sim/index.js';
-import { startTestGateway, type TestGateway } from '../../helpers/gateway-harness.js';
-import { createCredential, SIM_AMT_SETTINGS } from '../../helpers/scan-helpers.js';
+import type { TestGateway } from '../../helpers/gateway-harness.js';
 import type { Device } from '../../../plugins/rest-api/api.js';
 import type { CiraConnection } from '../../../plugins/cira/api.js';
-import { ciraPort } from './gateway-cira-helpers.js';
+import { startCiraGateway } from './gateway-cira-helpers.js';
 import { until } from '../../helpers/poll.js';
 
 const ACCOUNT_A = { username: 'mps-site-a', password: 'Mps-P@ssw0rd-a' };
@@ -39,15 +38,7 @@ async function createAccount(body: Record<string, unknown>): Promise<{ id: strin
 }
 
 before(async () => {
-  gw = await startTestGateway({
-    plugins: ['rest-api', 'power-mgmt', 'cira'],
-    logs,
-    overrides: { ...SIM_AMT_SETTINGS, plugins: { cira: { enable: true, options: { port: 0, keepAliveIntervalSeconds: 1, keepAliveTimeoutSeconds: 3, forwardSettleMs: 50 } } } },
-  });
-  token = await gw.login();
-  await createCredential(gw, token, { name: 'fleet', username: 'admin', password: 'P@ssw0rd1', isDefault: true });
-  ca = ((await (await gw.request('GET', '/api/cira/certificate', { token })).json()) as { pem: string }).pem;
-  port = ciraPort(logs);
+  ({ gw, token, ca, port } = await startCiraGateway(logs));
 });
 
 after(async () => {
