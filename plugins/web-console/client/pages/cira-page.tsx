@@ -50,8 +50,8 @@ export function CiraPage({ session }: { session: Session }) {
     setNotice(null);
     try {
       await api('POST', `/cira/connections/${encodeURIComponent(t.deviceId)}/accept`);
-      setNotice(`The tunnel of ${t.uuid} is accepted as the device.`);
       await reload();
+      setNotice(`The tunnel of ${t.uuid} is accepted as the device.`);
     } catch (err) {
       setError(errorText(err));
     }

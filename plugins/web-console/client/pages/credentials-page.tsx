@@ -27,8 +27,9 @@ export function CredentialsPage({ session }: { session: Session }) {
     setNotice(null);
     try {
       await f();
-      setNotice(what);
+      // Announce only once the table shows the change: a reader (or a test) acting on the notice sees the new state.
       await reload();
+      setNotice(what);
     } catch (err) {
       setError(errorText(err));
     }

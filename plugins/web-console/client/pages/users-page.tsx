@@ -26,8 +26,8 @@ export function UsersPage({ session }: { session: Session }) {
     setError(null);
     try {
       await api('DELETE', `/users/${encodeURIComponent(u.username)}`);
-      setNotice(`${u.username} deleted.`);
       await reload();
+      setNotice(`${u.username} deleted.`);
     } catch (err) {
       setError(errorText(err));
     }
@@ -50,10 +50,7 @@ export function UsersPage({ session }: { session: Session }) {
           known={known}
           onDone={(message) => {
             setEditing(null);
-            if (message) {
-              setNotice(message);
-              void reload();
-            }
+            if (message) void reload().then(() => setNotice(message));
           }}
         />
       )}
