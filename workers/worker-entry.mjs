@@ -38,8 +38,37 @@ if (taskDir && taskExtension) {
   }, PRELOAD_DELAY_MS).unref();
 }
 
+// The thread's event-loop delay while it runs tasks, for the device gate's admission of reads
+// (core/pool/thread-delay.ts reads it): a beat that comes late means ready callbacks waited that long.
+const BEAT_MS = 20;
+const SLOT_FIELDS = 3;
+const { delayBoard } = workerData ?? {};
+const board = delayBoard ? new Int32Array(delayBoard) : undefined;
+const slotAt = board ? 1 + (Atomics.add(board, 0, 1) % ((board.length - 1) / SLOT_FIELDS)) * SLOT_FIELDS : 0;
+let running = 0;
+let lastBeat = performance.now();
+if (board) {
+  setInterval(() => {
+    const now = performance.now();
+    const late = Math.round(now - lastBeat - BEAT_MS);
+    lastBeat = now;
+    if (running > 0 && late > Atomics.load(board, slotAt)) Atomics.store(board, slotAt, late);
+    Atomics.add(board, slotAt + 1, 1);
+  }, BEAT_MS).unref();
+}
+const taskStarted = () => {
+  // An idle thread blocks in Piscina's Atomics.wait: that pause is idleness, not delay.
+  if (running++ === 0) lastBeat = performance.now();
+  if (board) Atomics.store(board, slotAt + 2, running);
+};
+const taskEnded = () => {
+  running--;
+  if (board) Atomics.store(board, slotAt + 2, running);
+};
+
 export default async function runTask(envelope) {
   const { file, input, progressPort, cancelFlag } = envelope;
+  taskStarted();
   const controller = new AbortController();
   // A task passes its signal to every socket it opens; hundreds of listeners are expected.
   setMaxListeners(0, controller.signal);
@@ -60,6 +89,7 @@ export default async function runTask(envelope) {
     if (cancelled()) controller.abort(new Error('task cancelled'));
     return await module.default(input, tools);
   } finally {
+    taskEnded();
     if (poll) clearInterval(poll);
     progressPort?.close();
   }

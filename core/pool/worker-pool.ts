@@ -6,6 +6,7 @@ import { setMaxListeners } from 'node:events';
 import type { WorkerTasks, TaskEnvelope, TaskFunction, WorkerEntryData } from '../../workers/task-api.js';
 import { CODE_EXTENSION, codePath } from '../assets/package-root.js';
 import { createSemaphore } from '../util/semaphore.js';
+import { createThreadDelayBoard } from './thread-delay.js';
 
 const ENTRY = codePath('workers', 'worker-entry.mjs');
 // The built-in tasks are built as the rest of the code: `.ts` under tsx, `.js` compiled.
@@ -50,6 +51,12 @@ export interface WorkerPool {
    */
   runInProcess<K extends TaskName>(task: K, input: Field<K, 'input'>, options?: TaskRunOptions<Field<K, 'progress'>>): Promise<Field<K, 'output'>>;
   createCancelToken(): CancelToken;
+  /**
+   * The longest event-loop delay (ms) the threads running tasks (the worker threads while they have
+   * tasks, and this thread) showed since the previous call; clears it. Read by one consumer, the
+   * device gate, which admits device reads by it (see core/pool/thread-delay.ts).
+   */
+  threadDelayMs(): number;
   /** Whether the pool takes tasks: not when closed, its threads are gone, or its queue is full. */
   status(): { ready: boolean; reason?: string };
   close(): Promise<void>;
@@ -127,6 +134,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
   // device-waiting tasks can have the room beyond them without taking any.
   const slots = createSemaphore(options.threads * options.concurrentTasksPerWorker);
   const deviceRoomPerThread = Math.ceil((options.deviceWaitRoom ?? DEFAULT_DEVICE_WAIT_ROOM) / Math.max(1, options.threads));
+  const delays = createThreadDelayBoard();
   const threads = () =>
     (piscina ??= new Piscina({
       filename: ENTRY,
@@ -140,7 +148,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
       // The bin's 4 MiB semi-spaces suit the main thread; a worker holding a thousand device reads at
       // once would spend a tenth of its time in scavenges with them.
       resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
-      workerData: { taskDir: TASK_DIR.href, taskExtension: TASK_EXTENSION } satisfies WorkerEntryData,
+      workerData: { taskDir: TASK_DIR.href, taskExtension: TASK_EXTENSION, delayBoard: delays.buffer } satisfies WorkerEntryData,
     }));
 
   async function runEnvelope<TOutput, TProgress>(file: string, input: unknown, runOptions: TaskRunOptions<TProgress> = {}): Promise<TOutput> {
@@ -177,6 +185,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
       return runEnvelope(taskFileUrl(file), input, runOptions);
     },
     createCancelToken,
+    threadDelayMs: () => delays.sample(),
     status() {
       if (closed) return { ready: false, reason: 'the worker pool is closed' };
       if (!piscina) return { ready: true }; // threads start with the first task
@@ -186,6 +195,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     },
     async close() {
       closed = true;
+      delays.close();
       await piscina?.destroy();
     },
   };

@@ -7,6 +7,11 @@ export interface DevicesConfig {
    * diagnostics, tunnel reads; each holds one socket, one per device at most). Lowered to fit `ulimit -n`.
    */
   deviceConnections: number;
+  /**
+   * Operations the gate admits at once below `deviceConnections`, following the event-loop delay of
+   * the threads doing them (gate/device-admission.ts): `start` after a quiet spell, never fewer than `minimum`.
+   */
+  admission: { start: number; minimum: number };
   /** The per-device sign-in memory shared by every device path (AMT locks an account after 10 failed logins in a row). */
   signIn: SignInSettings;
 }
@@ -27,6 +32,15 @@ export const DEVICES_CONFIG_SCHEMA = {
   default: {},
   properties: {
     deviceConnections: { type: 'integer', minimum: 1, maximum: 65536, default: 1024 },
+    admission: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: {
+        start: { type: 'integer', minimum: 1, maximum: 65536, default: 64 },
+        minimum: { type: 'integer', minimum: 1, maximum: 65536, default: 8 },
+      },
+    },
     signIn: { ...SIGN_IN_OPTIONS_SCHEMA, default: {} },
   },
 };

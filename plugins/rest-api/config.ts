@@ -23,7 +23,10 @@ export interface RestApiConfig {
     rmcpWindowMs: number;
     /** Credentials tried per device at most (AMT locks out after 10 failures). */
     credentialAttemptsPerDevice: number;
-    /** Devices interrogated at once per scan (within `deviceConnections`, one connection per device). */
+    /**
+     * A scan's own cap on devices read at once. Within it the device gate admits reads by what they
+     * cost (plugins/devices/gate/device-admission.ts), up to `deviceConnections`, one connection per device.
+     */
     interrogationConcurrency: number;
     /** Total time for one WS-Management request. */
     requestTimeoutMs: number;
@@ -57,7 +60,7 @@ export const REST_API_CONFIG_SCHEMA = {
         minProbeTimeoutMs: { type: 'integer', minimum: 1, maximum: 60000, default: 100 },
         rmcpWindowMs: { type: 'integer', minimum: 0, maximum: 10000, default: 500 },
         credentialAttemptsPerDevice: { type: 'integer', minimum: 1, maximum: 9, default: 3 },
-        interrogationConcurrency: { type: 'integer', minimum: 1, maximum: 65536, default: 256 },
+        interrogationConcurrency: { type: 'integer', minimum: 1, maximum: 65536, default: 1024 },
         requestTimeoutMs: { type: 'integer', minimum: 100, maximum: 120000, default: 10000 },
         historySize: { type: 'integer', minimum: 1, maximum: 10000, default: 200 },
       },

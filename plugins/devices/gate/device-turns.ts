@@ -1,34 +1,48 @@
 /**
  * How many operations may wait on devices at once, and whose turn it is at each device. A device
- * read spends nearly all its time waiting on the device (AMT answers each request after 50-400 ms),
- * so it is bounded by the sockets the gateway can hold, not by worker slots meant for CPU work; and
- * a device never has two of the gateway's connections at once, whichever paths (a scan, power,
- * monitor reads, diagnostics) want it: AMT firmware handles few connections and fragile ones worse.
+ * never has two of the gateway's connections at once, whichever paths (a scan, power, monitor
+ * reads, diagnostics) want it: AMT firmware handles few connections and fragile ones worse. How
+ * many run in all follows what they cost (device-admission.ts): up to the sockets the gateway may
+ * hold (`deviceConnections`) while they wait on devices, fewer while they need the CPU.
  *
  * The device gate (device-gate.ts) calls `run` around every task that connects, for every path.
  */
+import { ADMISSION_TICK_MS, createAdmission, type AdmissionBounds } from './device-admission.js';
 
 export interface DeviceTurns {
-  /** Runs `work` once no other operation is at `deviceKey` (the device's address) and a socket is free. */
+  /** Runs `work` once no other operation is at `deviceKey` (the device's address) and it is admitted. */
   run<T>(deviceKey: string, work: () => Promise<T>): Promise<T>;
-  /** Operations that may wait on devices at once. */
+  /** Operations admitted at once now (between the bounds' minimum and `deviceConnections`). */
   readonly limit: number;
-  /** Sets the limit (at start, before any operation). */
-  resize(limit: number): void;
+  /** The bounds of the limit; `maximum` is `deviceConnections`. */
+  readonly bounds: Readonly<AdmissionBounds>;
+  /** Sets the bounds (at start, before any operation). */
+  rebound(bounds: AdmissionBounds): void;
   /** Operations running now. */
   readonly active: number;
-  /** Operations waiting for their device's turn or a socket. */
+  /** Operations waiting for their device's turn or for admission. */
   readonly waiting: number;
+  /** The most operations that ran at once so far. */
+  readonly peakActive: number;
+  /** Stops the admission's timer (at teardown). */
+  close(): void;
 }
 
-export function createDeviceTurns(limit: number): DeviceTurns {
-  let bound = Math.max(1, Math.floor(limit));
+/**
+ * @param bounds the admission's bounds (`maximum`: `deviceConnections`)
+ * @param delayMs the threads' event-loop delay since the previous call (the worker pool's `threadDelayMs`)
+ */
+export function createDeviceTurns(bounds: AdmissionBounds, delayMs: () => number): DeviceTurns {
+  const admission = createAdmission(bounds);
   /** Devices with an operation running; each holds the queue of those waiting for that device. */
   const busy = new Map<string, Array<() => void>>();
-  const sockets: Array<() => void> = [];
-  let socketHead = 0;
+  const admitting: Array<() => void> = [];
+  let admitHead = 0;
   let active = 0;
+  let peakActive = 0;
   let waitingForDevice = 0;
+  let ticker: NodeJS.Timeout | undefined;
+  let lastTick = 0;
 
   const takeDevice = (key: string): Promise<void> | undefined => {
     const queue = busy.get(key);
@@ -45,42 +59,79 @@ export function createDeviceTurns(limit: number): DeviceTurns {
     if (next) next();
     else busy.delete(key);
   };
-  const takeSocket = (): Promise<void> | undefined => {
-    if (active < bound) {
+  const queued = () => admitting.length - admitHead;
+  const admitNext = (): void => {
+    const next = admitting[admitHead++]!;
+    if (admitHead > 1024 && admitHead * 2 > admitting.length) {
+      admitting.splice(0, admitHead);
+      admitHead = 0;
+    }
+    next();
+  };
+  const admitWhileRoom = (): void => {
+    while (queued() > 0 && active < admission.limit) {
       active++;
+      admitNext();
+    }
+    peakActive = Math.max(peakActive, active);
+  };
+  const tick = (): void => {
+    if (active === 0 && queued() === 0) {
+      clearInterval(ticker);
+      ticker = undefined;
+      admission.rest();
+      return;
+    }
+    // The tick's own lateness is this thread's delay too, measured even when it ran before the
+    // threads' monitors could record the same stall.
+    const now = performance.now();
+    const late = now - lastTick - ADMISSION_TICK_MS;
+    lastTick = now;
+    admission.step(Math.max(delayMs(), late));
+    if (queued() > 0) admission.pressed();
+    admitWhileRoom();
+  };
+  const takeSlot = (): Promise<void> | undefined => {
+    if (!ticker) {
+      delayMs(); // what the threads showed while no operation ran is not about operations
+      lastTick = performance.now();
+      ticker = setInterval(tick, ADMISSION_TICK_MS);
+      ticker.unref();
+    }
+    if (active < admission.limit && queued() === 0) {
+      active++;
+      peakActive = Math.max(peakActive, active);
       return undefined;
     }
-    return new Promise<void>((resolve) => sockets.push(resolve));
+    admission.pressed();
+    return new Promise<void>((resolve) => admitting.push(resolve));
   };
-  const releaseSocket = (): void => {
-    // A finishing operation hands its socket straight to the next waiter, so `active` never overshoots.
-    if (socketHead < sockets.length) {
-      const next = sockets[socketHead++]!;
-      if (socketHead > 1024 && socketHead * 2 > sockets.length) {
-        sockets.splice(0, socketHead);
-        socketHead = 0;
-      }
-      next();
-    } else active--;
+  const releaseSlot = (): void => {
+    // A finishing operation hands its slot straight to the next waiter while the limit allows, so
+    // `active` never overshoots; after the limit shrank, it gives the slot back instead.
+    if (queued() > 0 && active <= admission.limit) admitNext();
+    else active--;
   };
 
   return {
     get limit() {
-      return bound;
+      return admission.limit;
     },
-    resize(next) {
-      // Only before use (a deprecated option read at start): a running operation keeps its socket.
-      bound = Math.max(1, Math.floor(next));
+    get bounds() {
+      return admission.bounds;
+    },
+    rebound(next) {
+      admission.rebound(next);
     },
     async run(deviceKey, work) {
-      // The device's turn first: an operation queued behind its device holds no socket meanwhile.
+      // The device's turn first: an operation queued behind its device holds no slot meanwhile.
       await takeDevice(deviceKey);
       try {
-        await takeSocket();
+        await takeSlot();
         try {
           return await work();
         } finally {
-          releaseSocket();
+          releaseSlot();
         }
       } finally {
         releaseDevice(deviceKey);
@@ -90,7 +141,14 @@ export function createDeviceTurns(limit: number): DeviceTurns {
       return active;
     },
     get waiting() {
-      return waitingForDevice + (sockets.length - socketHead);
+      return waitingForDevice + queued();
+    },
+    get peakActive() {
+      return peakActive;
+    },
+    close() {
+      clearInterval(ticker);
+      ticker = undefined;
     },
   };
 }

@@ -29,11 +29,11 @@ export function createGateService(parts: GateServiceParts): DeviceGate {
     read: createDeviceRead(parts),
     deviceNamed: (text, path) => deviceOfTarget(devices, text, path),
     get deviceConnections() {
-      return turns.limit;
+      return turns.bounds.maximum;
     },
     applyDeprecatedOptions(from, options) {
       if (options.signIn) Object.assign(parts.signInSettings, options.signIn);
-      if (options.deviceConnections !== undefined) turns.resize(fitDeviceConnections(options.deviceConnections, parts.logger));
+      if (options.deviceConnections !== undefined) turns.rebound({ ...turns.bounds, maximum: fitDeviceConnections(options.deviceConnections, parts.logger) });
       parts.logger.warn(`plugins.${from}.options ${Object.keys(options).join(' and ')} are deprecated: set them under plugins.devices.options`);
     },
   };
