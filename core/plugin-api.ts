@@ -24,6 +24,7 @@ export type { EventBus } from './events/event-bus.js';
 export type { Logger } from './log/logger.js';
 export type { KeyValueStore, BatchOperation, PageOptions } from './store/key-value-store.js';
 export type { WorkerPool, TaskRunOptions, CancelToken } from './pool/worker-pool.js';
+export type { ThreadLoad } from './pool/thread-delay.js';
 export type { JsonSchema } from './validation/json-schema.js';
 export type {
   AuthenticatedUser,

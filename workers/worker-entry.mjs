@@ -66,6 +66,30 @@ const taskEnded = () => {
   if (board) Atomics.store(board, slotAt + 2, running);
 };
 
+// One poll per thread for every running task's cancel flag, instead of a timer per task: a thread
+// holding a thousand device reads ran 20,000 poll callbacks a second for them.
+const watched = new Set();
+let cancelPoll;
+const pollCancels = () => {
+  for (const watch of watched) {
+    if (Atomics.load(watch.flag, 0) !== 0) {
+      watched.delete(watch);
+      watch.controller.abort(new Error('task cancelled'));
+    }
+  }
+  if (watched.size === 0) {
+    clearInterval(cancelPoll);
+    cancelPoll = undefined;
+  }
+};
+const watchCancel = (watch) => {
+  watched.add(watch);
+  if (!cancelPoll) {
+    cancelPoll = setInterval(pollCancels, CANCEL_POLL_MS);
+    cancelPoll.unref();
+  }
+};
+
 export default async function runTask(envelope) {
   const { file, input, progressPort, cancelFlag } = envelope;
   taskStarted();
@@ -73,12 +97,8 @@ export default async function runTask(envelope) {
   // A task passes its signal to every socket it opens; hundreds of listeners are expected.
   setMaxListeners(0, controller.signal);
   const cancelled = () => (cancelFlag ? Atomics.load(cancelFlag, 0) !== 0 : false);
-  const poll = cancelFlag
-    ? setInterval(() => {
-        if (cancelled()) controller.abort(new Error('task cancelled'));
-      }, CANCEL_POLL_MS)
-    : undefined;
-  poll?.unref();
+  const watch = cancelFlag ? { flag: cancelFlag, controller } : undefined;
+  if (watch) watchCancel(watch);
   try {
     const module = await loadTask(file);
     const tools = {
@@ -90,7 +110,7 @@ export default async function runTask(envelope) {
     return await module.default(input, tools);
   } finally {
     taskEnded();
-    if (poll) clearInterval(poll);
+    if (watch) watched.delete(watch);
     progressPort?.close();
   }
 }

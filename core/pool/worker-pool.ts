@@ -6,7 +6,7 @@ import { setMaxListeners } from 'node:events';
 import type { WorkerTasks, TaskEnvelope, TaskFunction, WorkerEntryData } from '../../workers/task-api.js';
 import { CODE_EXTENSION, codePath } from '../assets/package-root.js';
 import { createSemaphore } from '../util/semaphore.js';
-import { createThreadDelayBoard } from './thread-delay.js';
+import { createThreadDelayBoard, type ThreadLoad } from './thread-delay.js';
 
 const ENTRY = codePath('workers', 'worker-entry.mjs');
 // The built-in tasks are built as the rest of the code: `.ts` under tsx, `.js` compiled.
@@ -52,11 +52,11 @@ export interface WorkerPool {
   runInProcess<K extends TaskName>(task: K, input: Field<K, 'input'>, options?: TaskRunOptions<Field<K, 'progress'>>): Promise<Field<K, 'output'>>;
   createCancelToken(): CancelToken;
   /**
-   * The longest event-loop delay (ms) the threads running tasks (the worker threads while they have
-   * tasks, and this thread) showed since the previous call; clears it. Read by one consumer, the
-   * device gate, which admits device reads by it (see core/pool/thread-delay.ts).
+   * What the threads running tasks (the worker threads, and this thread) showed since the previous
+   * call: the longest event-loop delay and the busiest one's utilisation. Read by one consumer, the
+   * device gate, which admits device operations by it (see core/pool/thread-delay.ts).
    */
-  threadDelayMs(): number;
+  threadLoad(): ThreadLoad;
   /** Whether the pool takes tasks: not when closed, its threads are gone, or its queue is full. */
   status(): { ready: boolean; reason?: string };
   close(): Promise<void>;
@@ -134,7 +134,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
   // device-waiting tasks can have the room beyond them without taking any.
   const slots = createSemaphore(options.threads * options.concurrentTasksPerWorker);
   const deviceRoomPerThread = Math.ceil((options.deviceWaitRoom ?? DEFAULT_DEVICE_WAIT_ROOM) / Math.max(1, options.threads));
-  const delays = createThreadDelayBoard();
+  const delays = createThreadDelayBoard(() => piscina?.threads ?? []);
   const threads = () =>
     (piscina ??= new Piscina({
       filename: ENTRY,
@@ -143,6 +143,9 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
       minThreads: options.threads,
       maxThreads: options.threads,
       concurrentTasksPerWorker: options.concurrentTasksPerWorker + deviceRoomPerThread,
+      // An idle thread waits for work in its event loop rather than blocked in Atomics.wait, so that its
+      // utilisation (threadLoad) reads idle, not busy; at our task rates the extra wake-up is no cost.
+      atomics: 'disabled',
       maxQueue: options.maxQueue,
       idleTimeout: options.idleTimeoutMs,
       // The bin's 4 MiB semi-spaces suit the main thread; a worker holding a thousand device reads at
@@ -185,7 +188,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
       return runEnvelope(taskFileUrl(file), input, runOptions);
     },
     createCancelToken,
-    threadDelayMs: () => delays.sample(),
+    threadLoad: () => delays.sample(),
     status() {
       if (closed) return { ready: false, reason: 'the worker pool is closed' };
       if (!piscina) return { ready: true }; // threads start with the first task

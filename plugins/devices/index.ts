@@ -54,7 +54,7 @@ export default definePlugin<DevicesConfig>({
       paused: (reason) => ctx.events.publish('DeviceSignInPaused', { reason }),
     });
     const networks = createNetworkGuard(ctx.site.amt.allowedNetworks);
-    const turns = createDeviceTurns({ maximum: fitDeviceConnections(ctx.config.deviceConnections, ctx.logger), ...ctx.config.admission }, () => ctx.pool.threadDelayMs());
+    const turns = createDeviceTurns({ maximum: fitDeviceConnections(ctx.config.deviceConnections, ctx.logger), ...ctx.config.admission }, () => ctx.pool.threadLoad());
     ctx.onClose(() => turns.close());
     const paths = createDevicePaths();
     const gate = createDeviceGate({ devices, vault: credentials, signIn, networks, turns, paths, amt: ctx.site.amt, tlsTrust: ctx.site.deviceTls, pool: ctx.pool, logger: ctx.logger });

@@ -1,33 +1,39 @@
 /**
  * How many device operations the gate lets run at once: a number that follows what they cost, not
  * a fixed one. Between `minimum` and `maximum` (`deviceConnections`: the sockets the gateway may
- * hold, one per device), it is steered by the event-loop delay of the threads that do the reads
- * (core/pool/thread-delay.ts), a delay-based, AIMD-like rule as TCP Vegas and Netflix's
- * concurrency-limits use for latency, but on the one latency that our own load makes: how long a
- * device's answer waits for its thread.
+ * hold, one per device) it is steered every 100 ms by what the threads doing the reads showed
+ * (core/pool/thread-delay.ts): how busy they were and how long a ready answer waited for its thread.
+ * An AIMD-like, delay-based rule as TCP Vegas and Netflix's concurrency-limits use, but on the one
+ * latency that our own load makes.
  *
  * - A read that waits on a slow device (AMT answers each request after 50-400 ms) costs its thread a
- *   few milliseconds of CPU in a second or two: a thousand of them leave the threads mostly idle and
- *   the delay low, so the limit grows (×1.5 a tick while operations queue for it) up to
- *   `deviceConnections`. A fixed bound would count each as if it used a CPU (issue 21: 1,000 slow
- *   devices 256 at a time took twice tuned nmap's time).
- * - Reads that need the CPU (devices that answer at once, a machine busy with other work) make each
- *   answer wait behind the others' work: the delay rises long before they reach their request
- *   timeouts, and the limit shrinks (×0.7 a tick) until it falls again. A fixed bound high enough
- *   for slow devices let 1,000 such reads run at once on a loaded machine and all of them timed out.
+ *   few milliseconds of CPU in a second or two: a thousand of them leave the threads mostly idle, so
+ *   while operations queue the limit grows (×1.5 a tick) up to `deviceConnections`. A fixed bound
+ *   counted each as if it used a CPU (issue 21: 1,000 slow devices 256 at a time took twice tuned
+ *   nmap's time).
+ * - Reads that need the CPU (devices that answer at once, many at a time) keep the threads busy and
+ *   make every answer wait behind the others' work: with the threads busy (utilisation ≥ 0.9) and
+ *   answers waiting over 500 ms the limit shrinks (×0.7 a tick), long before reads reach their 10 s
+ *   request timeouts; with answers waiting over 150 ms it stops growing. A fixed bound high enough
+ *   for slow devices let 1,000 such reads run at once on a loaded machine, and all of them timed out.
+ * - Answers that wait while the threads are idle mean other work on the machine has the CPUs:
+ *   admitting fewer would not give them back, so that alone does not shrink the limit.
  *
- * Why the threads' delay rather than each read's latency (Vegas' RTT against its floor): devices
- * differ by a factor of eight in their own answer times and a scan reads each once, so a read's
- * latency says little about queueing, while the delay measures exactly the queueing we cause; it
- * also sees a thread descheduled by other work on the machine, which CPU utilisation would not.
+ * Why not each read's own latency (Vegas' round trip against its floor): devices differ eightfold in
+ * their answer times and a scan reads each device once, so a read's latency says little about
+ * queueing, while the threads' delay and utilisation measure exactly the queueing we cause.
  */
+
+import type { ThreadLoad } from '../../../core/plugin-api.js';
 
 /** The limit is reconsidered this often while operations run (ms). */
 export const ADMISSION_TICK_MS = 100;
-/** Below this delay (ms) the threads have room: the limit grows if operations wait for it. */
-export const GROW_BELOW_MS = 75;
-/** Above this delay (ms) answers queue for their thread: the limit shrinks. */
-export const SHRINK_ABOVE_MS = 200;
+/** Below this delay (ms) answers hardly wait for their thread: the limit may grow. */
+export const GROW_BELOW_MS = 150;
+/** Above this delay (ms), with the threads busy, answers queue behind our own work: the limit shrinks. */
+export const SHRINK_ABOVE_MS = 500;
+/** Event-loop utilisation from which a thread counts as busy (its own work, not waiting on devices). */
+export const BUSY_FROM = 0.9;
 const GROWTH = 1.5;
 const BACKOFF = 0.7;
 
@@ -45,8 +51,8 @@ export interface Admission {
   readonly bounds: Readonly<AdmissionBounds>;
   /** Notes that an operation waited for the limit since the last tick (only then may it grow). */
   pressed(): void;
-  /** One step of the rule with the delay measured since the last step; returns the new limit. */
-  step(delayMs: number): number;
+  /** One step of the rule with what the threads showed since the last step; returns the new limit. */
+  step(load: ThreadLoad): number;
   /** New bounds (at start, before any operation); the limit is clamped into them. */
   rebound(bounds: AdmissionBounds): void;
   /**
@@ -77,9 +83,12 @@ export function createAdmission(given: AdmissionBounds): Admission {
     pressed() {
       pressed = true;
     },
-    step(delayMs) {
-      if (delayMs > SHRINK_ABOVE_MS) limit = Math.max(bounds.minimum, Math.floor(limit * BACKOFF));
-      else if (delayMs < GROW_BELOW_MS && pressed) limit = Math.min(bounds.maximum, Math.ceil(limit * GROWTH));
+    step({ delayMs, busy }) {
+      // Busy threads and waiting answers: our own work is the queue. Idle threads whose answers wait:
+      // other work on the machine has the CPUs, and fewer operations would not bring them back.
+      const ours = busy >= BUSY_FROM;
+      if (ours && delayMs > SHRINK_ABOVE_MS) limit = Math.max(bounds.minimum, Math.floor(limit * BACKOFF));
+      else if (pressed && !(ours && delayMs >= GROW_BELOW_MS)) limit = Math.min(bounds.maximum, Math.ceil(limit * GROWTH));
       pressed = false;
       return limit;
     },

@@ -7,6 +7,7 @@
  *
  * The device gate (device-gate.ts) calls `run` around every task that connects, for every path.
  */
+import type { ThreadLoad } from '../../../core/plugin-api.js';
 import { ADMISSION_TICK_MS, createAdmission, type AdmissionBounds } from './device-admission.js';
 
 export interface DeviceTurns {
@@ -30,9 +31,9 @@ export interface DeviceTurns {
 
 /**
  * @param bounds the admission's bounds (`maximum`: `deviceConnections`)
- * @param delayMs the threads' event-loop delay since the previous call (the worker pool's `threadDelayMs`)
+ * @param threadLoad what the threads showed since the previous call (the worker pool's `threadLoad`)
  */
-export function createDeviceTurns(bounds: AdmissionBounds, delayMs: () => number): DeviceTurns {
+export function createDeviceTurns(bounds: AdmissionBounds, threadLoad: () => ThreadLoad): DeviceTurns {
   const admission = createAdmission(bounds);
   /** Devices with an operation running; each holds the queue of those waiting for that device. */
   const busy = new Map<string, Array<() => void>>();
@@ -87,13 +88,14 @@ export function createDeviceTurns(bounds: AdmissionBounds, delayMs: () => number
     const now = performance.now();
     const late = now - lastTick - ADMISSION_TICK_MS;
     lastTick = now;
-    admission.step(Math.max(delayMs(), late));
+    const load = threadLoad();
+    admission.step({ delayMs: Math.max(load.delayMs, late), busy: load.busy });
     if (queued() > 0) admission.pressed();
     admitWhileRoom();
   };
   const takeSlot = (): Promise<void> | undefined => {
     if (!ticker) {
-      delayMs(); // what the threads showed while no operation ran is not about operations
+      threadLoad(); // what the threads showed while no operation ran is not about operations
       lastTick = performance.now();
       ticker = setInterval(tick, ADMISSION_TICK_MS);
       ticker.unref();

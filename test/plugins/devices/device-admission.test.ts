@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createDeviceTurns, type DeviceTurns } from '../../../plugins/devices/gate/device-turns.js';
+import { createAdmission } from '../../../plugins/devices/gate/device-admission.js';
 import { createThreadDelayBoard } from '../../../core/pool/thread-delay.js';
 import { startFleet, type Fleet } from '../../sim/fleet.js';
 import { startFleetGateway } from '../remote-monitor/fixtures/fleet-gateway.js';
@@ -59,6 +60,25 @@ async function readAll(turns: DeviceTurns, fleet: Fleet, rounds: number, cpuMsPe
   return run;
 }
 
+test('the rule: busy threads with waiting answers shrink the limit; waiting answers on idle threads (other work has the CPUs) do not', () => {
+  const admission = createAdmission({ maximum: 1024, start: 64, minimum: 8 });
+  const step = (delayMs: number, busy: number, pressed = true) => {
+    if (pressed) admission.pressed();
+    return admission.step({ delayMs, busy });
+  };
+  assert.equal(step(900, 0.3), 96, 'idle threads: the answers wait for the CPUs, not for our work; still grows');
+  assert.equal(step(900, 1), 67, 'busy threads and answers waiting: shrinks');
+  assert.equal(step(300, 1), 67, 'busy, answers waiting a little: holds');
+  assert.equal(step(20, 1), 101, 'busy but answers hardly wait: grows');
+  assert.equal(step(20, 0.1, false), 101, 'nothing waits for admission: holds');
+  for (let i = 0; i < 40; i++) step(2000, 1);
+  assert.equal(admission.limit, 8, 'never below the minimum');
+  for (let i = 0; i < 40; i++) step(0, 0);
+  assert.equal(admission.limit, 1024, 'never above deviceConnections');
+  admission.rest();
+  assert.equal(admission.limit, 64, 'after a quiet spell, the start again');
+});
+
 test('operations that wait on slow devices are admitted far beyond where the gate started, one connection per device', async () => {
   const fleet = await startFleet({ count: 40, base: '127.62.0.1', seed: 'admission-slow', responseDelayMs: [100, 200] });
   const delays = createThreadDelayBoard();
@@ -79,9 +99,9 @@ test('operations that need the CPU are held back: the limit falls below where it
   const delays = createThreadDelayBoard();
   const turns = createDeviceTurns({ maximum: 1024, start: 32, minimum: 2 }, () => delays.sample());
   try {
-    // Devices that answer at once and 20 ms of this thread's CPU per answer: 32 reads at once keep
+    // Devices that answer at once and 40 ms of this thread's CPU per answer: 32 reads at once keep
     // every answer waiting for the others' work.
-    const run = await readAll(turns, fleet, 3, 20);
+    const run = await readAll(turns, fleet, 2, 40);
     assert.ok(run.lowest <= 16, `the limit fell to at most half the start (lowest ${run.lowest})`);
     // It probes upwards again whenever the delay falls, so it moves around the point where answers start to wait.
     assert.ok(run.highest < 128, `it stayed far below the ceiling of 1,024 (highest ${run.highest})`);

@@ -18,7 +18,7 @@ function held() {
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
 test('device turns run one operation per device at a time and at most `limit` in all', async () => {
-  const turns = createDeviceTurns({ maximum: 2, start: 2, minimum: 1 }, () => 0);
+  const turns = createDeviceTurns({ maximum: 2, start: 2, minimum: 1 }, () => ({ delayMs: 0, busy: 0 }));
   const running = new Set<string>();
   const jobs = new Map<string, ReturnType<typeof held>>();
   const start = (key: string, name: string) =>
@@ -54,7 +54,7 @@ test('device turns run one operation per device at a time and at most `limit` in
 });
 
 test('a failing operation gives back its device and its socket', async () => {
-  const turns = createDeviceTurns({ maximum: 1, start: 1, minimum: 1 }, () => 0);
+  const turns = createDeviceTurns({ maximum: 1, start: 1, minimum: 1 }, () => ({ delayMs: 0, busy: 0 }));
   await assert.rejects(turns.run('10.0.0.1', () => Promise.reject(new Error('device gone'))), /device gone/);
   assert.equal(await turns.run('10.0.0.1', async () => 'next'), 'next');
   assert.equal(turns.active, 0);
