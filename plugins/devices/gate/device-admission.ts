@@ -11,11 +11,12 @@
  *   while operations queue the limit grows (×1.5 a tick) up to `deviceConnections`. A fixed bound
  *   counted each as if it used a CPU (issue 21: 1,000 slow devices 256 at a time took twice tuned
  *   nmap's time).
- * - Reads that need the CPU (devices that answer at once, many at a time) keep the threads busy and
- *   make every answer wait behind the others' work: with the threads busy (utilisation ≥ 0.9) and
- *   answers waiting over 500 ms the limit shrinks (×0.7 a tick), long before reads reach their 10 s
- *   request timeouts; with answers waiting over 150 ms it stops growing. A fixed bound high enough
- *   for slow devices let 1,000 such reads run at once on a loaded machine, and all of them timed out.
+ * - Reads that need the CPU (devices that answer at once, many at a time) keep the threads busy
+ *   (utilisation ≥ 0.9): the limit then grows only additively (a quarter of `start` a tick) while
+ *   answers wait under 150 ms, holds above, and shrinks (×0.7 a tick) when they wait over 500 ms,
+ *   long before reads reach their 10 s request timeouts. A fixed bound high enough for slow devices
+ *   let 1,000 such reads run at once on a loaded machine, and all of them timed out; so did a
+ *   multiplicative ramp, which admitted them all before the first one's cost showed in the delay.
  * - Answers that wait while the threads are idle mean other work on the machine has the CPUs:
  *   admitting fewer would not give them back, so that alone does not shrink the limit.
  *
@@ -34,6 +35,8 @@ export const GROW_BELOW_MS = 150;
 export const SHRINK_ABOVE_MS = 500;
 /** Event-loop utilisation from which a thread counts as busy (its own work, not waiting on devices). */
 export const BUSY_FROM = 0.9;
+/** Steps whose worst delay decides whether busy threads may take more. */
+const DELAY_MEMORY = 3;
 const GROWTH = 1.5;
 const BACKOFF = 0.7;
 
@@ -73,6 +76,7 @@ export function createAdmission(given: AdmissionBounds): Admission {
   let bounds = fitBounds(given);
   let limit = bounds.start;
   let pressed = false;
+  const recent: number[] = [];
   return {
     get limit() {
       return limit;
@@ -84,11 +88,19 @@ export function createAdmission(given: AdmissionBounds): Admission {
       pressed = true;
     },
     step({ delayMs, busy }) {
+      // Reads admitted now show their cost a few hundred ms later (connect, challenge, then the CPU
+      // work): growth looks at the worst delay of the last few steps, so a spike is not forgotten.
+      recent.push(delayMs);
+      if (recent.length > DELAY_MEMORY) recent.shift();
+      const lately = Math.max(...recent);
       // Busy threads and waiting answers: our own work is the queue. Idle threads whose answers wait:
       // other work on the machine has the CPUs, and fewer operations would not bring them back.
-      const ours = busy >= BUSY_FROM;
-      if (ours && delayMs > SHRINK_ABOVE_MS) limit = Math.max(bounds.minimum, Math.floor(limit * BACKOFF));
-      else if (pressed && !(ours && delayMs >= GROW_BELOW_MS)) limit = Math.min(bounds.maximum, Math.ceil(limit * GROWTH));
+      const busyThreads = busy >= BUSY_FROM;
+      if (busyThreads && delayMs > SHRINK_ABOVE_MS) limit = Math.max(bounds.minimum, Math.floor(limit * BACKOFF));
+      else if (pressed && !busyThreads) limit = Math.min(bounds.maximum, Math.ceil(limit * GROWTH));
+      // Busy threads that still answer promptly: room for more, found step by step, since the cost of
+      // the last step is not visible yet (a thousand reads at once starved before the delay showed it).
+      else if (pressed && lately < GROW_BELOW_MS) limit = Math.min(bounds.maximum, limit + Math.max(1, Math.ceil(bounds.start / 4)));
       pressed = false;
       return limit;
     },
@@ -99,6 +111,7 @@ export function createAdmission(given: AdmissionBounds): Admission {
     rest() {
       limit = bounds.start;
       pressed = false;
+      recent.length = 0;
     },
   };
 }

@@ -66,11 +66,13 @@ test('the rule: busy threads with waiting answers shrink the limit; waiting answ
     if (pressed) admission.pressed();
     return admission.step({ delayMs, busy });
   };
-  assert.equal(step(900, 0.3), 96, 'idle threads: the answers wait for the CPUs, not for our work; still grows');
-  assert.equal(step(900, 1), 67, 'busy threads and answers waiting: shrinks');
-  assert.equal(step(300, 1), 67, 'busy, answers waiting a little: holds');
-  assert.equal(step(20, 1), 101, 'busy but answers hardly wait: grows');
-  assert.equal(step(20, 0.1, false), 101, 'nothing waits for admission: holds');
+  assert.equal(step(900, 0.3), 96, 'idle threads: the answers wait for the CPUs, not for our work; grows ×1.5');
+  assert.equal(step(900, 1), 67, 'busy threads and answers waiting: shrinks ×0.7');
+  assert.equal(step(20, 1), 67, 'busy threads answering promptly again: holds while the spike is among the last three steps');
+  assert.equal(step(20, 1), 67, 'still holds');
+  assert.equal(step(20, 1), 83, 'then grows, by a quarter of the start a step');
+  assert.equal(step(300, 1), 83, 'busy, answers waiting a little: holds');
+  assert.equal(step(20, 0.1, false), 83, 'nothing waits for admission: holds');
   for (let i = 0; i < 40; i++) step(2000, 1);
   assert.equal(admission.limit, 8, 'never below the minimum');
   for (let i = 0; i < 40; i++) step(0, 0);
