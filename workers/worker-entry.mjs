@@ -46,23 +46,26 @@ const { delayBoard } = workerData ?? {};
 const board = delayBoard ? new Int32Array(delayBoard) : undefined;
 const slotAt = board ? 1 + (Atomics.add(board, 0, 1) % ((board.length - 1) / SLOT_FIELDS)) * SLOT_FIELDS : 0;
 let running = 0;
-let lastBeat = performance.now();
-if (board) {
-  setInterval(() => {
-    const now = performance.now();
-    const late = Math.round(now - lastBeat - BEAT_MS);
-    lastBeat = now;
-    if (running > 0 && late > Atomics.load(board, slotAt)) Atomics.store(board, slotAt, late);
-    Atomics.add(board, slotAt + 1, 1);
-  }, BEAT_MS).unref();
-}
+let lastBeat = 0;
+let beat;
+const beatOnce = () => {
+  const now = performance.now();
+  const late = Math.round(now - lastBeat - BEAT_MS);
+  lastBeat = now;
+  if (late > Atomics.load(board, slotAt)) Atomics.store(board, slotAt, late);
+  Atomics.add(board, slotAt + 1, 1);
+};
 const taskStarted = () => {
-  // An idle thread blocks in Piscina's Atomics.wait: that pause is idleness, not delay.
-  if (running++ === 0) lastBeat = performance.now();
+  // The thread beats only while it runs tasks: an idle spell is idleness, not delay, and costs no wake-ups.
+  if (running++ === 0 && board) {
+    lastBeat = performance.now();
+    beat = setInterval(beatOnce, BEAT_MS);
+    beat.unref();
+  }
   if (board) Atomics.store(board, slotAt + 2, running);
 };
 const taskEnded = () => {
-  running--;
+  if (--running === 0) clearInterval(beat);
   if (board) Atomics.store(board, slotAt + 2, running);
 };
 

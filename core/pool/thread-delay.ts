@@ -5,8 +5,8 @@
  * - how busy they are (event-loop utilisation: the share of the time a thread spent running
  *   callbacks rather than waiting for I/O), the worker threads' and this thread's;
  * - how long they keep a ready callback waiting (event-loop delay). Each worker thread beats a
- *   timer (workers/worker-entry.mjs) and writes into shared memory the longest lateness of its beats
- *   while it had tasks; this thread reads and clears those slots, and watches its own loop.
+ *   timer while it runs tasks (workers/worker-entry.mjs) and writes into shared memory the longest
+ *   lateness of its beats; this thread reads and clears those slots, and watches its own loop.
  *
  * Either alone misleads. A read waiting on a slow device costs its thread almost nothing: the threads
  * stay idle and answers wait only when other work on the machine takes the CPUs, which admitting
