@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { createRttState, RttEstimator } from '../../workers/amt/rtt-estimator.js';
 import { ProbePacer } from '../../workers/amt/probe-pacer.js';
 import { probeAddresses } from '../../workers/amt/probe-engine.js';
+import { createConnector, socketConnector } from '../../workers/amt/connect-attempts.js';
 import { openFileLimit, socketBudget, RESERVED_DESCRIPTORS } from '../../core/net/socket-budget.js';
 import { startFleet, type Fleet } from '../sim/index.js';
 import { fleetAddresses } from '../sim/address-range.js';
@@ -88,47 +89,54 @@ describe('socket budget', () => {
   });
 });
 
-describe('probe engine on loopback', () => {
-  let fleet: Fleet;
-  before(async () => {
-    // Every device listens on both management ports, so two probes at once would show.
-    fleet = await startFleet({ count: 8, base: '127.20.10.1', rmcpPort: 0, tlsEvery: 1, httpOnTlsDevices: true, seed: 'engine' });
-  });
-  after(() => fleet?.stop());
-
-  it('finds open ports, decides every probe, bounds the sockets in flight and never opens two to one address', async () => {
-    const devices = fleet.devices.map((d) => d.address);
-    const refusing = fleetAddresses('127.20.11.1', 40);
-    const done = new Map<string, number[]>();
-    let decided = 0;
-    const result = await probeAddresses([...devices, ...refusing], {
-      ports: [16992, 16993],
-      maxInFlight: 5,
-      ratePerSecond: 0,
-      rtt: new RttEstimator(createRttState(), { initialMs: 2000, minMs: 500, maxMs: 2000 }),
-      onProbeDecided: () => void decided++,
-      onAddressDone: (address, open) => done.set(address, open),
+for (const [name, connector] of [
+  ['TCP handles', createConnector],
+  ['net.Socket', socketConnector],
+] as const) {
+  describe(`probe engine on loopback, on ${name}`, () => {
+    let fleet: Fleet;
+    before(async () => {
+      // Every device listens on both management ports, so two probes at once would show.
+      fleet = await startFleet({ count: 8, base: '127.20.10.1', rmcpPort: 0, tlsEvery: 1, httpOnTlsDevices: true, seed: 'engine' });
     });
-    assert.equal(result.decided, 96);
-    assert.equal(decided, 96);
-    assert.equal(done.size, 48, 'every address reported once');
-    for (const address of devices) assert.deepEqual(done.get(address), [16992, 16993], address);
-    for (const address of refusing) assert.deepEqual(done.get(address), [], address);
-    assert.ok(result.peakInFlight <= 5, `at most 5 sockets at once (saw ${result.peakInFlight})`);
-    for (const device of fleet.devices) assert.equal(device.counters().peakOpenConnections, 1, `${device.address}: one probe at a time`);
-  });
+    after(() => fleet?.stop());
 
-  it('stops at once when aborted', async () => {
-    const controller = new AbortController();
-    controller.abort();
-    const result = await probeAddresses(fleetAddresses('127.20.12.1', 100), {
-      ports: [16992],
-      maxInFlight: 10,
-      ratePerSecond: 0,
-      rtt: new RttEstimator(createRttState(), { initialMs: 1000, minMs: 100, maxMs: 1000 }),
-      signal: controller.signal,
-      onAddressDone: () => assert.fail('nothing is probed after an abort'),
+    it('finds open ports, decides every probe, bounds the sockets in flight and never opens two to one address', async () => {
+      const devices = fleet.devices.map((d) => d.address);
+      const refusing = fleetAddresses('127.20.11.1', 40);
+      const done = new Map<string, number[]>();
+      let decided = 0;
+      const result = await probeAddresses([...devices, ...refusing], {
+        ports: [16992, 16993],
+        maxInFlight: 5,
+        ratePerSecond: 0,
+        connector,
+        rtt: new RttEstimator(createRttState(), { initialMs: 2000, minMs: 500, maxMs: 2000 }),
+        onProbeDecided: () => void decided++,
+        onAddressDone: (address, open) => done.set(address, open),
+      });
+      assert.equal(result.decided, 96);
+      assert.equal(decided, 96);
+      assert.equal(done.size, 48, 'every address reported once');
+      for (const address of devices) assert.deepEqual(done.get(address), [16992, 16993], address);
+      for (const address of refusing) assert.deepEqual(done.get(address), [], address);
+      assert.ok(result.peakInFlight <= 5, `at most 5 sockets at once (saw ${result.peakInFlight})`);
+      for (const device of fleet.devices) assert.equal(device.counters().peakOpenConnections, 1, `${device.address}: one probe at a time`);
     });
-    assert.equal(result.decided, 0);
+
+    it('stops at once when aborted', async () => {
+      const controller = new AbortController();
+      controller.abort();
+      const result = await probeAddresses(fleetAddresses('127.20.12.1', 100), {
+        ports: [16992],
+        maxInFlight: 10,
+        ratePerSecond: 0,
+        connector,
+        rtt: new RttEstimator(createRttState(), { initialMs: 1000, minMs: 100, maxMs: 1000 }),
+        signal: controller.signal,
+        onAddressDone: () => assert.fail('nothing is probed after an abort'),
+      });
+      assert.equal(result.decided, 0);
+    });
   });
-});
+}
