@@ -124,6 +124,28 @@ for (const [name, connector] of [
       for (const device of fleet.devices) assert.equal(device.counters().peakOpenConnections, 1, `${device.address}: one probe at a time`);
     });
 
+    it('does not take a device for silence when its thread stalls before the answer is handled', async () => {
+      // Every decision blocks the thread for 300 ms (a loaded machine descheduling it), longer than
+      // the 200 ms timeout: a probe started just before a stall has its accept waiting in the kernel
+      // when the timeouts are next checked. Only the time the thread was awake may count against it.
+      const block = new Int32Array(new SharedArrayBuffer(4));
+      const devices = fleet.devices.slice(0, 3).map((d) => d.address);
+      const refusing = fleetAddresses('127.20.13.1', 4);
+      const addresses = [refusing[0]!, refusing[1]!, devices[0]!, refusing[2]!, devices[1]!, refusing[3]!, devices[2]!];
+      const done = new Map<string, number[]>();
+      await probeAddresses(addresses, {
+        ports: [16992],
+        maxInFlight: 2,
+        ratePerSecond: 0,
+        connector,
+        rtt: new RttEstimator(createRttState(), { initialMs: 200, minMs: 200, maxMs: 200 }),
+        onProbeDecided: () => void Atomics.wait(block, 0, 0, 300),
+        onAddressDone: (address, open) => done.set(address, open),
+      });
+      for (const address of devices) assert.deepEqual(done.get(address), [16992], `${address} found open`);
+      for (const address of refusing) assert.deepEqual(done.get(address), [], address);
+    });
+
     it('stops at once when aborted', async () => {
       const controller = new AbortController();
       controller.abort();
