@@ -146,6 +146,23 @@ for (const [name, connector] of [
       for (const address of refusing) assert.deepEqual(done.get(address), [], address);
     });
 
+    it('leaves the stack traces of the thread\'s other work alone unless its sockets make errors', async () => {
+      const limits = new Set<number>();
+      const before = Error.stackTraceLimit;
+      await probeAddresses(fleetAddresses('127.20.14.1', 4), {
+        ports: [16992],
+        maxInFlight: 4,
+        ratePerSecond: 0,
+        connector,
+        rtt: new RttEstimator(createRttState(), { initialMs: 1000, minMs: 100, maxMs: 1000 }),
+        onProbeDecided: () => void limits.add(Error.stackTraceLimit),
+        onAddressDone: () => undefined,
+      });
+      // net.Socket makes an Error (and its stack) for every refusal: stacks are off while it probes.
+      assert.deepEqual([...limits], [connector === socketConnector ? 0 : before]);
+      assert.equal(Error.stackTraceLimit, before, 'restored at the end');
+    });
+
     it('stops at once when aborted', async () => {
       const controller = new AbortController();
       controller.abort();

@@ -68,7 +68,7 @@ export function probeAddresses(addresses: readonly string[], options: ProbeEngin
   let nextAddress = 0;
   let maxInFlight = Math.max(1, Math.floor(options.maxInFlight));
   const result: ProbeEngineResult = { decided: 0, socketShortages: 0, maxInFlight, peakInFlight: 0 };
-  const restoreStackTraces = suppressStackTraces();
+  let restoreStackTraces = (): void => undefined;
   // Probe times run on this clock: wall time, less the stalls of this thread beyond MAX_CREDITED_GAP_MS.
   let awake = 0;
   let lastWall = performance.now();
@@ -138,6 +138,8 @@ export function probeAddresses(addresses: readonly string[], options: ProbeEngin
       pump();
     };
     const connector = (options.connector ?? createConnector)<Probe>(settled);
+    // Only sockets make an Error per refusal; handles report an errno, and the thread's other tasks keep their stacks.
+    if (connector.kind === 'socket') restoreStackTraces = suppressStackTraces();
 
     const start = (probe: Probe): void => {
       probe.sentAt = awakeNow();
