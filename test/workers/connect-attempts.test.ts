@@ -73,8 +73,13 @@ describe('connect attempts', () => {
         const bad = await next();
         assert.equal(bad.tag, 'bad');
         assert.equal(typeof bad.error, 'string');
+        // Nor a port (the TCP binding would abort the process on it).
+        attempts.push(connector.connect('127.0.0.1', -1, 'bad-port'));
+        const badPort = await next();
+        assert.equal(badPort.tag, 'bad-port');
+        assert.equal(typeof badPort.error, 'string');
         await sleep(50);
-        assert.equal(outcomes.length, 3, 'nothing reported twice');
+        assert.equal(outcomes.length, 4, 'nothing reported twice');
         for (const attempt of attempts) attempt.close();
       });
 

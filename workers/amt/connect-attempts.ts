@@ -94,6 +94,11 @@ function handleConnector<T>(binding: TcpBinding, outcome: ConnectOutcome<T>): Co
     kind: 'handle',
     connect(host, port, tag) {
       const attempt = new HandleAttempt(new TCP(constants.SOCKET), tag, outcome);
+      // The binding checks its arguments by aborting the process: a port it would refuse never reaches it.
+      if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+        process.nextTick(reportEarlyFailure, attempt, 'EINVAL');
+        return attempt;
+      }
       const req = new TCPConnectWrap();
       req.oncomplete = afterConnect;
       req.attempt = attempt as HandleAttempt<unknown>;
@@ -140,6 +145,10 @@ function onSocketError(this: ProbeSocket, error: NodeJS.ErrnoException): void {
   if (attempt && !attempt.closed) attempt.outcome(attempt.tag, error.code ?? 'EIO');
 }
 
+function reportSocketFailure<T>(attempt: SocketAttempt<T>, code: string): void {
+  if (!attempt.closed) attempt.outcome(attempt.tag, code);
+}
+
 /** The same interface on `net.Socket`: the fallback, and what the tests hold the handles to. */
 export function socketConnector<T>(outcome: ConnectOutcome<T>): Connector<T> {
   return {
@@ -150,7 +159,12 @@ export function socketConnector<T>(outcome: ConnectOutcome<T>): Connector<T> {
       socket[ATTEMPT] = attempt as SocketAttempt<unknown>;
       socket.on('connect', onSocketConnect);
       socket.on('error', onSocketError);
-      socket.connect({ host, port });
+      try {
+        socket.connect({ host, port });
+      } catch (error) {
+        // net checks its arguments by throwing (a bad port): reported like a failed connect.
+        process.nextTick(reportSocketFailure, attempt, (error as NodeJS.ErrnoException).code ?? 'EINVAL');
+      }
       return attempt;
     },
   };
