@@ -5,9 +5,11 @@
  * a connect probe never uses: on a /16 that machinery cost more CPU than the kernel's connects.
  *
  * So the attempts run on libuv's TCP handle itself, the one `net.Socket` wraps (`tcp_wrap`, reached
- * through `process.binding`, deprecated but kept by Node for this kind of use): one handle and one
- * connect request per attempt, their outcome an errno, one callback shared by all. Where that binding
- * is missing or differs, the same interface runs on `net.Socket` (see {@link socketConnector}).
+ * through `process.binding`, which Node documents as deprecated, DEP0111, warning only under
+ * `--pending-deprecation`, and still serves): one handle and one connect request per attempt, their
+ * outcome an errno, one callback shared by all. About half the CPU of a /16 sweep (BENCHMARKS.md,
+ * "Probing engine cost"). Where that binding is missing or differs, the same interface runs on
+ * `net.Socket` (see {@link socketConnector}).
  */
 import { Socket } from 'node:net';
 import { getSystemErrorName } from 'node:util';
