@@ -35,6 +35,8 @@ export interface CiraConfig {
   maxChannelsPerTunnel: number;
   /** The receive window the server gives each channel. */
   channelWindowBytes: number;
+  /** The receive window of a channel that carries a remote console session (README, "Channel windows"). */
+  sessionChannelWindowBytes: number;
   /** How long `openChannel` waits for the device's confirmation. */
   channelOpenTimeoutMs: number;
   /** Forwards are settled (and the tunnel up) once none arrived for this long, or port 5900 came. */
@@ -98,6 +100,7 @@ export const CIRA_CONFIG_SCHEMA = {
     maxMessageBytes: { type: 'integer', minimum: 1024, maximum: 16777216, default: 1048576 },
     maxChannelsPerTunnel: { type: 'integer', minimum: 1, maximum: 1024, default: 32 },
     channelWindowBytes: { type: 'integer', minimum: 1024, maximum: 16777216, default: 32768 },
+    sessionChannelWindowBytes: { type: 'integer', minimum: 1024, maximum: 16777216, default: 524288 },
     channelOpenTimeoutMs: { type: 'integer', minimum: 100, maximum: 120000, default: 10000 },
     forwardSettleMs: { type: 'integer', minimum: 0, maximum: 10000, default: 250 },
     maxConnections: { type: 'integer', minimum: 1, maximum: 1000000, default: 20000 },
