@@ -1,5 +1,6 @@
 /** The routes of the redirection plugin: features and consent of a device, and console sessions. */
 import type { PluginContext, RouteRequest } from '../../core/plugin-api.js';
+import type { Device } from 'amt-gateway/devices';
 import type { RedirectionConfig } from './config.js';
 import type { RedirectionReads } from './device-state.js';
 import { CONSENT_CODE_SCHEMA, FEATURES_REQUEST_SCHEMA, REDIRECTION_STATE_SCHEMA, SESSION_LIST_SCHEMA, SESSION_REQUEST_SCHEMA, SESSION_TICKET_SCHEMA } from './schemas.js';
@@ -7,27 +8,40 @@ import { PERMISSION, type SessionService } from './session-service.js';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const params = { deviceId: { description: 'Device id' } };
+const tags = ['redirection'];
 
 export function registerRedirectionRoutes(ctx: PluginContext<RedirectionConfig>, reads: RedirectionReads, sessions: SessionService): void {
   ctx.openapi.addSchema('RedirectionState', REDIRECTION_STATE_SCHEMA);
   ctx.openapi.addSchema('RedirectionSessionTicket', SESSION_TICKET_SCHEMA);
   ctx.openapi.addSchema('RedirectionSessions', SESSION_LIST_SCHEMA);
   ctx.openapi.addTag('redirection', 'Remote console: KVM and serial-over-LAN sessions, features and user consent');
-  const tags = ['redirection'];
-  const failures = ctx.use('deviceAccess').problemResponses;
-  const devices = ctx.use('devices');
   const audit = ctx.useOptional('audit');
-  /** Runs `work` recorded in the audit trail as `action` on the device (when the trail is on). */
-  const audited = <T>(req: RouteRequest, action: string, work: () => Promise<T>, detail: Record<string, unknown> = {}, detailOf?: (result: T) => Record<string, unknown>) =>
-    audit ? audit.track({ by: req, action, target: req.params['deviceId'] ?? null, detail }, work, detailOf) : work();
-  const known = (id: string) => devices.require(id);
-  const stateOf = async (deviceId: string, read: Promise<Awaited<ReturnType<RedirectionReads['read']>>>) => {
-    const { features, userConsent, optInState } = await read;
-    const open = sessions.forDevice(deviceId).map(({ id, mode, user, startedAt }) => ({ id, mode, user, startedAt }));
-    return { deviceId, features, userConsent, optInState, sessions: open };
+  const kit: RouteKit = {
+    failures: ctx.use('deviceAccess').problemResponses,
+    known: (id) => ctx.use('devices').require(id),
+    audited: (req, action, work, detail = {}, detailOf) => (audit ? audit.track({ by: req, action, target: req.params['deviceId'] ?? null, detail }, work, detailOf) : work()),
+    stateOf: async (deviceId, read) => {
+      const { features, userConsent, optInState } = await read;
+      const open = sessions.forDevice(deviceId).map(({ id, mode, user, startedAt }) => ({ id, mode, user, startedAt }));
+      return { deviceId, features, userConsent, optInState, sessions: open };
+    },
   };
+  // The session list first: `/:deviceId` would otherwise take `sessions` for a device id.
+  registerSessionRoutes(ctx, sessions, kit);
+  registerDeviceStateRoutes(ctx, reads, kit);
+}
 
-  // Before `/:deviceId`, which would otherwise take `sessions` for a device id.
+/** What the route groups share: device lookup, the device problems, the audit wrapper and the state answer. */
+interface RouteKit {
+  failures: Record<number, { description: string }>;
+  known(id: string): Readonly<Device>;
+  /** Runs `work` recorded in the audit trail as `action` on the device (when the trail is on). */
+  audited<T>(req: RouteRequest, action: string, work: () => Promise<T>, detail?: Record<string, unknown>, detailOf?: (result: T) => Record<string, unknown>): Promise<T>;
+  stateOf(deviceId: string, read: Promise<Awaited<ReturnType<RedirectionReads['read']>>>): Promise<unknown>;
+}
+
+/** `GET /sessions`, `DELETE /sessions/{id}`, `POST /{deviceId}/sessions`. */
+function registerSessionRoutes(ctx: PluginContext<RedirectionConfig>, sessions: SessionService, { failures, audited }: RouteKit): void {
   ctx.http.route({
     method: 'get',
     path: '/sessions',
@@ -50,6 +64,27 @@ export function registerRedirectionRoutes(ctx: PluginContext<RedirectionConfig>,
       reply.status(204);
     },
   });
+  ctx.http.route({
+    method: 'post',
+    path: '/:deviceId/sessions',
+    summary: 'Open a KVM or SOL session: returns a single-use WebSocket URL',
+    description:
+      'The ticket in `url` is valid once, for `ticketTtlSeconds` (60 s), for this user and device, and holds no device slot until used. 409 `GW_ERR_REDIRECTION_BUSY` when the mode is open already, 409 `GW_ERR_CONSENT_REQUIRED` when consent is needed and not given, 422 `GW_ERR_REDIRECTION_DISABLED` when the feature is off, 422 for `ider`.',
+    tags,
+    permission: PERMISSION,
+    params,
+    body: SESSION_REQUEST_SCHEMA,
+    responses: { 201: { description: 'Ticket issued', schema: ref('RedirectionSessionTicket') }, ...failures },
+    handler: async (req, reply) => {
+      const ticket = await audited(req, 'remote.session.start', () => sessions.create(req.user!, req.params.deviceId, req.body.mode), { mode: req.body.mode }, (t) => ({ sessionId: t.id }));
+      reply.status(201);
+      return ticket;
+    },
+  });
+}
+
+/** A device's features, consent and its change: `GET /{deviceId}`, `PUT /{deviceId}/features`, consent start, code, cancel. */
+function registerDeviceStateRoutes(ctx: PluginContext<RedirectionConfig>, reads: RedirectionReads, { failures, known, audited, stateOf }: RouteKit): void {
   ctx.http.route({
     method: 'get',
     path: '/:deviceId',
@@ -109,23 +144,6 @@ export function registerRedirectionRoutes(ctx: PluginContext<RedirectionConfig>,
     handler: async (req, reply) => {
       await audited(req, 'remote.consent.cancel', () => reads.cancelConsent(known(req.params.deviceId)));
       reply.status(204);
-    },
-  });
-  ctx.http.route({
-    method: 'post',
-    path: '/:deviceId/sessions',
-    summary: 'Open a KVM or SOL session: returns a single-use WebSocket URL',
-    description:
-      'The ticket in `url` is valid once, for `ticketTtlSeconds` (60 s), for this user and device, and holds no device slot until used. 409 `GW_ERR_REDIRECTION_BUSY` when the mode is open already, 409 `GW_ERR_CONSENT_REQUIRED` when consent is needed and not given, 422 `GW_ERR_REDIRECTION_DISABLED` when the feature is off, 422 for `ider`.',
-    tags,
-    permission: PERMISSION,
-    params,
-    body: SESSION_REQUEST_SCHEMA,
-    responses: { 201: { description: 'Ticket issued', schema: ref('RedirectionSessionTicket') }, ...failures },
-    handler: async (req, reply) => {
-      const ticket = await audited(req, 'remote.session.start', () => sessions.create(req.user!, req.params.deviceId, req.body.mode), { mode: req.body.mode }, (t) => ({ sessionId: t.id }));
-      reply.status(201);
-      return ticket;
     },
   });
 }

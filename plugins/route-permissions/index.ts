@@ -4,12 +4,7 @@
  */
 import { definePlugin, type FrontendRoute } from '../../core/plugin-api.js';
 import { visibleRoutes } from './route-filter.js';
-import { FRONTEND_ROUTE_SCHEMA, ROUTE_PERMISSIONS_CONFIG_SCHEMA } from './route-schemas.js';
-
-interface RoutePermissionsConfig {
-  home: FrontendRoute;
-  routes: FrontendRoute[];
-}
+import { FRONTEND_ROUTE_SCHEMA, ROUTE_PERMISSIONS_CONFIG_SCHEMA, type RoutePermissionsConfig } from './route-schemas.js';
 
 export default definePlugin<RoutePermissionsConfig>({
   name: 'route-permissions',

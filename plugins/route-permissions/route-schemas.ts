@@ -1,3 +1,7 @@
+import { Type, type Static } from '@sinclair/typebox';
+import type { FrontendRoute } from '../../core/plugin-api.js';
+import { NullableString } from '../../core/validation/schema-types.js';
+
 export const FRONTEND_ROUTE_SCHEMA = {
   type: 'object',
   required: ['path', 'name', 'meta'],
@@ -20,26 +24,27 @@ export const FRONTEND_ROUTE_SCHEMA = {
   },
 };
 
-export const ROUTE_PERMISSIONS_CONFIG_SCHEMA = {
-  type: 'object',
-  additionalProperties: false,
-  default: {},
-  properties: {
-    home: {
-      type: 'object',
-      default: { path: '/', name: 'home', meta: { title: 'Home', icon: 'home', permission: null, order: 0 } },
-      required: ['path', 'name', 'meta'],
-      properties: { path: { const: '/' }, name: { type: 'string' }, meta: { type: 'object', required: ['title'] } },
-    },
-    routes: {
-      type: 'array',
-      default: [],
-      description: 'Site routes added to those of the enabled plugins',
-      items: {
-        type: 'object',
-        required: ['path', 'name', 'meta'],
-        properties: { path: { type: 'string' }, name: { type: 'string' }, meta: { type: 'object', required: ['title', 'permission'] }, children: { type: 'array' } },
-      },
-    },
+const META_FIELDS = { title: Type.String(), icon: Type.Optional(Type.String()), order: Type.Optional(Type.Number()) };
+
+/** Options of the route-permissions plugin (`plugins.route-permissions.options`); the type is the schema's. */
+export const ROUTE_PERMISSIONS_CONFIG_SCHEMA = Type.Object(
+  {
+    home: Type.Object(
+      { path: Type.Literal('/'), name: Type.String(), meta: Type.Object({ ...META_FIELDS, permission: Type.Optional(NullableString()) }) },
+      { default: { path: '/', name: 'home', meta: { title: 'Home', icon: 'home', permission: null, order: 0 } } },
+    ),
+    routes: Type.Array(
+      Type.Object({
+        path: Type.String(),
+        name: Type.String(),
+        meta: Type.Object({ ...META_FIELDS, permission: NullableString() }),
+        // Nested routes are checked as routes where they are served, not here.
+        children: Type.Optional(Type.Unsafe<FrontendRoute[]>({ type: 'array' })),
+      }),
+      { default: [], description: 'Site routes added to those of the enabled plugins' },
+    ),
   },
-};
+  { additionalProperties: false, default: {} },
+);
+
+export type RoutePermissionsConfig = Static<typeof ROUTE_PERMISSIONS_CONFIG_SCHEMA>;

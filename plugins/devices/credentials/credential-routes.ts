@@ -1,5 +1,5 @@
 import type { PluginContext } from '../../../core/plugin-api.js';
-import type { CredentialInput, CredentialPatch, ManagedCredentialVault } from './credential-vault.js';
+import type { ManagedCredentialVault } from './credential-vault.js';
 import { CREATE_CREDENTIAL_SCHEMA, CREDENTIAL_SCHEMA, UPDATE_CREDENTIAL_SCHEMA } from './credential-schemas.js';
 
 const REF = { $ref: '#/components/schemas/Credential' };
@@ -20,7 +20,7 @@ export function registerCredentialRoutes(ctx: PluginContext, vault: ManagedCrede
     responses: { 200: { description: 'Credentials (never their passwords)', schema: { type: 'array', items: REF } } },
     handler: () => vault.list(),
   });
-  ctx.http.route<{ Body: CredentialInput }>({
+  ctx.http.route({
     method: 'post',
     path: '/credentials',
     summary: 'Store a credential',
@@ -36,7 +36,7 @@ export function registerCredentialRoutes(ctx: PluginContext, vault: ManagedCrede
       return created;
     },
   });
-  ctx.http.route<{ Body: CredentialPatch }>({
+  ctx.http.route({
     method: 'put',
     path: '/credentials/:id',
     summary: 'Change a credential',

@@ -1,13 +1,14 @@
-const USERNAME = {
-  type: 'string',
+import { Type } from '@sinclair/typebox';
+
+const USERNAME = Type.String({
   minLength: 1,
   maxLength: 64,
   pattern: '^[^\\s:\\u0000-\\u001f\\u007f]+$',
   'x-pattern-message': 'must not contain spaces, colons or control characters',
   description: 'Digest user name (no spaces, colons or control characters)',
-};
-const PASSWORD = { type: 'string', minLength: 1, maxLength: 256, writeOnly: true, description: 'Write-only: never returned' };
-const NAME = { type: 'string', minLength: 1, maxLength: 100 };
+});
+const PASSWORD = Type.String({ minLength: 1, maxLength: 256, writeOnly: true, description: 'Write-only: never returned' });
+const NAME = Type.String({ minLength: 1, maxLength: 100 });
 
 export const CREDENTIAL_SCHEMA = {
   type: 'object',
@@ -22,16 +23,9 @@ export const CREDENTIAL_SCHEMA = {
   },
 };
 
-export const CREATE_CREDENTIAL_SCHEMA = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['username', 'password'],
-  properties: { name: NAME, username: USERNAME, password: PASSWORD, isDefault: { type: 'boolean' } },
-};
+export const CREATE_CREDENTIAL_SCHEMA = Type.Object(
+  { name: Type.Optional(NAME), username: USERNAME, password: PASSWORD, isDefault: Type.Optional(Type.Boolean()) },
+  { additionalProperties: false },
+);
 
-export const UPDATE_CREDENTIAL_SCHEMA = {
-  type: 'object',
-  additionalProperties: false,
-  minProperties: 1,
-  properties: { name: NAME, username: USERNAME, password: PASSWORD, isDefault: { type: 'boolean' } },
-};
+export const UPDATE_CREDENTIAL_SCHEMA = Type.Partial(CREATE_CREDENTIAL_SCHEMA, { additionalProperties: false, minProperties: 1 });

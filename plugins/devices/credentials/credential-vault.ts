@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import type { Static } from '@sinclair/typebox';
 import type { KeyValueStore, PluginSecrets, BatchOperation } from '../../../core/plugin-api.js';
 import { createSerialQueue } from '../../../core/util/serial-queue.js';
 import type { Credential, CredentialVault, UnsealedCredential } from '../api.js';
 import { DeviceErrors } from '../errors.js';
+import type { CREATE_CREDENTIAL_SCHEMA, UPDATE_CREDENTIAL_SCHEMA } from './credential-schemas.js';
 
 /** A credential as stored: the password only ever sealed. */
 interface StoredCredential extends Credential {
@@ -11,14 +13,9 @@ interface StoredCredential extends Credential {
   secretChangedAt?: string;
 }
 
-export interface CredentialInput {
-  name?: string;
-  username: string;
-  password: string;
-  isDefault?: boolean;
-}
-
-export type CredentialPatch = Partial<CredentialInput>;
+/** A new credential as the create route accepts it. */
+export type CredentialInput = Static<typeof CREATE_CREDENTIAL_SCHEMA>;
+export type CredentialPatch = Static<typeof UPDATE_CREDENTIAL_SCHEMA>;
 
 /** The vault with its write operations, used by the credential routes. */
 export interface ManagedCredentialVault extends CredentialVault {

@@ -18,7 +18,7 @@ export function registerDeviceRoutes(ctx: PluginContext, devices: ManagedDeviceR
   ctx.openapi.addTag('devices', 'Discovered AMT devices');
   const tags = ['devices'];
   const audit = ctx.useOptional('audit');
-  ctx.http.route<{ Querystring: DeviceFilter & { offset: number; limit?: number } }>({
+  ctx.http.route({
     method: 'get',
     path: '/devices',
     summary: 'List devices',

@@ -1,3 +1,6 @@
+import { Type } from '@sinclair/typebox';
+import { StringEnum } from '../../../core/validation/schema-types.js';
+
 const NULLABLE_STRING = { type: ['string', 'null'] };
 
 export const DEVICE_SCHEMA = {
@@ -35,16 +38,13 @@ export const DEVICE_SCHEMA = {
 };
 
 export const PAGING_QUERY_PROPERTIES = {
-  offset: { type: 'integer', minimum: 0, default: 0, description: 'Items to skip' },
-  limit: { type: 'integer', minimum: 1, maximum: 1000, description: 'Items to return (at most 1000)' },
+  offset: Type.Integer({ minimum: 0, default: 0, description: 'Items to skip' }),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: 'Items to return (at most 1000)' })),
 };
 
-export const DEVICE_LIST_QUERY = {
-  type: 'object',
-  properties: {
-    q: { type: 'string', maxLength: 255, description: 'Hostname or address substring' },
-    provisioningState: { enum: ['PRE', 'IN', 'POST'] },
-    online: { type: 'boolean' },
-    ...PAGING_QUERY_PROPERTIES,
-  },
-};
+export const DEVICE_LIST_QUERY = Type.Object({
+  q: Type.Optional(Type.String({ maxLength: 255, description: 'Hostname or address substring' })),
+  provisioningState: Type.Optional(StringEnum(['PRE', 'IN', 'POST'])),
+  online: Type.Optional(Type.Boolean()),
+  ...PAGING_QUERY_PROPERTIES,
+});

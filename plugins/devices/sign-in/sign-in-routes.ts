@@ -37,7 +37,7 @@ export function registerSignInRoutes(ctx: PluginContext, devices: DeviceRegistry
     };
   };
 
-  ctx.http.route<{ Params: { id: string } }>({
+  ctx.http.route({
     method: 'get',
     path: '/devices/:id/sign-in',
     summary: "A device's sign-in memory: why it is unauthorized or paused",
@@ -50,7 +50,7 @@ export function registerSignInRoutes(ctx: PluginContext, devices: DeviceRegistry
     handler: (req) => describe(req.params.id),
   });
 
-  ctx.http.route<{ Params: { id: string } }>({
+  ctx.http.route({
     method: 'delete',
     path: '/devices/:id/sign-in',
     summary: "Reset a device's sign-in memory",

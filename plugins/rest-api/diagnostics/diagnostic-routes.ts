@@ -1,7 +1,7 @@
 import { HttpError, isHttpError, type PluginContext } from '../../../core/plugin-api.js';
 import type { TaskCredential } from '../../../workers/tasks/task-types.js';
 import type { RestApiConfig } from '../config.js';
-import { TEST_CREDENTIAL_RESULT_SCHEMA, TEST_WSMAN_RESULT_SCHEMA } from './diagnostic-schemas.js';
+import { TEST_CREDENTIAL_QUERY, TEST_CREDENTIAL_RESULT_SCHEMA, TEST_WSMAN_QUERY, TEST_WSMAN_RESULT_SCHEMA } from './diagnostic-schemas.js';
 import { createDiagnosticCheck } from './diagnostic-check.js';
 
 const credentialNotFound = (id: string) => new HttpError(404, 'GW_ERR_CREDENTIAL_NOT_FOUND', `no credential '${id}'`);
@@ -24,24 +24,13 @@ export function registerDiagnosticRoutes(ctx: PluginContext<RestApiConfig>): voi
     return fallback;
   };
 
-  ctx.http.route<{ Querystring: { id?: string; ip?: string } }>({
+  ctx.http.route({
     method: 'get',
     path: '/test/test-credential',
     summary: 'Check that a stored credential can be unsealed and, with ip, that it signs in to that device',
     tags: ['diagnostics'],
     permission: 'diagnostics:run',
-    query: {
-      type: 'object',
-      properties: {
-        id: { type: 'string', minLength: 1, description: 'Credential id (default: the default credential)' },
-        ip: {
-          type: 'string',
-          minLength: 1,
-          maxLength: 36,
-          description: 'The device: its IPv4 address, device id or UUID. An address several devices share (CIRA devices behind one NAT) is 409 `GW_ERR_TARGET_AMBIGUOUS`: name the device by id or UUID.',
-        },
-      },
-    },
+    query: TEST_CREDENTIAL_QUERY,
     responses: {
       200: { description: 'The result', schema: TEST_CREDENTIAL_RESULT_SCHEMA },
       400: { description: 'Malformed address' },
@@ -75,7 +64,7 @@ export function registerDiagnosticRoutes(ctx: PluginContext<RestApiConfig>): voi
     },
   });
 
-  ctx.http.route<{ Params: { ip_address: string }; Querystring: { credentialId?: string } }>({
+  ctx.http.route({
     method: 'get',
     path: '/test/test-wsman/:ip_address',
     summary: 'One WS-Management exchange with a device: reachability, TLS, sign-in and the three scan items',
@@ -87,7 +76,7 @@ export function registerDiagnosticRoutes(ctx: PluginContext<RestApiConfig>): voi
     tags: ['diagnostics'],
     permission: 'diagnostics:run',
     params: { ip_address: { description: 'The device: its IPv4 address, device id or UUID', schema: { type: 'string', maxLength: 36 } } },
-    query: { type: 'object', properties: { credentialId: { type: 'string', minLength: 1 } } },
+    query: TEST_WSMAN_QUERY,
     responses: {
       200: { description: 'The result', schema: TEST_WSMAN_RESULT_SCHEMA },
       400: { description: 'Malformed address' },

@@ -1,3 +1,18 @@
+import { Type } from '@sinclair/typebox';
+
+export const TEST_CREDENTIAL_QUERY = Type.Object({
+  id: Type.Optional(Type.String({ minLength: 1, description: 'Credential id (default: the default credential)' })),
+  ip: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 36,
+      description: 'The device: its IPv4 address, device id or UUID. An address several devices share (CIRA devices behind one NAT) is 409 `GW_ERR_TARGET_AMBIGUOUS`: name the device by id or UUID.',
+    }),
+  ),
+});
+
+export const TEST_WSMAN_QUERY = Type.Object({ credentialId: Type.Optional(Type.String({ minLength: 1 })) });
+
 export const TEST_CREDENTIAL_RESULT_SCHEMA = {
   type: 'object',
   required: ['credentialId', 'username', 'unsealed'],
