@@ -71,6 +71,8 @@ export interface OpenChannelOptions {
   /** Default: the plugin's `channelOpenTimeoutMs`. */
   timeoutMs?: number;
   signal?: AbortSignal;
+  /** The receive window given to the device for this channel; default the plugin's `channelWindowBytes`. */
+  windowBytes?: number;
 }
 
 /** The `cira` service. */

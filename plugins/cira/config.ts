@@ -47,6 +47,8 @@ export const CIRA_CONFIG_SCHEMA = Type.Object(
     maxChannelsPerTunnel: int(1, 1024, 32),
     /** The receive window the server gives each channel. */
     channelWindowBytes: int(1024, 16777216, 32768),
+    /** The receive window of a channel that carries a remote console session (README, "Channel windows"). */
+    sessionChannelWindowBytes: int(1024, 16777216, 524288),
     /** How long `openChannel` waits for the device's confirmation. */
     channelOpenTimeoutMs: int(100, 120000, 10000),
     /** Forwards are settled (and the tunnel up) once none arrived for this long, or port 5900 came. */

@@ -46,7 +46,7 @@ export default definePlugin<CiraConfig>({
       if (event.type === 'up') ctx.events.publish('CiraTunnelUp', { ...event.connection, mpsAddress });
       else if (event.type === 'down') ctx.events.publish('CiraTunnelDown', { ...event.connection, mpsAddress, reason: event.reason });
     });
-    registerCiraIntegration(ctx, server.service, config.tunnelOperations);
+    registerCiraIntegration(ctx, server.service, config.tunnelOperations, config.sessionChannelWindowBytes);
     await server.listen();
     const address = server.service.address();
     const behindHaproxy = server.plan.kind === 'proxy-v2';

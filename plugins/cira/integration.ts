@@ -41,7 +41,12 @@ function redirectionPort(connection: Pick<CiraConnection, 'forwardedPorts'>): nu
 }
 
 /** Wires the `cira` service into devices, device access, presence and the hub. Call from the plugin's register. */
-export function registerCiraIntegration(ctx: PluginContext<unknown>, cira: CiraService, limits: TunnelOperationLimits): void {
+/**
+ * `sessionWindowBytes`: the receive window of a remote console session's channel. A KVM screen is
+ * megabytes; with WS-Management's small window every few kilobytes would wait a WINDOW_ADJUST round
+ * trip (a WAN round trip for a real device), so the session would be bound by latency, not bandwidth.
+ */
+export function registerCiraIntegration(ctx: PluginContext<unknown>, cira: CiraService, limits: TunnelOperationLimits, sessionWindowBytes: number): void {
   const devices = ctx.use('devices');
   const bound = createTunnelOperationBound(limits);
   let aheadOpen = 0;
@@ -72,7 +77,7 @@ export function registerCiraIntegration(ctx: PluginContext<unknown>, cira: CiraS
       identity: connection.verified ? 'proven' : 'unverified',
       port,
       tls: port === TLS_PORT || port === REDIRECTION_TLS_PORT,
-      channel: createTunnelChannel(cira, device.id, connection, port, purpose === 'operation' && connection.verified ? ahead : null),
+      channel: createTunnelChannel(cira, device.id, connection, port, purpose === 'operation' && connection.verified ? ahead : null, service === 'redirection' ? sessionWindowBytes : undefined),
       schedule: (operation) => bound.schedule(operation),
     };
   };

@@ -27,8 +27,16 @@ export function tunnelKey(connection: Pick<CiraConnection, 'uuid' | 'remotePort'
   return `${connection.uuid}@${Date.parse(connection.connectedAt)}:${connection.remotePort}`;
 }
 
-export function createTunnelChannel(cira: CiraService, deviceId: string, connection: Pick<CiraConnection, 'uuid' | 'remotePort' | 'connectedAt'>, port: number, ahead: AheadBudget | null): DeviceChannel {
-  const open = (signal?: AbortSignal): Promise<Duplex> => cira.openChannel(deviceId, port, signal ? { signal } : {});
+/** `windowBytes`: the receive window the device is given on each channel (default the plugin's `channelWindowBytes`). */
+export function createTunnelChannel(
+  cira: CiraService,
+  deviceId: string,
+  connection: Pick<CiraConnection, 'uuid' | 'remotePort' | 'connectedAt'>,
+  port: number,
+  ahead: AheadBudget | null,
+  windowBytes?: number,
+): DeviceChannel {
+  const open = (signal?: AbortSignal): Promise<Duplex> => cira.openChannel(deviceId, port, { ...(signal ? { signal } : {}), ...(windowBytes ? { windowBytes } : {}) });
   let spare: Promise<Duplex> | undefined;
   let timer: NodeJS.Timeout | undefined;
   let counted = false;

@@ -22,6 +22,8 @@ export interface BenchOptions {
   startupRuns: number;
   /** Simulated devices that dial in over CIRA (cira). */
   ciraDevices: number;
+  /** How the sweep's gateway runs: compiled (as a site runs it, the default) or under tsx (as before issue 21's engine work). */
+  sweepRunner: 'compiled' | 'tsx';
   /** Sizes of the field benchmark: 19 (a /19 slice) and/or 16 (a /16). */
   fieldSizes: number[];
   /** Seconds over which the CIRA devices' first dials are spread (a fleet powering on). */
@@ -36,6 +38,7 @@ export const USAGE = `Usage: npm run bench -- [name ...] [options]
   names: sweep interrogation api soap hub startup cira cira-flood console audit-metrics redirection field (default: all, in that order)
   --devices N        simulated devices (default 1000)
   --range CIDR       sweep range inside ${BENCH_NETWORK} (default 127.200.0.0/16)
+  --sweep-runner R   the sweep's gateway: compiled (default, as a site runs it; builds dist/ if stale) or tsx
   --stored N         devices stored for api, soap, startup (default 100000)
   --hub-clients N    SignalR clients during the hub scan (default 1000)
   --hub-range CIDR   range the hub benchmark scans (default 127.200.0.0/20)
@@ -72,6 +75,11 @@ function fieldSizes(value: string | undefined): number[] {
   return sizes;
 }
 
+function sweepRunner(value: string | undefined): 'compiled' | 'tsx' {
+  if (value === undefined || value === 'compiled' || value === 'tsx') return value ?? 'compiled';
+  throw new Error('--sweep-runner must be compiled or tsx');
+}
+
 export function parseBenchOptions(argv: string[]): BenchOptions | 'help' {
   const { values, positionals } = parseArgs({
     args: argv,
@@ -79,7 +87,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions | 'help' {
     options: {
       devices: { type: 'string' }, range: { type: 'string' }, stored: { type: 'string' }, 'hub-clients': { type: 'string' },
       'hub-range': { type: 'string' }, connections: { type: 'string' }, duration: { type: 'string' }, 'startup-runs': { type: 'string' },
-      'cira-devices': { type: 'string' }, 'cira-ramp': { type: 'string' }, 'field-sizes': { type: 'string' }, markdown: { type: 'string' }, help: { type: 'boolean', short: 'h' },
+      'cira-devices': { type: 'string' }, 'cira-ramp': { type: 'string' }, 'field-sizes': { type: 'string' }, 'sweep-runner': { type: 'string' }, markdown: { type: 'string' }, help: { type: 'boolean', short: 'h' },
     },
   });
   if (values.help) return 'help';
@@ -94,6 +102,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions | 'help' {
     startupRuns: positive(values['startup-runs'], 'startup-runs', 3),
     ciraDevices: positive(values['cira-devices'], 'cira-devices', 10_000),
     fieldSizes: fieldSizes(values['field-sizes']),
+    sweepRunner: sweepRunner(values['sweep-runner']),
     ciraRampS: positive(values['cira-ramp'], 'cira-ramp', 30),
     markdown: values.markdown,
     names: positionals,

@@ -39,26 +39,3 @@ export async function relayKvm(client: GatewayClient, deviceId: string): Promise
   await rfb.handshake();
   return { ws, rfb };
 }
-
-/** Full 32 bpp frames requested one after another: MB/s of pixel data. */
-export async function frameThroughput(rfb: RfbClient, frames: number): Promise<number> {
-  rfb.setPixelFormat(32);
-  const before = rfb.pixelBytes;
-  const t0 = performance.now();
-  for (let i = 0; i < frames; i++) {
-    rfb.requestUpdate(false);
-    await rfb.readUpdate();
-  }
-  return (rfb.pixelBytes - before) / 1e6 / ((performance.now() - t0) / 1000);
-}
-
-/** A key press until the update it causes arrives (a 64x16 region around the typed keys), ms each. */
-export async function keyLatencies(rfb: RfbClient, count: number, samples: number[]): Promise<void> {
-  for (let i = 0; i < count; i++) {
-    rfb.requestUpdate(true, 0, 64, 64, 16);
-    const t0 = performance.now();
-    rfb.key(0x30 + (i % 10));
-    await rfb.readUpdate();
-    samples.push(performance.now() - t0);
-  }
-}

@@ -2,10 +2,13 @@
  * 1. Sweep: the gateway scans a /16 of loopback holding the simulated fleet (TCP 16992, 16993 and
  * the RMCP ping, then signs in to and reads every device it finds), against nmap's connect scan of
  * the same range, in the same run, against the same fleet. The gateway also sweeps the range once
- * before the fleet starts: the same probes with no device to read, nmap's own job.
+ * before the fleet starts: the same probes with no device to read, nmap's own job. The gateway runs
+ * compiled, as a site runs it (`--sweep-runner tsx`: from the sources under tsx, as before).
  */
+import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseCidr } from '../../core/net/ipv4.js';
 import type { Benchmark } from './bench-context.js';
 import type { Figure } from './bench-result.js';
@@ -17,6 +20,7 @@ import { ensureNmap, nmapArgs, runNmap, type NmapRun } from './nmap.js';
 import { mib, readCpuSeconds } from './process-rss.js';
 
 const TCP_PORTS = [16992, 16993];
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 export interface GatewaySweep {
   seconds: number;
@@ -55,15 +59,21 @@ export const sweep: Benchmark = {
   title: 'Sweep',
   async run({ options, workDir, log }) {
     const size = 2 ** (32 - parseCidr(options.range)!.prefix);
-    log(`probing only: the gateway sweeps ${options.range} (${size} addresses) with no device in it`);
-    const probeOnly = await gatewaySweep(join(workDir, 'probe-only'), options.range, size);
+    const runner = options.sweepRunner;
+    if (runner === 'compiled') {
+      log('building dist/ if stale (the gateway runs compiled, as a site runs it)');
+      const build = spawnSync(process.execPath, [`${ROOT}scripts/build.mjs`, '--if-stale'], { cwd: ROOT, stdio: 'inherit' });
+      if (build.status !== 0) throw new Error('npm run build failed; the compiled gateway cannot be measured');
+    }
+    log(`probing only: the gateway (${runner}) sweeps ${options.range} (${size} addresses) with no device in it`);
+    const probeOnly = await gatewaySweep(join(workDir, 'probe-only'), options.range, size, runner);
     if (probeOnly.found !== 0) throw new Error(`the sweep with no fleet found ${probeOnly.found} devices`);
     log(`starting ${options.devices} simulated devices`);
     const fleet = await startBenchFleet(options.devices);
     const notes: string[] = [];
     try {
       log(`the gateway sweeps ${options.range} with the fleet in it`);
-      const full = await gatewaySweep(join(workDir, 'full'), options.range, size);
+      const full = await gatewaySweep(join(workDir, 'full'), options.range, size, runner);
       const nmap = ensureNmap(log);
       let ref: NmapRun | null = null;
       if ('path' in nmap) {
@@ -76,7 +86,7 @@ export const sweep: Benchmark = {
       notes.push(
         `"Sweep with the fleet": the gateway probes every address (TCP ${TCP_PORTS.join(' and ')} and the RMCP ping on UDP ${BENCH_RMCP_PORT}) and also signs in to and reads every device found (Digest, firmware version, provisioning state, hostname, UUID) and stores it; nmap only probes the two TCP ports.`,
         `"Probing only": the same gateway sweep of the same range, run before the fleet started, so every probe is refused or unanswered and no device is read: the work nmap does, plus the RMCP ping.`,
-        `Fleet: ${fleet.count} simulated devices ${fleet.firstAddress} – ${fleet.lastAddress} in a separate process; each gateway sweep is a freshly started gateway with its default scan settings (4,096 probes in flight, 50,000 new probes a second, adaptive timeouts, 2 worker threads); gateway idle RSS before the sweep ${mib(full.idleKiB).toFixed(0)} MiB.`,
+        `Fleet: ${fleet.count} simulated devices ${fleet.firstAddress} – ${fleet.lastAddress} in a separate process; each gateway sweep is a freshly started gateway (${runner === 'compiled' ? "compiled: node dist/core/main.js with the bin's flags" : 'from the sources: node --import tsx core/main.ts, without the bin\'s flags'}) with its default scan settings (4,096 probes in flight, 50,000 new probes a second, adaptive timeouts, 2 worker threads); gateway idle RSS before the sweep ${mib(full.idleKiB).toFixed(0)} MiB.`,
       );
       const figures: Figure[] = [
         { label: `sweep of ${options.range} with the fleet, seconds`, unit: 's', gateway: full.seconds, reference: ref?.seconds ?? null, better: 'lower', note: `gateway also reads ${full.read.toLocaleString('en-US')} devices` },

@@ -85,7 +85,14 @@ export const encode = {
     msg(APF.CHANNEL_OPEN_CONFIRMATION, u32(recipient), u32(sender), u32(window), u32(0xffffffff)),
   channelOpenFailure: (recipient: number, reason: number): Buffer => msg(APF.CHANNEL_OPEN_FAILURE, u32(recipient), u32(reason), u32(0), u32(0)),
   windowAdjust: (recipient: number, bytes: number): Buffer => msg(APF.CHANNEL_WINDOW_ADJUST, u32(recipient), u32(bytes)),
-  channelData: (recipient: number, data: Buffer): Buffer => msg(APF.CHANNEL_DATA, u32(recipient), str(data)),
+  /** One copy of the data (a KVM screen goes through here in 16 KiB pieces). */
+  channelData: (recipient: number, data: Buffer): Buffer => {
+    const head = Buffer.allocUnsafe(9);
+    head[0] = APF.CHANNEL_DATA;
+    head.writeUInt32BE(recipient >>> 0, 1);
+    head.writeUInt32BE(data.length, 5);
+    return Buffer.concat([head, data]);
+  },
   channelClose: (recipient: number): Buffer => msg(APF.CHANNEL_CLOSE, u32(recipient)),
   disconnect: (reason: number): Buffer => Buffer.concat([Buffer.of(APF.DISCONNECT), u32(reason), Buffer.alloc(2)]),
 };

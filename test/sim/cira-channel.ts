@@ -6,13 +6,15 @@
 import { Duplex } from 'node:stream';
 import { encode } from './cira-apf.js';
 
-/** Sizes of consecutive CHANNEL_DATA payloads, so message boundaries fall at odd places. */
-const PIECES = [37, 1, 509, 3, 1021, 89, 2, 733, 4093, 17];
+/** Sizes of consecutive CHANNEL_DATA payloads by default, so message boundaries fall at odd places. */
+export const ODD_PIECES: readonly number[] = [37, 1, 509, 3, 1021, 89, 2, 733, 4093, 17];
 
 export interface ChannelCounters {
   windowOverruns: number;
   dataMessagesSent: number;
   dataMessagesReceived: number;
+  /** CHANNEL_WINDOW_ADJUSTs from the server (each one a round trip the device's sending waited on, once its window ran out). */
+  windowAdjustsReceived: number;
 }
 
 export class CiraChannel extends Duplex {
@@ -34,6 +36,7 @@ export class CiraChannel extends Duplex {
     private readonly send: (message: Buffer) => void,
     private readonly counters: ChannelCounters,
     private readonly onGone: (channel: CiraChannel) => void,
+    private readonly pieces: readonly number[] = ODD_PIECES,
   ) {
     super({ allowHalfOpen: false });
     this.#sendWindow = sendWindow;
@@ -61,6 +64,7 @@ export class CiraChannel extends Duplex {
 
   /** WINDOW_ADJUST from the server. */
   adjust(bytes: number): void {
+    this.counters.windowAdjustsReceived++;
     this.#sendWindow += bytes;
     this.#flush();
   }
@@ -112,7 +116,7 @@ export class CiraChannel extends Duplex {
   #flush(): void {
     while (this.#queue.length > 0 && this.#sendWindow > 0 && !this.#closeSent) {
       const head = this.#queue[0]!;
-      const size = Math.min(head.data.length, this.#sendWindow, PIECES[this.#piece++ % PIECES.length]!);
+      const size = Math.min(head.data.length, this.#sendWindow, this.pieces[this.#piece++ % this.pieces.length]!);
       this.send(encode.channelData(this.remoteId, head.data.subarray(0, size)));
       this.counters.dataMessagesSent++;
       this.#sendWindow -= size;

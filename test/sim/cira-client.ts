@@ -38,6 +38,8 @@ export interface CiraOptions {
   reconnectMs?: number;
   /** Receive window the device gives each channel (default 8,192 bytes). */
   windowSize?: number;
+  /** Sizes of the CHANNEL_DATA payloads the device sends, in turn (default uneven ones of 1 byte to 4 KiB: `ODD_PIECES`). */
+  dataPieces?: number[];
   /** Most channels open at once; more are refused with "resource shortage" (default 8). */
   maxChannels?: number;
   /** Connect + sign-in bound (default 30,000 ms). */
@@ -66,7 +68,7 @@ export interface CiraCounters extends ChannelCounters {
 const newCounters = (): CiraCounters => ({
   connects: 0, authSuccesses: 0, authFailures: 0, keepAlivesSent: 0, keepAliveRepliesReceived: 0, keepAliveRequestsAnswered: 0,
   keepAliveOptions: 0, channelsOpened: 0, channelsRefused: 0, protocolErrors: 0, disconnects: 0,
-  windowOverruns: 0, dataMessagesSent: 0, dataMessagesReceived: 0,
+  windowOverruns: 0, dataMessagesSent: 0, dataMessagesReceived: 0, windowAdjustsReceived: 0,
 });
 
 type Phase = 'auth-service' | 'auth' | 'pfwd-service' | 'forwards' | 'ready';
@@ -377,7 +379,7 @@ export class SimCiraClient extends EventEmitter {
     const id = session.nextChannel++;
     const channel = new CiraChannel(id, m.sender, m.window, window, (b) => this.#send(session, b), this.counters, (c) => {
       if (session.channels.get(c.localId) === c) session.channels.delete(c.localId);
-    });
+    }, this.options.dataPieces?.some((n) => n >= 1) ? this.options.dataPieces.filter((n) => n >= 1) : undefined);
     channel.on('error', () => undefined);
     session.channels.set(id, channel);
     this.counters.channelsOpened++;

@@ -4,7 +4,7 @@
  * (see rtt-estimator.ts), one socket per probe closed as soon as the probe is decided. An address's
  * ports are probed one after the other, so no address ever has two of our connections at once.
  */
-import { Socket } from 'node:net';
+import { createConnector, type ConnectAttempt, type ConnectOutcome, type Connector } from './connect-attempts.js';
 import { ProbePacer } from './probe-pacer.js';
 import type { RttEstimator } from './rtt-estimator.js';
 import { suppressStackTraces } from './tcp-probe.js';
@@ -22,6 +22,8 @@ export interface ProbeEngineOptions {
   onProbeDecided?: () => void;
   /** Every port of `address` decided; `openPorts` accepted a connection. */
   onAddressDone: (address: string, openPorts: number[]) => void;
+  /** How connects are made (default {@link createConnector}; tests also run the `net.Socket` one). */
+  connector?: <T>(outcome: ConnectOutcome<T>) => Connector<T>;
 }
 
 export interface ProbeEngineResult {
@@ -35,11 +37,13 @@ export interface ProbeEngineResult {
   peakInFlight: number;
 }
 
+/** An address being probed: the same object carries it from one port to the next. */
 interface Probe {
   address: string;
   portIndex: number;
   open: number[];
   sentAt: number;
+  attempt: ConnectAttempt | null;
 }
 
 /** How often timeouts are checked and the pacer refilled. */
@@ -57,13 +61,14 @@ const LOCAL_SHORTAGE = new Set(['EMFILE', 'ENFILE', 'EADDRNOTAVAIL', 'ENOBUFS'])
 export function probeAddresses(addresses: readonly string[], options: ProbeEngineOptions): Promise<ProbeEngineResult> {
   const { ports, rtt, signal } = options;
   const pacer = new ProbePacer(options.ratePerSecond);
-  const inflight = new Map<Socket, Probe>();
+  // In start order (a probe moving on to its next port goes to the end): the order timeouts expire in.
+  const inflight = new Set<Probe>();
   const followUps: Probe[] = [];
   let followHead = 0;
   let nextAddress = 0;
   let maxInFlight = Math.max(1, Math.floor(options.maxInFlight));
   const result: ProbeEngineResult = { decided: 0, socketShortages: 0, maxInFlight, peakInFlight: 0 };
-  const restoreStackTraces = suppressStackTraces();
+  let restoreStackTraces = (): void => undefined;
   // Probe times run on this clock: wall time, less the stalls of this thread beyond MAX_CREDITED_GAP_MS.
   let awake = 0;
   let lastWall = performance.now();
@@ -81,7 +86,7 @@ export function probeAddresses(addresses: readonly string[], options: ProbeEngin
       finished = true;
       clearInterval(ticker);
       signal?.removeEventListener('abort', abort);
-      for (const socket of inflight.keys()) socket.destroy();
+      for (const probe of inflight) probe.attempt?.close();
       inflight.clear();
       restoreStackTraces();
       result.maxInFlight = maxInFlight;
@@ -99,46 +104,48 @@ export function probeAddresses(addresses: readonly string[], options: ProbeEngin
         }
         return probe;
       }
-      if (nextAddress < addresses.length) return { address: addresses[nextAddress++]!, portIndex: 0, open: [], sentAt: 0 };
+      if (nextAddress < addresses.length) return { address: addresses[nextAddress++]!, portIndex: 0, open: [], sentAt: 0, attempt: null };
       return undefined;
     };
 
-    const decide = (socket: Socket, probe: Probe, open: boolean): void => {
-      if (!inflight.delete(socket)) return;
-      socket.destroy();
+    const decide = (probe: Probe, open: boolean): void => {
+      if (!inflight.delete(probe)) return;
+      probe.attempt?.close();
+      probe.attempt = null;
       result.decided++;
       options.onProbeDecided?.();
       if (open) probe.open.push(ports[probe.portIndex]!);
-      if (probe.portIndex + 1 < ports.length) followUps.push({ ...probe, portIndex: probe.portIndex + 1 });
-      else options.onAddressDone(probe.address, probe.open);
+      if (probe.portIndex + 1 < ports.length) {
+        probe.portIndex++;
+        followUps.push(probe);
+      } else options.onAddressDone(probe.address, probe.open);
     };
 
+    const settled = (probe: Probe, error: string | undefined): void => {
+      if (error !== undefined && LOCAL_SHORTAGE.has(error)) {
+        // Nothing was learned about the address: try again once fewer sockets are open.
+        inflight.delete(probe);
+        probe.attempt?.close();
+        probe.attempt = null;
+        result.socketShortages++;
+        maxInFlight = Math.max(1, Math.min(maxInFlight, inflight.size));
+        followUps.splice(followHead, 0, probe);
+        return;
+      }
+      // A refusal is an answer: it measures the round trip as well as an accept does.
+      if (error === undefined || error === 'ECONNREFUSED') rtt.sample(awakeNow() - probe.sentAt);
+      decide(probe, error === undefined);
+      pump();
+    };
+    const connector = (options.connector ?? createConnector)<Probe>(settled);
+    // Only sockets make an Error per refusal; handles report an errno, and the thread's other tasks keep their stacks.
+    if (connector.kind === 'socket') restoreStackTraces = suppressStackTraces();
+
     const start = (probe: Probe): void => {
-      const socket = new Socket();
       probe.sentAt = awakeNow();
-      inflight.set(socket, probe);
-      result.peakInFlight = Math.max(result.peakInFlight, inflight.size);
-      socket.once('connect', () => {
-        rtt.sample(awakeNow() - probe.sentAt);
-        decide(socket, probe, true);
-        pump();
-      });
-      socket.once('error', (error: NodeJS.ErrnoException) => {
-        if (error.code && LOCAL_SHORTAGE.has(error.code)) {
-          // Nothing was learned about the address: try again once fewer sockets are open.
-          inflight.delete(socket);
-          socket.destroy();
-          result.socketShortages++;
-          maxInFlight = Math.max(1, Math.min(maxInFlight, inflight.size));
-          followUps.splice(followHead, 0, probe);
-          return;
-        }
-        // A refusal is an answer: it measures the round trip as well as an accept does.
-        if (error.code === 'ECONNREFUSED') rtt.sample(awakeNow() - probe.sentAt);
-        decide(socket, probe, false);
-        pump();
-      });
-      socket.connect({ host: probe.address, port: ports[probe.portIndex]! });
+      inflight.add(probe);
+      if (inflight.size > result.peakInFlight) result.peakInFlight = inflight.size;
+      probe.attempt = connector.connect(probe.address, ports[probe.portIndex]!, probe);
     };
 
     const pump = (): void => {
@@ -156,10 +163,10 @@ export function probeAddresses(addresses: readonly string[], options: ProbeEngin
     const expire = (): void => {
       const now = awakeNow();
       const timeout = rtt.timeoutMs();
-      // Probes sit in the map in the order they started, and share one timeout: stop at the first one still in time.
-      for (const [socket, probe] of inflight) {
+      // Probes sit in the set in the order they started, and share one timeout: stop at the first one still in time.
+      for (const probe of inflight) {
         if (now - probe.sentAt < timeout) break;
-        decide(socket, probe, false);
+        decide(probe, false);
       }
     };
 

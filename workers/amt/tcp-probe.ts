@@ -24,21 +24,14 @@ export function probeTcpPort(host: string, port: number, timeoutMs: number, sign
   });
 }
 
-/** Probes many ports cheaply: one abort listener and one deadline sweep for all sockets in flight. */
-export interface TcpProber {
-  /** True when `host:port` accepts a TCP connection within the prober's timeout; false on refusal, timeout or abort. */
-  probe(host: string, port: number): Promise<boolean>;
-  /** Settles every probe still in flight as closed and stops the sweep. */
-  close(): void;
-}
-
 let openProbers = 0;
 let savedStackTraceLimit = Error.stackTraceLimit;
 
 /**
- * While a prober is open its thread captures no stack traces. Node makes an error for every refused
- * connect, and capturing (and, with source maps on, formatting) its stack cost a third of the CPU of
- * a sweep; the probes never look at it. Errors keep their messages and codes.
+ * While a prober is open (the probe engine on `net.Socket`) its thread captures no stack traces.
+ * Node makes an error for every refused connect, and capturing (and, with source maps on,
+ * formatting) its stack cost a third of the CPU of a sweep; the probes never look at it. Errors
+ * keep their messages and codes.
  */
 export function suppressStackTraces(): () => void {
   if (openProbers++ === 0) {
@@ -50,46 +43,6 @@ export function suppressStackTraces(): () => void {
     if (restored) return;
     restored = true;
     if (--openProbers === 0) Error.stackTraceLimit = savedStackTraceLimit;
-  };
-}
-
-/**
- * A prober for a whole batch. A socket per probe is unavoidable; a timer and an AbortSignal listener
- * per probe are not, and at tens of thousands of probes they cost as much as the connects.
- */
-export function createTcpProber(timeoutMs: number, signal?: AbortSignal): TcpProber {
-  const restoreStackTraces = suppressStackTraces();
-  const inflight = new Map<Socket, { deadline: number; finish: (open: boolean) => void }>();
-  const closeAll = (): void => {
-    for (const { finish } of [...inflight.values()]) finish(false);
-  };
-  const sweep = setInterval(() => {
-    const now = performance.now();
-    for (const { deadline, finish } of [...inflight.values()]) if (deadline <= now) finish(false);
-  }, Math.max(5, Math.min(50, timeoutMs / 4)));
-  signal?.addEventListener('abort', closeAll, { once: true });
-  return {
-    probe(host, port) {
-      return new Promise((resolve) => {
-        if (signal?.aborted) return resolve(false);
-        const socket = new Socket();
-        const finish = (open: boolean): void => {
-          if (!inflight.delete(socket)) return;
-          socket.destroy();
-          resolve(open);
-        };
-        inflight.set(socket, { deadline: performance.now() + timeoutMs, finish });
-        socket.once('connect', () => finish(true));
-        socket.once('error', () => finish(false));
-        socket.connect({ host, port });
-      });
-    },
-    close() {
-      restoreStackTraces();
-      clearInterval(sweep);
-      signal?.removeEventListener('abort', closeAll);
-      closeAll();
-    },
   };
 }
 

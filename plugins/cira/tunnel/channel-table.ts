@@ -49,7 +49,8 @@ export class ChannelTable {
   open(port: number, options: OpenChannelOptions): Promise<ApfChannel> {
     if (options.signal?.aborted) return Promise.reject(new CiraChannelError('GW_ERR_CIRA_ABORTED', 'aborted'));
     const localId = this.allocateId();
-    const channel = new ApfChannel({ send: (m) => this.options.send(m), release: (id, closeAwaited) => this.release(id, closeAwaited) }, localId, port, this.options.windowBytes);
+    const windowBytes = options.windowBytes ?? this.options.windowBytes;
+    const channel = new ApfChannel({ send: (m) => this.options.send(m), release: (id, closeAwaited) => this.release(id, closeAwaited) }, localId, port, windowBytes);
     this.channels.set(localId, channel);
     return new Promise<ApfChannel>((resolve, reject) => {
       const fail = (err: Error) => {
@@ -69,7 +70,7 @@ export class ChannelTable {
         this.opening.delete(localId);
       };
       this.opening.set(localId, { channel, resolve, reject, cleanup });
-      this.options.send(build.buildChannelOpen({ sender: localId, window: this.options.windowBytes, address: '127.0.0.1', port, originator: '127.0.0.1', originatorPort: 0 }));
+      this.options.send(build.buildChannelOpen({ sender: localId, window: windowBytes, address: '127.0.0.1', port, originator: '127.0.0.1', originatorPort: 0 }));
     });
   }
 

@@ -39,8 +39,12 @@ export function keyColour(keysym: number): [number, number, number] {
   return [(keysym * 37 + 50) & 255, (keysym * 91 + 20) & 255, (keysym * 173 + 90) & 255];
 }
 
-/** The picture as 8-bit RGB triplets, row by row. */
-export function renderScreen(state: DeviceState): Buffer {
+/** Each device's gradient, drawn once (a key press redraws only the bar and the blocks over a copy of it). */
+const gradients = new WeakMap<DeviceState, { uuid: string; rgb: Buffer }>();
+
+function gradient(state: DeviceState): Buffer {
+  const cached = gradients.get(state);
+  if (cached?.uuid === state.config.uuid) return cached.rgb;
   const { width, height } = SCREEN;
   const rgb = Buffer.alloc(width * height * 3);
   const [r0, g0, b0] = seedColour(`${state.config.uuid}/screen`);
@@ -52,6 +56,14 @@ export function renderScreen(state: DeviceState): Buffer {
       rgb[at + 2] = (b0 + ((x ^ y) & 63)) & 255;
     }
   }
+  gradients.set(state, { uuid: state.config.uuid, rgb });
+  return rgb;
+}
+
+/** The picture as 8-bit RGB triplets, row by row. */
+export function renderScreen(state: DeviceState): Buffer {
+  const { width } = SCREEN;
+  const rgb = Buffer.from(gradient(state));
   const bar = state.redirection.optInState === 2 ? [200, 120, 0] : BAR[state.redirection.lastBoot];
   fill(rgb, 0, 0, width, BAR_HEIGHT, bar as unknown as [number, number, number]);
   const typed = state.redirection.typed.slice(-KEY_BLOCKS);
@@ -79,12 +91,22 @@ export function keyBlockOrigin(i: number): { x: number; y: number } {
 export function encodeScreen(rgb: Buffer, format: PixelFormat): Buffer {
   const bytes = format.bitsPerPixel / 8;
   const out = Buffer.alloc(SCREEN.width * SCREEN.height * bytes);
-  const scale = (value: number, max: number) => Math.round((value * max) / 255);
+  // Each channel's 256 values scaled and shifted once (a per-pixel Math.round made a key press cost ~8 ms of the simulator's time).
+  const channel = (max: number, shift: number) => Int32Array.from({ length: 256 }, (_, value) => Math.round((value * max) / 255) << shift);
+  const [red, green, blue] = [channel(format.redMax, format.redShift), channel(format.greenMax, format.greenShift), channel(format.blueMax, format.blueShift)];
+  const big = format.bigEndian;
   for (let p = 0, o = 0; p < rgb.length; p += 3, o += bytes) {
-    const value = (scale(rgb[p]!, format.redMax) << format.redShift) | (scale(rgb[p + 1]!, format.greenMax) << format.greenShift) | (scale(rgb[p + 2]!, format.blueMax) << format.blueShift);
-    if (bytes === 1) out[o] = value;
-    else if (bytes === 2) format.bigEndian ? out.writeUInt16BE(value & 0xffff, o) : out.writeUInt16LE(value & 0xffff, o);
-    else format.bigEndian ? out.writeUInt32BE(value >>> 0, o) : out.writeUInt32LE(value >>> 0, o);
+    const value = red[rgb[p]!]! | green[rgb[p + 1]!]! | blue[rgb[p + 2]!]!;
+    if (bytes === 1) out[o] = value & 0xff;
+    else if (bytes === 2) {
+      out[big ? o + 1 : o] = value & 0xff;
+      out[big ? o : o + 1] = (value >>> 8) & 0xff;
+    } else {
+      out[big ? o + 3 : o] = value & 0xff;
+      out[big ? o + 2 : o + 1] = (value >>> 8) & 0xff;
+      out[big ? o + 1 : o + 2] = (value >>> 16) & 0xff;
+      out[big ? o : o + 3] = value >>> 24;
+    }
   }
   return out;
 }
