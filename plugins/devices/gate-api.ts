@@ -134,8 +134,11 @@ export interface DeviceGate {
 
 /** The sign-in memory's settings (`plugins.devices.options.signIn`). */
 export interface SignInSettings {
+  /** Failed logins in a row that lock the device's account. */
   lockoutThreshold: number;
+  /** Failed logins kept in hand below the threshold (other clients of the device, a late retry). */
   safetyMargin: number;
+  /** How long a device that said it is locked is left alone. */
   lockoutPauseSeconds: number;
 }
 

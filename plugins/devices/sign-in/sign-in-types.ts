@@ -1,12 +1,6 @@
 /** The sign-in memory's types: what it remembers of a device, the plans it hands out and what they report. */
-export interface SignInSettings {
-  /** Failed logins in a row that lock the device's account. */
-  lockoutThreshold: number;
-  /** Failed logins kept in hand below the threshold (other clients of the device, a late retry). */
-  safetyMargin: number;
-  /** How long a device that said it is locked is left alone. */
-  lockoutPauseSeconds: number;
-}
+import type { SignInSettings } from '../gate-api.js';
+export type { SignInSettings };
 
 export interface RefusedCredential {
   credentialId: string;
