@@ -1,34 +1,29 @@
 /** Options of the redirection plugin (`plugins.redirection.options`); the type is the schema's. */
 import { Type, type Static } from '@sinclair/typebox';
+import { Section } from '../../core/validation/schema-types.js';
 
-export const REDIRECTION_CONFIG_SCHEMA = Type.Object(
-  {
-    /** Bounds of every device exchange (features, consent, a session's sign-in). */
-    device: Type.Object(
-      {
-        connectTimeoutMs: Type.Integer({ minimum: 50, maximum: 60000, default: 3000 }),
-        requestTimeoutMs: Type.Integer({ minimum: 100, maximum: 120000, default: 15000 }),
-        credentialAttempts: Type.Integer({ minimum: 1, maximum: 9, default: 3 }),
-      },
-      { additionalProperties: false, default: {} },
-    ),
-    /** A session's WebSocket ticket is valid this long and once. */
-    ticketTtlSeconds: Type.Integer({ minimum: 1, maximum: 300, default: 60 }),
-    /** Tickets issued and not yet used, at most (each expires by itself). */
-    maxTickets: Type.Integer({ minimum: 1, maximum: 100000, default: 1000 }),
-    /** Sessions open at once on this gateway, at most. */
-    maxSessions: Type.Integer({ minimum: 1, maximum: 10000, default: 500 }),
-    /** A session whose viewer sends nothing for this long is ended. */
-    idleTimeoutSeconds: Type.Integer({ minimum: 1, maximum: 86400, default: 900 }),
-    /** How often open sessions check that their user still exists and holds `remote:connect`. */
-    userCheckMs: Type.Integer({ minimum: 50, maximum: 60000, default: 2000 }),
-    /**
-     * Origins (`https://console.example`) whose pages may open a session's WebSocket besides the
-     * gateway's own; a browser's request from any other origin is refused (cross-site WebSocket hijacking).
-     */
-    origins: Type.Array(Type.String({ pattern: '^https?://[^/]+$' }), { maxItems: 64, default: [] }),
-  },
-  { additionalProperties: false, default: {} },
-);
+export const REDIRECTION_CONFIG_SCHEMA = Section({
+  /** Bounds of every device exchange (features, consent, a session's sign-in). */
+  device: Section({
+    connectTimeoutMs: Type.Integer({ minimum: 50, maximum: 60000, default: 3000 }),
+    requestTimeoutMs: Type.Integer({ minimum: 100, maximum: 120000, default: 15000 }),
+    credentialAttempts: Type.Integer({ minimum: 1, maximum: 9, default: 3 }),
+  }),
+  /** A session's WebSocket ticket is valid this long and once. */
+  ticketTtlSeconds: Type.Integer({ minimum: 1, maximum: 300, default: 60 }),
+  /** Tickets issued and not yet used, at most (each expires by itself). */
+  maxTickets: Type.Integer({ minimum: 1, maximum: 100000, default: 1000 }),
+  /** Sessions open at once on this gateway, at most. */
+  maxSessions: Type.Integer({ minimum: 1, maximum: 10000, default: 500 }),
+  /** A session whose viewer sends nothing for this long is ended. */
+  idleTimeoutSeconds: Type.Integer({ minimum: 1, maximum: 86400, default: 900 }),
+  /** How often open sessions check that their user still exists and holds `remote:connect`. */
+  userCheckMs: Type.Integer({ minimum: 50, maximum: 60000, default: 2000 }),
+  /**
+   * Origins (`https://console.example`) whose pages may open a session's WebSocket besides the
+   * gateway's own; a browser's request from any other origin is refused (cross-site WebSocket hijacking).
+   */
+  origins: Type.Array(Type.String({ pattern: '^https?://[^/]+$' }), { maxItems: 64, default: [] }),
+});
 
 export type RedirectionConfig = Static<typeof REDIRECTION_CONFIG_SCHEMA>;

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { FrontendRoute } from '../../core/plugin-api.js';
-import { NullableString } from '../../core/validation/schema-types.js';
+import { NullableString, Section } from '../../core/validation/schema-types.js';
 
 export const FRONTEND_ROUTE_SCHEMA = {
   type: 'object',
@@ -27,24 +27,21 @@ export const FRONTEND_ROUTE_SCHEMA = {
 const META_FIELDS = { title: Type.String(), icon: Type.Optional(Type.String()), order: Type.Optional(Type.Number()) };
 
 /** Options of the route-permissions plugin (`plugins.route-permissions.options`); the type is the schema's. */
-export const ROUTE_PERMISSIONS_CONFIG_SCHEMA = Type.Object(
-  {
-    home: Type.Object(
-      { path: Type.Literal('/'), name: Type.String(), meta: Type.Object({ ...META_FIELDS, permission: Type.Optional(NullableString()) }) },
-      { default: { path: '/', name: 'home', meta: { title: 'Home', icon: 'home', permission: null, order: 0 } } },
-    ),
-    routes: Type.Array(
-      Type.Object({
-        path: Type.String(),
-        name: Type.String(),
-        meta: Type.Object({ ...META_FIELDS, permission: NullableString() }),
-        // Nested routes are checked as routes where they are served, not here.
-        children: Type.Optional(Type.Unsafe<FrontendRoute[]>({ type: 'array' })),
-      }),
-      { default: [], description: 'Site routes added to those of the enabled plugins' },
-    ),
-  },
-  { additionalProperties: false, default: {} },
-);
+export const ROUTE_PERMISSIONS_CONFIG_SCHEMA = Section({
+  home: Type.Object(
+    { path: Type.Literal('/'), name: Type.String(), meta: Type.Object({ ...META_FIELDS, permission: Type.Optional(NullableString()) }) },
+    { default: { path: '/', name: 'home', meta: { title: 'Home', icon: 'home', permission: null, order: 0 } } },
+  ),
+  routes: Type.Array(
+    Type.Object({
+      path: Type.String(),
+      name: Type.String(),
+      meta: Type.Object({ ...META_FIELDS, permission: NullableString() }),
+      // Nested routes are checked as routes where they are served, not here.
+      children: Type.Optional(Type.Unsafe<FrontendRoute[]>({ type: 'array' })),
+    }),
+    { default: [], description: 'Site routes added to those of the enabled plugins' },
+  ),
+});
 
 export type RoutePermissionsConfig = Static<typeof ROUTE_PERMISSIONS_CONFIG_SCHEMA>;

@@ -1,10 +1,9 @@
 /** The `options` of the soap-mps plugin, defaults applied (see README.md); the type is the schema's. */
-import { Type, type Static, type TProperties } from '@sinclair/typebox';
-import { StringEnum } from '../../core/validation/schema-types.js';
+import { Type, type Static } from '@sinclair/typebox';
+import { Section, StringEnum } from '../../core/validation/schema-types.js';
 import { DEFAULT_ALLOWED_NETWORKS } from './delivery-policy.js';
 
 const int = (minimum: number, maximum: number, defaultValue: number, description: string) => Type.Integer({ minimum, maximum, default: defaultValue, description });
-const section = <P extends TProperties>(properties: P) => Type.Object(properties, { additionalProperties: false, default: {} });
 const ADDRESSES = Type.String({ pattern: '^[0-9A-Fa-f:.]+(/\\d{1,3})?$' });
 
 /** JSON Schema of the plugin options; the kernel validates them and fills in the defaults. */
@@ -27,25 +26,25 @@ export const CONFIG_SCHEMA = Type.Object(
     /** CIDRs allowed when `auth` is `none`. */
     allowedClients: Type.Array(ADDRESSES, { maxItems: 256, default: ['127.0.0.0/8', '::1/128'], description: 'CIDRs (or single addresses) allowed when auth is none' }),
     maxBodyBytes: int(1024, 16 * 1024 * 1024, 65536, 'Largest accepted SOAP request body'),
-    enumeration: section({
+    enumeration: Section({
       ttlSeconds: int(1, 86400, 300, 'Lifetime of an enumeration context'),
       maxContexts: int(1, 100000, 100, 'Open enumeration contexts at most'),
       maxContextsPerCaller: int(1, 100000, 10, 'Open enumeration contexts of one caller (user, or client address without authentication) at most'),
       defaultPageSize: int(1, 100000, 100, 'Pull page size when MaxElements is absent'),
       maxPageSize: int(1, 100000, 1000, 'Larger MaxElements values are capped to this'),
     }),
-    subscriptions: section({
+    subscriptions: Section({
       ttlSeconds: int(1, 31 * 86400, 86400, 'Lifetime of a subscription (renewed by subscribing again)'),
       maxSubscriptions: int(1, 100000, 100, 'Live subscriptions at most'),
     }),
-    delivery: section({
+    delivery: Section({
       timeoutMs: int(100, 120000, 5000, 'Timeout of one notification POST'),
       maxAttempts: int(1, 100, 5, 'Attempts per notification'),
       backoffMs: int(1, 3600000, 1000, 'Wait before the first retry; doubles on each further retry'),
       maxPending: int(1, 100000, 100, 'Notifications queued per receiver at most; the oldest is dropped beyond'),
     }),
     /** Where notifications may go (checked at subscribe time and when each delivery connects). */
-    notifications: section({
+    notifications: Section({
       allowedNetworks: Type.Array(ADDRESSES, {
         maxItems: 256,
         default: DEFAULT_ALLOWED_NETWORKS,
