@@ -66,17 +66,38 @@ function tcpBinding(): TcpBinding | null {
 
 let cachedBinding: TcpBinding | null | undefined;
 
-class HandleAttempt<T> implements ConnectAttempt {
+/** What both implementations keep per attempt; `release` frees the socket once. */
+abstract class Attempt<T> implements ConnectAttempt {
   closed = false;
   constructor(
-    readonly handle: TcpHandle,
     readonly tag: T,
     readonly outcome: ConnectOutcome<T>,
   ) {}
 
+  protected abstract release(): void;
+
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    this.release();
+  }
+}
+
+/** A failure known before the connect began, told on the next tick as a socket would (unless closed by then). */
+function reportEarlyFailure<T>(attempt: Attempt<T>, code: string): void {
+  if (!attempt.closed) attempt.outcome(attempt.tag, code);
+}
+
+class HandleAttempt<T> extends Attempt<T> {
+  constructor(
+    readonly handle: TcpHandle,
+    tag: T,
+    outcome: ConnectOutcome<T>,
+  ) {
+    super(tag, outcome);
+  }
+
+  protected release(): void {
     this.handle.close();
   }
 }
@@ -106,7 +127,7 @@ function handleConnector<T>(binding: TcpBinding, outcome: ConnectOutcome<T>): Co
       req.attempt = attempt as HandleAttempt<unknown>;
       const status = host.includes(':') ? attempt.handle.connect6(req, host, port) : attempt.handle.connect(req, host, port);
       if (status !== 0) {
-        // Refused before it began (EMFILE, EADDRNOTAVAIL, ...): told on the next tick, as a socket would.
+        // Refused before it began (EMFILE, EADDRNOTAVAIL, ...).
         req.attempt = undefined;
         process.nextTick(reportEarlyFailure, attempt, getSystemErrorName(status));
       }
@@ -115,24 +136,19 @@ function handleConnector<T>(binding: TcpBinding, outcome: ConnectOutcome<T>): Co
   };
 }
 
-function reportEarlyFailure<T>(attempt: HandleAttempt<T>, code: string): void {
-  if (!attempt.closed) attempt.outcome(attempt.tag, code);
-}
-
 const ATTEMPT = Symbol('connect attempt');
 type ProbeSocket = Socket & { [ATTEMPT]?: SocketAttempt<unknown> };
 
-class SocketAttempt<T> implements ConnectAttempt {
-  closed = false;
+class SocketAttempt<T> extends Attempt<T> {
   constructor(
     readonly socket: ProbeSocket,
-    readonly tag: T,
-    readonly outcome: ConnectOutcome<T>,
-  ) {}
+    tag: T,
+    outcome: ConnectOutcome<T>,
+  ) {
+    super(tag, outcome);
+  }
 
-  close(): void {
-    if (this.closed) return;
-    this.closed = true;
+  protected release(): void {
     this.socket.destroy();
   }
 }
@@ -145,10 +161,6 @@ function onSocketConnect(this: ProbeSocket): void {
 function onSocketError(this: ProbeSocket, error: NodeJS.ErrnoException): void {
   const attempt = this[ATTEMPT];
   if (attempt && !attempt.closed) attempt.outcome(attempt.tag, error.code ?? 'EIO');
-}
-
-function reportSocketFailure<T>(attempt: SocketAttempt<T>, code: string): void {
-  if (!attempt.closed) attempt.outcome(attempt.tag, code);
 }
 
 /** The same interface on `net.Socket`: the fallback, and what the tests hold the handles to. */
@@ -165,7 +177,7 @@ export function socketConnector<T>(outcome: ConnectOutcome<T>): Connector<T> {
         socket.connect({ host, port });
       } catch (error) {
         // net checks its arguments by throwing (a bad port): reported like a failed connect.
-        process.nextTick(reportSocketFailure, attempt, (error as NodeJS.ErrnoException).code ?? 'EINVAL');
+        process.nextTick(reportEarlyFailure, attempt, (error as NodeJS.ErrnoException).code ?? 'EINVAL');
       }
       return attempt;
     },
