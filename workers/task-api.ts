@@ -39,8 +39,8 @@ export interface WorkerEntryData {
   taskDir: string;
   /** `.ts` under tsx, `.js` once compiled. */
   taskExtension: string;
-  /** Where the thread writes its event-loop delay while it runs tasks (core/pool/thread-delay.ts). */
-  delayBoard?: SharedArrayBuffer;
+  /** Where the thread writes its event-loop delay while it runs tasks, and the board's layout (core/pool/thread-delay.ts). */
+  delayBoard?: { buffer: SharedArrayBuffer; beatMs: number; slotFields: number };
 }
 
 /**

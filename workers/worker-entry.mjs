@@ -40,10 +40,9 @@ if (taskDir && taskExtension) {
 
 // The thread's event-loop delay while it runs tasks, for the device gate's admission of reads
 // (core/pool/thread-delay.ts reads it): a beat that comes late means ready callbacks waited that long.
-const BEAT_MS = 20;
-const SLOT_FIELDS = 3;
 const { delayBoard } = workerData ?? {};
-const board = delayBoard ? new Int32Array(delayBoard) : undefined;
+const { beatMs: BEAT_MS, slotFields: SLOT_FIELDS } = delayBoard ?? {};
+const board = delayBoard ? new Int32Array(delayBoard.buffer) : undefined;
 const slotAt = board ? 1 + (Atomics.add(board, 0, 1) % ((board.length - 1) / SLOT_FIELDS)) * SLOT_FIELDS : 0;
 let running = 0;
 let lastBeat = 0;

@@ -6,7 +6,7 @@ import { setMaxListeners } from 'node:events';
 import type { WorkerTasks, TaskEnvelope, TaskFunction, WorkerEntryData } from '../../workers/task-api.js';
 import { CODE_EXTENSION, codePath } from '../assets/package-root.js';
 import { createSemaphore } from '../util/semaphore.js';
-import { createThreadDelayBoard, type ThreadLoad } from './thread-delay.js';
+import { BEAT_MS, createThreadDelayBoard, SLOT_FIELDS, type ThreadLoad } from './thread-delay.js';
 
 const ENTRY = codePath('workers', 'worker-entry.mjs');
 // The built-in tasks are built as the rest of the code: `.ts` under tsx, `.js` compiled.
@@ -151,7 +151,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
       // The bin's 4 MiB semi-spaces suit the main thread; a worker holding a thousand device reads at
       // once would spend a tenth of its time in scavenges with them.
       resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
-      workerData: { taskDir: TASK_DIR.href, taskExtension: TASK_EXTENSION, delayBoard: delays.buffer } satisfies WorkerEntryData,
+      workerData: { taskDir: TASK_DIR.href, taskExtension: TASK_EXTENSION, delayBoard: { buffer: delays.buffer, beatMs: BEAT_MS, slotFields: SLOT_FIELDS } } satisfies WorkerEntryData,
     }));
 
   async function runEnvelope<TOutput, TProgress>(file: string, input: unknown, runOptions: TaskRunOptions<TProgress> = {}): Promise<TOutput> {
