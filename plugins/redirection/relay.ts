@@ -65,7 +65,7 @@ export function startRelay({ ws, viewerSocket, stream, leftover, codec, idleMs, 
     }
     for (const message of messages) batch.add(message);
   };
-  // Device reads of 16 KiB or more are WebSocket messages of their own, sent at once (smaller ones
+  // Device reads of 8 KiB or more are WebSocket messages of their own, sent at once (smaller ones
   // joined), and the viewer's socket stays corked until the end of this turn of the event loop: what
   // libuv read in one go (up to 32 reads of 64 KiB from a TCP socket, a dozen TLS records from a
   // tunnel) leaves in one writev, not one each, with no timer. MAX_TURN_BYTES bounds what waits.
@@ -113,7 +113,7 @@ export function startRelay({ ws, viewerSocket, stream, leftover, codec, idleMs, 
 /** Bytes written to the corked viewer socket after which it is uncorked within the turn. */
 const MAX_TURN_BYTES = 256 * 1024;
 /** Reads smaller than this are joined with their neighbours of the same turn into one message. */
-const JOIN_BELOW = 16 * 1024;
+const JOIN_BELOW = 8 * 1024;
 
 /**
  * Sends what is added into `socket`, corked from the first part of a turn of the event loop until
