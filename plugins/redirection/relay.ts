@@ -121,7 +121,7 @@ const JOIN_BELOW = 8 * 1024;
  * JOIN_BELOW or more is a message of its own (no copy); smaller ones are joined until they reach it
  * (a browser viewer pays per message: a tunnel's small CHANNEL_DATA would be hundreds a frame).
  */
-export function createTurnWriter(socket: Writable, send: (message: Buffer) => void): { add(part: Buffer): void; flush(): void } {
+function createTurnWriter(socket: Writable, send: (message: Buffer) => void): { add(part: Buffer): void; flush(): void } {
   let corked = false;
   let turnBytes = 0;
   let small: Buffer[] = [];
