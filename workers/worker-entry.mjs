@@ -27,7 +27,7 @@ const loadTask = (file) => {
   return module;
 };
 
-// The built-in tasks (and undici, saxes behind them) are loaded once the thread has
+// The built-in tasks (and undici, fast-xml-parser behind them) are loaded once the thread has
 // started, one after the other, so that the first scan does not wait for the module loader.
 const PRELOAD_DELAY_MS = 500;
 const { taskDir, taskExtension } = workerData ?? {};
