@@ -1,15 +1,17 @@
 /**
- * Parses WS-Management responses (xml-tree.ts, on saxes), independent of the namespace prefixes a
- * device chooses (`a:`, `g:`, `h:` or a default namespace all read the same). Documents with a
- * DOCTYPE are refused and only the predefined entities and character references are expanded, so
- * nothing a device sends can declare or resolve entities.
+ * Parses WS-Management responses with fast-xml-parser, independent of the namespace prefixes a device
+ * chooses (`a:`, `g:`, `h:` or a default namespace all read the same). Entity processing is off and
+ * documents with a DOCTYPE are refused, so nothing a device sends can expand or resolve entities.
  */
+import { XMLParser } from 'fast-xml-parser';
 import { AmtError } from './errors.js';
-import { parseXmlTree, type XmlObject, type XmlValue } from './xml-tree.js';
+import { decodeXmlEntities } from './xml-text.js';
 
 /** A parsed element: text, an object of child elements (attributes as `@name`, text as `#text`), or repeats. */
-export type WsmanValue = XmlValue;
-export type WsmanObject = XmlObject;
+export type WsmanValue = string | WsmanObject | WsmanValue[];
+export interface WsmanObject {
+  [name: string]: WsmanValue;
+}
 
 /** One instance returned by Get, Pull or an optimized Enumerate: its element name and properties. */
 export interface WsmanItem {
@@ -37,11 +39,39 @@ export interface EnumerationPage {
   endOfSequence: boolean;
 }
 
-/** Elements nested deeper are refused (no WS-Management answer comes near). */
-const MAX_DEPTH = 64;
+const parser = new XMLParser({
+  ignoreAttributes: false,
+  attributeNamePrefix: '@',
+  removeNSPrefix: true,
+  parseTagValue: false,
+  parseAttributeValue: false,
+  processEntities: false,
+  trimValues: true,
+  ignoreDeclaration: true,
+  ignorePiTags: true,
+  maxNestedTags: 64,
+  // Matchers instead of jPath strings: nothing here needs paths, and building them costs.
+  jPath: false,
+});
 
 function bad(message: string): AmtError {
   return new AmtError('AMT_ERR_BAD_RESPONSE', message);
+}
+
+/** Converts the parser's output to {@link WsmanValue}s, decoding predefined entities in text and attributes. */
+function normalize(node: unknown): WsmanValue {
+  if (typeof node === 'string') return decodeXmlEntities(node);
+  if (typeof node === 'number' || typeof node === 'boolean') return String(node);
+  if (Array.isArray(node)) return node.map(normalize);
+  if (node && typeof node === 'object') {
+    const out: WsmanObject = {};
+    for (const [key, value] of Object.entries(node as Record<string, unknown>)) {
+      if (key === '@xmlns' || key.startsWith('@xmlns:')) continue;
+      out[key] = normalize(value);
+    }
+    return out;
+  }
+  return '';
 }
 
 /** The value as a list (one element for a single occurrence, none for undefined). */
@@ -86,13 +116,13 @@ export function intOf(value: WsmanValue | undefined): number | null {
  */
 export function parseEnvelope(xml: string): WsmanEnvelope {
   if (/<!DOCTYPE|<!ENTITY/i.test(xml)) throw bad('response contains a DOCTYPE');
-  let root: WsmanObject;
+  let root: unknown;
   try {
-    root = parseXmlTree(xml, MAX_DEPTH);
+    root = parser.parse(xml);
   } catch {
     throw bad('response is not well-formed XML');
   }
-  const envelope = root['Envelope'];
+  const envelope = objectOf(normalize(root) as WsmanObject)?.['Envelope'];
   const env = objectOf(envelope);
   if (!env) throw bad('response is not a SOAP envelope');
   const body = objectOf(env['Body']) ?? (env['Body'] === '' ? {} : undefined);
