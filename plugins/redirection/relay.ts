@@ -3,7 +3,7 @@
  * mode's codec, with backpressure both ways, the device's keep-alive, the idle bound and byte counts.
  * Either side closing ends it; `end` ends it from here with a reason the viewer is told.
  */
-import type { Duplex } from 'node:stream';
+import type { Duplex, Writable } from 'node:stream';
 import type { WebSocket } from 'ws';
 import type { SessionCodec } from './modes/mode.js';
 import { END_REASONS, type EndReason } from './sessions.js';
@@ -14,6 +14,8 @@ const LOW_WATER = 256 * 1024;
 
 export interface RelayOptions {
   ws: WebSocket;
+  /** The socket under `ws` (the upgraded HTTP connection): corked while one turn's messages are written. */
+  viewerSocket: Writable;
   stream: Duplex;
   /** Device bytes read past the set-up, delivered first. */
   leftover: Buffer;
@@ -30,7 +32,7 @@ export interface Relay {
   end(reason: EndReason): void;
 }
 
-export function startRelay({ ws, stream, leftover, codec, idleMs, deviceClose, onEnd }: RelayOptions): Relay {
+export function startRelay({ ws, viewerSocket, stream, leftover, codec, idleMs, deviceClose, onEnd }: RelayOptions): Relay {
   let bytesToDevice = 0;
   let bytesFromDevice = 0;
   let ended = false;
@@ -63,10 +65,11 @@ export function startRelay({ ws, stream, leftover, codec, idleMs, deviceClose, o
     }
     for (const message of messages) batch.add(message);
   };
-  // Device bytes that arrive in one turn of the event loop go to the viewer as one message at its
-  // end: a CIRA tunnel's TLS read holds dozens of small CHANNEL_DATA, and a WebSocket message (one
-  // writev, one frame for the viewer to parse) per piece cost more than the tunnel itself.
-  const batch = createBatch((message) => {
+  // Device reads of 8 KiB or more are WebSocket messages of their own, sent at once (smaller ones
+  // joined), and the viewer's socket stays corked until the end of this turn of the event loop: what
+  // libuv read in one go (up to 32 reads of 64 KiB from a TCP socket, a dozen TLS records from a
+  // tunnel) leaves in one writev, not one each, with no timer. MAX_TURN_BYTES bounds what waits.
+  const batch = createTurnWriter(viewerSocket, (message) => {
     ws.send(message, { binary: true }, () => {
       if (stream.isPaused() && ws.bufferedAmount < LOW_WATER) stream.resume();
     });
@@ -107,28 +110,55 @@ export function startRelay({ ws, stream, leftover, codec, idleMs, deviceClose, o
   };
 }
 
-/** Largest message the batch holds before it sends at once. */
-const MAX_BATCH = 256 * 1024;
+/** Bytes written to the corked viewer socket after which it is uncorked within the turn. */
+const MAX_TURN_BYTES = 256 * 1024;
+/** Reads smaller than this are joined with their neighbours of the same turn into one message. */
+const JOIN_BELOW = 8 * 1024;
 
-/** Collects what is added in one tick and hands it on as one buffer at the tick's end (no timer, so no added delay). */
-function createBatch(send: (message: Buffer) => void): { add(part: Buffer): void; flush(): void } {
-  let parts: Buffer[] = [];
-  let bytes = 0;
-  const flush = () => {
-    if (bytes === 0) return;
-    const message = parts.length === 1 ? parts[0]! : Buffer.concat(parts, bytes);
-    parts = [];
-    bytes = 0;
+/**
+ * Sends what is added into `socket`, corked from the first part of a turn of the event loop until
+ * the turn's end (setImmediate runs after the poll phase's reads) or MAX_TURN_BYTES. A part of
+ * JOIN_BELOW or more is a message of its own (no copy); smaller ones are joined until they reach it
+ * (a browser viewer pays per message: a tunnel's small CHANNEL_DATA would be hundreds a frame).
+ */
+function createTurnWriter(socket: Writable, send: (message: Buffer) => void): { add(part: Buffer): void; flush(): void } {
+  let corked = false;
+  let turnBytes = 0;
+  let small: Buffer[] = [];
+  let smallBytes = 0;
+  const sendSmall = () => {
+    if (smallBytes === 0) return;
+    const message = small.length === 1 ? small[0]! : Buffer.concat(small, smallBytes);
+    small = [];
+    smallBytes = 0;
     send(message);
+  };
+  const flush = () => {
+    sendSmall();
+    if (!corked) return;
+    corked = false;
+    socket.uncork();
   };
   return {
     flush,
     add(part) {
       if (part.length === 0) return;
-      if (bytes === 0) process.nextTick(flush);
-      parts.push(part);
-      bytes += part.length;
-      if (bytes >= MAX_BATCH) flush();
+      if (!corked) {
+        corked = true;
+        turnBytes = 0;
+        socket.cork();
+        setImmediate(flush);
+      }
+      if (part.length >= JOIN_BELOW) {
+        sendSmall();
+        send(part);
+      } else {
+        small.push(part);
+        smallBytes += part.length;
+        if (smallBytes >= JOIN_BELOW) sendSmall();
+      }
+      turnBytes += part.length;
+      if (turnBytes >= MAX_TURN_BYTES) flush();
     },
   };
 }

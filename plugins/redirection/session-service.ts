@@ -5,6 +5,7 @@
  * end on either side's close, an operator's DELETE, the idle bound, or their user losing
  * `remote:connect`; every start and end is logged without a secret.
  */
+import type { Writable } from 'node:stream';
 import type { WebSocket } from 'ws';
 import type { AuthenticatedUser, EventBus, Logger, PluginAuth, RequestActor } from '../../core/plugin-api.js';
 import type { DeviceAccess, DeviceRegistry } from 'amt-gateway/devices';
@@ -23,6 +24,12 @@ import { createTicketStore, type Ticket } from './tickets.js';
 export const RELAY_PATH = '/api/redirection/relay';
 export const PERMISSION = 'remote:connect';
 const MODES: Record<SessionMode, ModeSpec> = { kvm: KVM_MODE, sol: SOL_MODE };
+
+/** The viewer's WebSocket and the upgraded connection under it. */
+export interface Viewer {
+  ws: WebSocket;
+  socket: Writable;
+}
 
 export interface SessionTicket {
   id: string;
@@ -70,7 +77,7 @@ export function createSessionService({ devices, reads, sessionAccess, auth, logg
    * the device session. Throws an HttpError (answered on the upgrade) when any of it fails; `accept`
    * then upgrades and the relay starts.
    */
-  async function connect(ticketText: string, address: string, accept: () => Promise<WebSocket>): Promise<void> {
+  async function connect(ticketText: string, address: string, accept: () => Promise<Viewer>): Promise<void> {
     const ticket = tickets.take(ticketText);
     if (!ticket) throw RedirectionErrors.ticketInvalid();
     const user = await auth.currentUser(ticket.username);
@@ -88,17 +95,17 @@ export function createSessionService({ devices, reads, sessionAccess, auth, logg
           if (err.code === 'GW_ERR_DEVICE_UNSUPPORTED') throw RedirectionErrors.disabled(device, ticket.mode);
           throw err;
         });
-      const ws = await accept().catch((err: unknown) => {
+      const viewer = await accept().catch((err: unknown) => {
         value.session.stream.destroy();
         throw err;
       });
-      run(ticket, address, ws, value.session);
+      run(ticket, address, viewer, value.session);
     } finally {
       release();
     }
   }
 
-  function run(ticket: Ticket, address: string, ws: WebSocket, opened: OpenRedirection<SessionCodec>): void {
+  function run(ticket: Ticket, address: string, { ws, socket }: Viewer, opened: OpenRedirection<SessionCodec>): void {
     const startedMs = Date.now();
     const session: LiveSession = {
       id: ticket.sessionId,
@@ -132,7 +139,7 @@ export function createSessionService({ devices, reads, sessionAccess, auth, logg
     registry.open(session);
     events.publish('RemoteConsoleSessionOpened', { mode: session.mode });
     const relay = startRelay({
-      ws, stream: opened.stream, leftover: opened.leftover, codec: opened.begun, idleMs: config.idleTimeoutSeconds * 1000,
+      ws, viewerSocket: socket, stream: opened.stream, leftover: opened.leftover, codec: opened.begun, idleMs: config.idleTimeoutSeconds * 1000,
       deviceClose: ticket.mode === 'kvm' ? 'deviceIdleKvm' : 'device', onEnd,
     });
     logger.info('remote console session started', { sessionId: session.id, user: session.user, deviceId: session.deviceId, mode: session.mode });

@@ -5,10 +5,10 @@
  */
 import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { WebSocket, WebSocketServer } from 'ws';
+import type { WebSocketServer } from 'ws';
 import { isHttpError, type HttpErrorShape, type Logger, type UpgradeHandler } from '../../core/plugin-api.js';
 import { RedirectionErrors } from './errors.js';
-import type { SessionService } from './session-service.js';
+import type { SessionService, Viewer } from './session-service.js';
 
 function refuse(socket: Duplex, error: HttpErrorShape): void {
   if (socket.destroyed) return;
@@ -37,7 +37,7 @@ export function createRelayUpgrade(sessions: SessionService, wss: WebSocketServe
       const ticket = new URL(req.url ?? '/', 'http://relay.invalid').searchParams.get('ticket') ?? '';
       await sessions.connect(ticket, req.socket.remoteAddress ?? '', () => {
         if (socket.destroyed) return Promise.reject(new Error('the viewer left before the session opened'));
-        return new Promise<WebSocket>((resolve) => wss.handleUpgrade(req, socket, head, resolve));
+        return new Promise<Viewer>((resolve) => wss.handleUpgrade(req, socket, head, (ws) => resolve({ ws, socket })));
       });
     })().catch((err: unknown) => {
       if (isHttpError(err)) return refuse(socket, err);

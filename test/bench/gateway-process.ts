@@ -4,7 +4,8 @@
  * runs it, compiled (`node dist/core/main.js`, what the `amt-gateway` bin runs; build first), or
  * through `npm run dev` (npm → sh → tsx → node, what `npm start` was before the build).
  * Set BENCH_CPU_PROF=<dir> to write a V8 CPU profile of every gateway process to that directory, and
- * BENCH_SITE='<json>' to merge settings into every gateway's site file (to try a change of settings).
+ * BENCH_SITE='<json>' to merge settings into every gateway's site file (to try a change of settings),
+ * and BENCH_GATEWAY_FLAGS='--trace-gc ...' to add node flags to every gateway process.
  */
 import { spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
@@ -44,6 +45,21 @@ export interface BenchGatewayOptions {
   site?: Record<string, unknown>;
   /** Log level of the gateway (default warn: no line per request). */
   logLevel?: string;
+  /**
+   * Preload fixtures/gc-probe.cjs (with --expose-gc), so that `memoryAfterGc()` reads the gateway's
+   * memory after full collections. Benchmark-only; changes nothing else in the gateway.
+   */
+  gcProbe?: boolean;
+}
+
+/** The gateway's memory after forced full collections (fixtures/gc-probe.cjs). */
+export interface GcReading {
+  rssKiB: number;
+  heapUsed: number;
+  external: number;
+  arrayBuffers: number;
+  /** Worker threads that collected too. */
+  workers: number;
 }
 
 export interface BenchGateway {
@@ -61,6 +77,8 @@ export interface BenchGateway {
   processes(): number;
   /** The gateway's output so far (stdout and stderr). */
   output(): string;
+  /** With `gcProbe`: forces full collections in the gateway and reads its memory (rejects otherwise). */
+  memoryAfterGc(): Promise<GcReading>;
   stop(): Promise<void>;
 }
 
@@ -111,7 +129,13 @@ export async function startGatewayProcess(options: BenchGatewayOptions): Promise
   const config = siteFile(options, port);
   const logFile = join(options.dataDir, `gateway-${port}.log`);
   const fd = openSync(logFile, 'a');
-  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : [];
+  const profile = [
+    ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : []),
+    ...(process.env.BENCH_GATEWAY_FLAGS ?? '').split(/\s+/).filter(Boolean),
+    ...(options.gcProbe ? ['--expose-gc', '--require', join(ROOT, 'test/bench/fixtures/gc-probe.cjs')] : []),
+  ];
+  const probeFile = join(options.dataDir, `gc-probe-${port}.json`);
+  let probes = 0;
   const runner = options.runner ?? 'tsx';
   const [command, args] =
     runner === 'compiled'
@@ -120,7 +144,7 @@ export async function startGatewayProcess(options: BenchGatewayOptions): Promise
         ? ['npm', ['run', '--silent', 'dev', '--', '--config', config]]
         : [process.execPath, ['--import', 'tsx', ...profile, join(ROOT, 'core/main.ts'), '--config', config]];
   const started = performance.now();
-  const env = runner === 'compiled' ? { ...cleanEnv(), ...binSettings().env } : cleanEnv();
+  const env = { ...(runner === 'compiled' ? { ...cleanEnv(), ...binSettings().env } : cleanEnv()), ...(options.gcProbe ? { BENCH_GC_PROBE_FILE: probeFile } : {}) };
   const child = spawn(command, args, { cwd: ROOT, env, stdio: ['ignore', fd, fd] });
   closeSync(fd);
   const output = () => {
@@ -161,6 +185,7 @@ export async function startGatewayProcess(options: BenchGatewayOptions): Promise
     treeRss: () => treeRss(child.pid!),
     processes: () => processTree(child.pid!).length,
     output,
+    memoryAfterGc: () => (options.gcProbe ? probeMemory(gatewayPid(), probeFile, ++probes) : Promise.reject(new Error('the gateway was started without gcProbe'))),
     async stop() {
       if (exitCode !== undefined) return;
       // To the gateway itself: through npm, sh and tsx a signal reaches it twice (a forced exit).
@@ -170,4 +195,19 @@ export async function startGatewayProcess(options: BenchGatewayOptions): Promise
       clearTimeout(timer);
     },
   };
+}
+
+/** Signals the gateway's gc-probe and waits (up to 10 s) for its reading number `seq`. */
+async function probeMemory(pid: number, file: string, seq: number): Promise<GcReading> {
+  process.kill(pid, 'SIGUSR2');
+  for (let i = 0; i < 1000; i++) {
+    await sleep(10);
+    try {
+      const reading = JSON.parse(readFileSync(file, 'utf8')) as GcReading & { seq: number };
+      if (reading.seq === seq) return reading;
+    } catch {
+      // not written yet, or written halfway
+    }
+  }
+  throw new Error('the gateway gave no memory reading within 10 s');
 }

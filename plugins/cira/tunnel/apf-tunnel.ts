@@ -12,6 +12,7 @@ import { CiraChannelError } from '../errors.js';
 import type { ApfChannel } from './apf-channel.js';
 import { ChannelTable } from './channel-table.js';
 import { ReceiveBuffer } from './receive-buffer.js';
+import { PartialChannelData } from './partial-channel-data.js';
 import { forwardRefusal } from './forward-requests.js';
 import { acceptsMessageType } from './state-messages.js';
 import type { TunnelPeer, TunnelSocket } from './tunnel-socket.js';
@@ -68,6 +69,7 @@ export class ApfTunnel {
   private channels: ChannelTable | null = null;
   private readonly onSignedIn: (() => void) | undefined;
   private readonly received = new ReceiveBuffer();
+  private readonly partialData = new PartialChannelData();
   private settleTimer: NodeJS.Timeout | null = null;
   private ended = false;
   private authRequests = 0;
@@ -174,6 +176,8 @@ export class ApfTunnel {
   private onData(chunk: Buffer): void {
     if (this.ended) return;
     this.lastSeenAt = Date.now();
+    if (this.partialData.active) chunk = this.partialData.continue(chunk, (piece) => this.handle(piece));
+    if (chunk.length === 0 || this.ended) return;
     if (this.received.push(chunk)) this.drain();
   }
 
@@ -185,6 +189,10 @@ export class ApfTunnel {
     while (!this.ended && this.state !== 'checking') {
       // Refused from its first byte: a message the state does not take is never waited for.
       if (offset < buf.length && !acceptsMessageType(this.state, buf[offset]!)) return this.violation('out-of-order', `message type ${buf[offset]} in state ${this.state}`);
+      if (this.authenticated && this.partialData.start(buf, offset, this.host.limits.maxMessageBytes, (piece) => this.handle(piece))) {
+        offset = buf.length;
+        break;
+      }
       const result = parseApfMessage(buf, offset, this.authenticated ? this.host.limits : this.host.limits.preAuth);
       if (result.kind === 'need-more') {
         need = result.atLeast;

@@ -114,6 +114,35 @@ describe('cira server: channels as streams, windows both ways', () => {
     device.destroy();
   });
 
+  it('hands a data message that spans reads to the reader piece by piece, before its last byte, holding none of it', async () => {
+    const device = await upDevice(12);
+    const { channel, serverId } = await openConfirmed(device, 12, 4096);
+    const payload = Buffer.from(Array.from({ length: 1500 }, (_, i) => i % 241));
+    const message = encode.channelData(serverId, payload);
+    const received: Buffer[] = [];
+    channel.on('data', (chunk: Buffer) => received.push(chunk));
+    device.socket.write(message.subarray(0, 9 + 600));
+    await until('the first 600 bytes reach the reader', () => Buffer.concat(received).length === 600, 2000);
+    assert.equal(cira.server.stats().bufferedBytes, 0, 'the tunnel keeps no partial payload');
+    device.socket.write(message.subarray(9 + 600, 9 + 1100));
+    await until('the next 500 bytes', () => Buffer.concat(received).length === 1100, 2000);
+    device.send(Buffer.concat([message.subarray(9 + 1100), encode.keepAliveRequest(7)]));
+    await device.next(is('keepalive-reply'));
+    assert.ok(Buffer.concat(received).equals(payload), 'the same bytes, in order');
+    device.destroy();
+  });
+
+  it('ends the tunnel when a data message that spans reads overruns the window', async () => {
+    const device = await upDevice(13);
+    const { serverId } = await openConfirmed(device, 13, 4096);
+    const message = encode.channelData(serverId, Buffer.alloc(2049, 7));
+    device.socket.write(message.subarray(0, 1000));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    device.socket.write(message.subarray(1000));
+    await device.closed;
+    assert.equal(cira.server.service.connection(uuidOf(213)), undefined);
+  });
+
   it('closing a channel from our side expects the device\'s answer: its CLOSE and data in flight are not strays', async () => {
     const device = await upDevice(10);
     const { channel, serverId, deviceId } = await openConfirmed(device, 10, 4096);
