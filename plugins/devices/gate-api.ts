@@ -69,6 +69,12 @@ export interface GatePath {
   kind: string;
 }
 
+/** What a scan's probes found at an address: the ports that answered (the RMCP port if it ponged) and the pong. */
+export interface ProbedAddress {
+  openPorts: readonly number[];
+  pong: RmcpPong | null;
+}
+
 /** A read of a device's scan items (firmware, provisioning, hostname, domain, UUID) through the gate. */
 export interface DeviceReadOptions {
   candidates?: readonly string[];
@@ -81,8 +87,11 @@ export interface DeviceReadOptions {
   /**
    * `scan`: the read is recorded under the scan (creating the device at an address not stored
    * yet, `lan` among its connections); `refresh`: it updates the stored device with what it learnt.
+   * A scan may start the read before its probes have the last word on the address (its RMCP pong can
+   * come until the batch's window closes): `probed` then gives the ports and pong recorded, awaited
+   * once the read is done, outside the device's turn.
    */
-  record: { kind: 'scan'; scanId: string; pong?: RmcpPong | null } | { kind: 'refresh' };
+  record: { kind: 'scan'; scanId: string; pong?: RmcpPong | null; probed?: PromiseLike<ProbedAddress> } | { kind: 'refresh' };
 }
 
 export interface DeviceReadResult {

@@ -49,11 +49,16 @@ describe('tasks in the worker pool', () => {
     }
     const early = progress.flatMap((p) => p.candidates ?? []);
     assert.deepEqual(
-      early.map((c) => c.address).sort(),
+      [...new Set(early.map((c) => c.address))].sort(),
       fleet.devices.map((d) => d.address).sort(),
-      'every device answered its ping, so each was offered once, before the 3 s window ended the batch',
+      'every device was offered before the 3 s window ended the batch',
     );
-    for (const c of early) assert.deepEqual(c, out.candidates.find((x) => x.address === c.address), 'an early candidate is the same as in the final list');
+    for (const device of fleet.devices) {
+      const releases = early.filter((c) => c.address === device.address);
+      // Released once with its pong, or first without it (pongPending: its TCP probes ended before the pong came) and again with it.
+      assert.ok(releases.length <= 2 && releases.slice(0, -1).every((c) => c.pongPending === true), `${device.address}: ${JSON.stringify(releases)}`);
+      assert.deepEqual(releases.at(-1), out.candidates.find((x) => x.address === device.address), 'the last early release is the same as in the final list');
+    }
     assert.ok(progress.length >= 1);
     const last = progress.at(-1)!;
     assert.deepEqual({ probed: last.probed, total: last.total, found: last.found }, { probed: addresses.length, total: addresses.length, found: fleet.devices.length });

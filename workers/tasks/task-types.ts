@@ -66,6 +66,11 @@ export interface ProbeCandidate {
   openPorts: number[];
   /** The decoded presence pong, when one came. */
   pong: RmcpPong | null;
+  /**
+   * Set on a candidate released before its batch ended without a pong: one may still come within the
+   * batch's collection window, and the batch's final list (or a later release) has the last word.
+   */
+  pongPending?: true;
 }
 
 export interface ProbeBatchOutput {
@@ -92,8 +97,9 @@ export interface ProbeBatchProgress {
   probesDecided: number;
   probesTotal: number;
   /**
-   * Candidates complete since the last message (TCP probes done and pong in, or TCP probes done when
-   * RMCP is off), so that they can be read before the batch ends; the output lists them again.
+   * Candidates complete since the last message (TCP probes done; `pongPending` when their pong has
+   * not come yet), so that they can be read before the batch ends; one whose pong came later is sent
+   * again with it, and the output lists them all with their final ports and pong.
    */
   candidates?: ProbeCandidate[];
 }

@@ -75,7 +75,8 @@ export function createDeviceRead(parts: DeviceReadParts): (subject: GateSubject,
   async function merge(subject: GateSubject, output: InterrogateOutput, problem: unknown, options: DeviceReadOptions): Promise<{ device: Readonly<Device> | undefined; created: boolean }> {
     const paused = isHttpError(problem) && problem.code === 'GW_ERR_SIGN_IN_PAUSED';
     if (options.record.kind === 'scan') {
-      const observation = scanObservation({ address: subject.address, openPorts: subject.openPorts ?? [], pong: options.record.pong ?? null }, output, subject.device, amt.ports.https);
+      const probed = (await options.record.probed) ?? { openPorts: subject.openPorts ?? [], pong: options.record.pong ?? null };
+      const observation = scanObservation({ address: subject.address, ...probed }, output, subject.device, amt.ports.https);
       if (observation.authStatus !== 'ok' && (paused || parts.signIn.paused(signInKey(subject.device, subject.address, false)))) observation.authStatus = 'locked-out-risk';
       return devices.record(observation, options.record.scanId);
     }

@@ -1,5 +1,5 @@
 import type { AmtSiteSettings, CancelToken, EventBus, Logger, WorkerPool } from '../../../core/plugin-api.js';
-import type { DeviceGate } from 'amt-gateway/devices';
+import type { DeviceGate, ProbedAddress } from 'amt-gateway/devices';
 import { createSemaphore } from '../../../core/util/semaphore.js';
 import type { ProbeCandidate } from '../../../workers/tasks/task-types.js';
 import { createRttState } from '../../../workers/amt/rtt-estimator.js';
@@ -69,6 +69,8 @@ export class ScanRun {
   private saveTimer: NodeJS.Timeout | undefined;
   /** Device writes under way; a cancel waits for them so the cancelled scan counts what it stored. */
   private readonly recording = new Set<Promise<unknown>>();
+  /** Candidates read before their pong could come: settled by a later release with it, or by their batch's final list. */
+  private readonly awaitingProbed = new Map<string, { early: ProbeCandidate; settle: (probed: ProbedAddress) => void }>();
 
   constructor(
     scan: Scan,
@@ -113,10 +115,12 @@ export class ScanRun {
     // A batch offers a candidate as soon as it is complete, and again in its final list.
     const offered = new Set<string>();
     const offer = (candidate: ProbeCandidate) => {
-      if (offered.has(candidate.address) || this.cancelled) return;
+      if (offered.has(candidate.address)) return void (candidate.pongPending || this.settleProbed(candidate.address, candidate));
+      if (this.cancelled) return;
       offered.add(candidate.address);
       this.counts.deviceOffered();
-      interrogations.push(interrogation.run(() => this.interrogate(candidate)).finally(() => this.counts.deviceSettled()));
+      const probed = candidate.pongPending ? new Promise<ProbedAddress>((settle) => this.awaitingProbed.set(candidate.address, { early: candidate, settle })) : undefined;
+      interrogations.push(interrogation.run(() => this.interrogate(candidate, probed)).finally(() => this.counts.deviceSettled()));
     };
     let batchIndex = 0;
     const prober = async () => {
@@ -174,7 +178,27 @@ export class ScanRun {
     this.saveTimer = undefined;
   }
 
+  /** The last word on a candidate read early: its ports and pong as released again, or in its batch's final list. */
+  private settleProbed(address: string, probed?: ProbedAddress): void {
+    const waiting = this.awaitingProbed.get(address);
+    if (!waiting) return;
+    this.awaitingProbed.delete(address);
+    waiting.settle(probed ? { openPorts: probed.openPorts, pong: probed.pong } : { openPorts: waiting.early.openPorts, pong: null });
+  }
+
   private async probe(index: number, addresses: string[], share: { concurrency: number; rate: number }, offer: (candidate: ProbeCandidate) => void): Promise<ProbeCandidate[]> {
+    let final: ProbeCandidate[] = [];
+    try {
+      final = await this.probeBatch(index, addresses, share, offer);
+      return final;
+    } finally {
+      // Every candidate of the batch read early is settled, whatever the batch's end (a cancel, a failed task: what was known).
+      for (const candidate of final) this.settleProbed(candidate.address, candidate);
+      for (const address of addresses) this.settleProbed(address);
+    }
+  }
+
+  private async probeBatch(index: number, addresses: string[], share: { concurrency: number; rate: number }, offer: (candidate: ProbeCandidate) => void): Promise<ProbeCandidate[]> {
     const { amt, options, pool } = this.deps;
     const output = await pool.run(
       'probe-batch',
@@ -213,7 +237,7 @@ export class ScanRun {
    * Reads the candidate through the device gate (its sign-in memory, credential order, turn and pin,
    * as every device path), which merges the read into the device list.
    */
-  private async interrogate(candidate: ProbeCandidate): Promise<void> {
+  private async interrogate(candidate: ProbeCandidate, probed: Promise<ProbedAddress> | undefined): Promise<void> {
     if (this.cancelled) return;
     const { options } = this.deps;
     const recording = this.deps.gate.read(
@@ -225,7 +249,7 @@ export class ScanRun {
         // for TLS shakes hands) among up to deviceConnections others, so it gets the request bound.
         timeouts: { connectMs: Math.max(this.params.timeoutMs, options.requestTimeoutMs), firstByteMs: options.requestTimeoutMs, totalMs: options.requestTimeoutMs },
         cancel: this.cancelToken,
-        record: { kind: 'scan', scanId: this.scan.id, pong: candidate.pong ?? null },
+        record: { kind: 'scan', scanId: this.scan.id, pong: candidate.pong ?? null, ...(probed ? { probed } : {}) },
       },
     );
     this.recording.add(recording);
