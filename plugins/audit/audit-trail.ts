@@ -35,8 +35,9 @@ export function createAuditTrail(log: AuditLog, sink: JsonLinesSink | null, logg
       detail: redactDetail(entry.detail),
     };
     try {
-      const stored = await log.append(fields);
-      if (sink) await sink.write(stored);
+      // Handed to the sink before it resolves, so the file keeps id order (puts may finish out of order).
+      const stored = log.append(fields);
+      await (sink ? sink.write(stored) : stored);
       afterAppend();
     } catch (err) {
       logger.error('audit record could not be written', { action: entry.action, error: (err as Error).message });

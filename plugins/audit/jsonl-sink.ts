@@ -8,7 +8,11 @@ import { mkdirSync } from 'node:fs';
 import type { AuditRecord } from './api.js';
 
 export interface JsonLinesSink {
-  write(record: AuditRecord): Promise<void>;
+  /**
+   * Appends the record once it is stored. Call it in id order (as records are appended): lines
+   * leave in call order even when a later record's store write finishes first.
+   */
+  write(stored: Promise<AuditRecord>): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -18,13 +22,16 @@ export async function openJsonLinesSink(path: string): Promise<JsonLinesSink> {
   // One write per line on an O_APPEND descriptor: lines from concurrent records never interleave.
   let queue: Promise<void> = Promise.resolve();
   return {
-    write(record) {
-      const line = JSON.stringify(record) + '\n';
-      queue = queue.then(() => file.write(line).then(() => undefined));
-      return queue;
+    write(stored) {
+      // Handled here at once; its failure still reaches the caller through `written`.
+      stored.catch(() => undefined);
+      const written = queue.then(() => stored).then((record) => file.write(JSON.stringify(record) + '\n')).then(() => undefined);
+      // A record that failed (to store or to write) is reported to its caller; the lines after it still go.
+      queue = written.catch(() => undefined);
+      return written;
     },
     async close() {
-      await queue.catch(() => undefined);
+      await queue;
       await file.close();
     },
   };
