@@ -9,12 +9,15 @@
  * the notes give every round, the ratio of each round pair and the CPU each process spent.
  * Key presses go one on a direct session and one on a relayed session in turn (two devices of the
  * same fleet, swapped every round), so both latencies see the same moments.
- * Memory per idle session is read first, on a gateway that has relayed no frames yet, after forced
- * full GCs in its main and worker threads (fixtures/gc-probe.cjs), readings repeated until they
- * settle, with none, half and all of the sessions open: RSS, and the JS heap apart from the allocator.
+ * Memory per idle session and /api/health with 200 sessions are read first, on a gateway process of
+ * their own (stopped before the frame rounds), after forced full GCs in its main and worker threads
+ * (fixtures/gc-probe.cjs), readings repeated until they settle, at every step of 20 sessions: RSS,
+ * and the JS heap apart from the allocator.
  *   npm run bench -- redirection
  */
 import { createCipheriv, randomBytes } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Benchmark } from './bench-context.js';
 import type { Figure } from './bench-result.js';
@@ -64,7 +67,6 @@ export const redirection: Benchmark = {
     const ciraPort = await freePort();
     const gateway = await startGatewayProcess({
       dataDir: workDir,
-      gcProbe: true,
       plugins: {
         'rest-api': {},
         redirection: {},
@@ -90,42 +92,10 @@ export const redirection: Benchmark = {
       const idOf = (address: string) => devices.find((d) => d.ipAddress === address)!.id;
       const first = fleet.devices[0]!;
 
-      // First, on a gateway that has relayed nothing big yet: memory freed after the frame rounds
-      // (kept by the allocator, given back over minutes) would hide what sessions add.
-      log(`health and memory: no session open, then ${SESSIONS} KVM + ${SESSIONS} SOL sessions held open (memory read after forced GCs, every ${SESSIONS / MEMORY_STEPS} devices)`);
-      const open: Array<{ ws: import('ws').WebSocket }> = [];
-      const healthBare = await healthLatencyApart(gateway.url, 5_000);
-      const openSessions = async (devices: typeof fleet.devices) => {
-        for (const sim of devices) {
-          const id = idOf(sim.address);
-          const kvm = await relayKvm(client, id);
-          kvm.rfb.requestUpdate(false);
-          await kvm.rfb.readUpdate();
-          open.push(kvm);
-          open.push(await relaySocket(client, id, 'sol'));
-        }
-        await sleep(1_000);
-      };
-      // One KVM and one SOL session opened and closed first, so the code and pools they use once are in place.
-      await openSessions(fleet.devices.slice(0, 1));
-      for (const s of open.splice(0)) s.ws.close();
-      await waitFree(first, 'kvm');
-      await waitFree(first, 'sol');
-      await sleep(2_000);
-      // In steps, each read after forced GCs: the median step is the figure, so that memory the
-      // allocator gives back now and then (tens of MiB at once, sessions or not) does not decide it.
-      const memorySteps = [await memoryReadings(gateway)];
-      const perStep = SESSIONS / MEMORY_STEPS;
-      for (let step = 0; step < MEMORY_STEPS; step++) {
-        await openSessions(fleet.devices.slice(step * perStep, (step + 1) * perStep));
-        memorySteps.push(await memoryReadings(gateway));
-      }
-      await sleep(2_000);
-      const healthSessions = await healthLatencyApart(gateway.url, 5_000);
-      const live = (await client.json<unknown[]>('GET', '/api/redirection/sessions')).length;
-      for (const s of open) s.ws.close();
-      for (const device of fleet.devices) await waitFree(device, 'kvm');
-
+      // On a gateway of its own, stopped before the frame rounds: memory the allocator keeps after a
+      // relay's frames would hide what sessions add, and the rounds run on a gateway without the GC
+      // probe's flags and without the heap 200 sessions left behind.
+      const { memorySteps, healthBare, healthSessions, live } = await sessionsPhase(join(workDir, 'sessions-gateway'), fleet.devices, log);
 
       log(`LAN: ${ROUNDS} rounds, direct RFB and through the relay in turn: full 640x400 frames at 32 bpp for ${WORK.framesMs} ms`);
       const directWay: Way = {
@@ -255,6 +225,63 @@ async function waitFree(sim: { redirection: { open: Set<string> } }, mode: strin
 }
 
 type SimDevice = { redirection: { open: Set<string> } };
+
+type FleetDevice = SimDevice & { address: string };
+
+/**
+ * 100 KVM + 100 SOL sessions held open on a gateway of their own (rest-api and redirection, with the
+ * GC probe): /api/health p99 with none and with all of them open, and the gateway's memory after
+ * forced GCs at each of MEMORY_STEPS steps. The gateway is stopped before this returns.
+ */
+async function sessionsPhase(dataDir: string, devices: readonly FleetDevice[], log: (line: string) => void) {
+  mkdirSync(dataDir, { recursive: true });
+  const gateway = await startGatewayProcess({ dataDir, gcProbe: true, plugins: { 'rest-api': {}, redirection: {} } });
+  try {
+    const client = new GatewayClient(gateway.url);
+    await client.login();
+    await client.addCredential('admin', PASSWORD);
+    await client.scan(`${BASE}-${SESSIONS}`, { timeoutMs: 2000 });
+    const listed = await client.json<Array<{ id: string; ipAddress: string }>>('GET', '/api/devices');
+    const idOf = (address: string) => listed.find((d) => d.ipAddress === address)!.id;
+    log(`health and memory (a gateway of its own): no session open, then ${SESSIONS} KVM + ${SESSIONS} SOL sessions held open (memory read after forced GCs, every ${SESSIONS / MEMORY_STEPS} devices)`);
+    const open: Array<{ ws: import('ws').WebSocket }> = [];
+    const healthBare = await healthLatencyApart(gateway.url, 5_000);
+    const openSessions = async (some: readonly FleetDevice[]) => {
+      for (const sim of some) {
+        const id = idOf(sim.address);
+        const kvm = await relayKvm(client, id);
+        kvm.rfb.requestUpdate(false);
+        await kvm.rfb.readUpdate();
+        open.push(kvm);
+        open.push(await relaySocket(client, id, 'sol'));
+      }
+      await sleep(1_000);
+    };
+    // One KVM and one SOL session opened and closed first, so the code and pools they use once are in place.
+    await openSessions(devices.slice(0, 1));
+    for (const s of open.splice(0)) s.ws.close();
+    await waitFree(devices[0]!, 'kvm');
+    await waitFree(devices[0]!, 'sol');
+    await sleep(2_000);
+    // In steps, each read after forced GCs: the median step is the figure, so that memory the
+    // allocator gives back now and then (tens of MiB at once, sessions or not) does not decide it.
+    const memorySteps = [await memoryReadings(gateway)];
+    const perStep = SESSIONS / MEMORY_STEPS;
+    for (let step = 0; step < MEMORY_STEPS; step++) {
+      await openSessions(devices.slice(step * perStep, (step + 1) * perStep));
+      memorySteps.push(await memoryReadings(gateway));
+    }
+    await sleep(2_000);
+    const healthSessions = await healthLatencyApart(gateway.url, 5_000);
+    const live = (await client.json<unknown[]>('GET', '/api/redirection/sessions')).length;
+    for (const s of open) s.ws.close();
+    for (const device of devices) await waitFree(device, 'kvm');
+    for (const device of devices) await waitFree(device, 'sol');
+    return { memorySteps, healthBare, healthSessions, live };
+  } finally {
+    await gateway.stop();
+  }
+}
 
 /** A KVM session through the relay; closing it waits until the device has let the session go. */
 async function relayed(client: GatewayClient, deviceId: string, sim: SimDevice): Promise<{ rfb: RfbClient; close(): Promise<void> }> {
