@@ -5,7 +5,9 @@
  * through `npm run dev` (npm → sh → tsx → node, what `npm start` was before the build).
  * Set BENCH_CPU_PROF=<dir> to write a V8 CPU profile of every gateway process to that directory, and
  * BENCH_SITE='<json>' to merge settings into every gateway's site file (to try a change of settings),
- * and BENCH_GATEWAY_FLAGS='--trace-gc ...' to add node flags to every gateway process.
+ * BENCH_GATEWAY_FLAGS='--trace-gc ...' to add node flags to every gateway process, and
+ * BENCH_GATEWAY_ENV='NAME=value ...' to set environment variables of every gateway process only (e.g. an
+ * allocator setting to try, over the shebang's for the compiled runner).
  */
 import { spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
@@ -123,6 +125,12 @@ function cleanEnv(): NodeJS.ProcessEnv {
   return { ...env, AMTGW_ADMIN_PASSWORD: ADMIN_PASSWORD, AMTGW_MASTER_KEY: MASTER_KEY };
 }
 
+/** BENCH_GATEWAY_ENV's `NAME=value` pairs. */
+function extraEnv(): Record<string, string> {
+  const pairs = (process.env.BENCH_GATEWAY_ENV ?? '').split(/\s+/).filter((t) => t.includes('='));
+  return Object.fromEntries(pairs.map((t) => [t.slice(0, t.indexOf('=')), t.slice(t.indexOf('=') + 1)]));
+}
+
 /** Starts the gateway and resolves once /api/health answers 200; rejects with its output if it exits first. */
 export async function startGatewayProcess(options: BenchGatewayOptions): Promise<BenchGateway> {
   const port = await freePort();
@@ -144,7 +152,11 @@ export async function startGatewayProcess(options: BenchGatewayOptions): Promise
         ? ['npm', ['run', '--silent', 'dev', '--', '--config', config]]
         : [process.execPath, ['--import', 'tsx', ...profile, join(ROOT, 'core/main.ts'), '--config', config]];
   const started = performance.now();
-  const env = { ...(runner === 'compiled' ? { ...cleanEnv(), ...binSettings().env } : cleanEnv()), ...(options.gcProbe ? { BENCH_GC_PROBE_FILE: probeFile } : {}) };
+  const env = {
+    ...(runner === 'compiled' ? { ...cleanEnv(), ...binSettings().env } : cleanEnv()),
+    ...extraEnv(),
+    ...(options.gcProbe ? { BENCH_GC_PROBE_FILE: probeFile } : {}),
+  };
   const child = spawn(command, args, { cwd: ROOT, env, stdio: ['ignore', fd, fd] });
   closeSync(fd);
   const output = () => {

@@ -6,7 +6,7 @@
  * latencies, and the CPU seconds the benchmark process and the gateway process spent while it was
  * measured (so that a ratio can be told apart from one process starving the other).
  */
-import { readCpuSeconds } from './process-rss.js';
+import { readFileSync } from 'node:fs';
 import type { RfbClient } from '../helpers/rfb-client.js';
 import { percentile } from './latency.js';
 
@@ -36,12 +36,36 @@ export interface WayResult {
   /** CPU seconds while this way's frames were measured: the benchmark process (fleet and clients) and the gateway. */
   benchCpu: number;
   gatewayCpu: number;
+  /**
+   * Minor page faults meanwhile, of both processes: memory touched for the first time since it was
+   * mapped, e.g. read buffers the allocator took back from the kernel after the last GC. On a VM
+   * whose free pages go back to the host, each costs far more than on bare metal, and how much more
+   * varies with the host: a figure to read beside the CPU per MB.
+   */
+  benchFaults: number;
+  gatewayFaults: number;
   seconds: number;
 }
 
-function cpuNow(gatewayPid: number): { bench: number; gateway: number } {
-  const own = process.cpuUsage();
-  return { bench: (own.user + own.system) / 1e6, gateway: readCpuSeconds(gatewayPid) ?? 0 };
+interface Usage {
+  cpu: number;
+  faults: number;
+}
+
+/** CPU seconds and minor faults of a process so far, from /proc/<pid>/stat (fields 10, 14 and 15). */
+function processUsage(pid: number): Usage {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { cpu: (Number(fields[11]) + Number(fields[12])) / 100, faults: Number(fields[7]) };
+  } catch {
+    return { cpu: 0, faults: 0 };
+  }
+}
+
+function usageNow(gatewayPid: number): { bench: Usage; gateway: Usage } {
+  const own = process.resourceUsage();
+  return { bench: { cpu: (own.userCPUTime + own.systemCPUTime) / 1e6, faults: own.minorPageFault }, gateway: processUsage(gatewayPid) };
 }
 
 /** Full 32 bpp frames requested one after another for `framesMs` (at least `minFrames`): MB and seconds. */
@@ -80,7 +104,7 @@ export async function alternateKeys(a: RfbClient, b: RfbClient, count: number, s
 
 /** `rounds` rounds of every way in turn (the order swapped every round), the same work each. */
 export async function alternate(ways: Way[], rounds: number, work: RoundWork, gatewayPid: number): Promise<WayResult[]> {
-  const results = ways.map((w): WayResult => ({ name: w.name, rounds: [], megabytes: 0, benchCpu: 0, gatewayCpu: 0, seconds: 0 }));
+  const results = ways.map((w): WayResult => ({ name: w.name, rounds: [], megabytes: 0, benchCpu: 0, gatewayCpu: 0, benchFaults: 0, gatewayFaults: 0, seconds: 0 }));
   for (let round = 0; round < rounds; round++) {
     const order = round % 2 === 0 ? ways.map((_, i) => i) : ways.map((_, i) => ways.length - 1 - i);
     for (const index of order) {
@@ -88,14 +112,16 @@ export async function alternate(ways: Way[], rounds: number, work: RoundWork, ga
       const result = results[index]!;
       await way.prepare?.();
       const session = await way.open();
-      const cpu0 = cpuNow(gatewayPid);
+      const cpu0 = usageNow(gatewayPid);
       const { megabytes, seconds } = await frameRun(session.rfb, work.framesMs, work.minFrames);
-      const cpu1 = cpuNow(gatewayPid);
+      const cpu1 = usageNow(gatewayPid);
       result.seconds += seconds;
       result.rounds.push(megabytes / seconds);
       result.megabytes += megabytes;
-      result.benchCpu += cpu1.bench - cpu0.bench;
-      result.gatewayCpu += cpu1.gateway - cpu0.gateway;
+      result.benchCpu += cpu1.bench.cpu - cpu0.bench.cpu;
+      result.gatewayCpu += cpu1.gateway.cpu - cpu0.gateway.cpu;
+      result.benchFaults += cpu1.bench.faults - cpu0.bench.faults;
+      result.gatewayFaults += cpu1.gateway.faults - cpu0.gateway.faults;
       await session.close();
     }
   }
@@ -109,8 +135,12 @@ export function pairRatios(a: WayResult, b: WayResult): number[] {
   return a.rounds.map((x, i) => x / b.rounds[i]!);
 }
 
-/** "name: rounds 1, 2, 3 MB/s; CPU ms per MB: bench 4.1, gateway 2.0" for the notes. */
+/** "name: rounds 1, 2, 3 MB/s; CPU ms per MB: bench 4.1, gateway 2.0; page faults per MB ..." for the notes. */
 export function describeWay(w: WayResult): string {
   const perMb = (s: number) => (w.megabytes > 0 ? ((s * 1000) / w.megabytes).toFixed(2) : '-');
-  return `${w.name}: rounds ${w.rounds.map((x) => x.toFixed(0)).join(', ')} MB/s; CPU per MB of frames: benchmark process ${perMb(w.benchCpu)} ms, gateway ${perMb(w.gatewayCpu)} ms; busy ${((w.benchCpu / w.seconds) * 100).toFixed(0)} % / ${((w.gatewayCpu / w.seconds) * 100).toFixed(0)} % of a CPU`;
+  const faultsPerMb = (n: number) => (w.megabytes > 0 ? (n / w.megabytes).toFixed(1) : '-');
+  return (
+    `${w.name}: rounds ${w.rounds.map((x) => x.toFixed(0)).join(', ')} MB/s; CPU per MB of frames: benchmark process ${perMb(w.benchCpu)} ms, gateway ${perMb(w.gatewayCpu)} ms; ` +
+    `minor page faults per MB: ${faultsPerMb(w.benchFaults)} / ${faultsPerMb(w.gatewayFaults)}; busy ${((w.benchCpu / w.seconds) * 100).toFixed(0)} % / ${((w.gatewayCpu / w.seconds) * 100).toFixed(0)} % of a CPU`
+  );
 }

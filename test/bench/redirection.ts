@@ -13,11 +13,16 @@
  * their own (stopped before the frame rounds), after forced full GCs in its main and worker threads
  * (fixtures/gc-probe.cjs), readings repeated until they settle, at every step of 20 sessions: RSS,
  * and the JS heap apart from the allocator.
+ * Both gateways run as a site runs them, the compiled bin with its shebang's allocator setting and
+ * node flags (dist/ is built if stale): under tsx, glibc's malloc thresholds move with what the
+ * process happened to free before, and with them the page faults, and so the CPU, per MB relayed.
  *   npm run bench -- redirection
  */
+import { spawnSync } from 'node:child_process';
 import { createCipheriv, randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Benchmark } from './bench-context.js';
 import type { Figure } from './bench-result.js';
@@ -59,13 +64,18 @@ const CIRA_DATA_PIECES = [16_384];
 const CIRA_FORWARDS = [16993, 16992, 16995, 16994];
 
 const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 export const redirection: Benchmark = {
   name: 'redirection',
   title: 'Remote console: KVM relay throughput and latency, 100 KVM + 100 SOL sessions, KVM through CIRA',
   async run({ workDir, log }) {
+    log('building dist/ if stale: the gateways run as a site runs them, the compiled bin');
+    const build = spawnSync(process.execPath, [join(ROOT, 'scripts/build.mjs'), '--if-stale'], { cwd: ROOT, stdio: 'inherit' });
+    if (build.status !== 0) throw new Error('npm run build failed; the compiled gateway cannot be measured');
     const ciraPort = await freePort();
     const gateway = await startGatewayProcess({
+      runner: 'compiled',
       dataDir: workDir,
       plugins: {
         'rest-api': {},
@@ -235,7 +245,7 @@ type FleetDevice = SimDevice & { address: string };
  */
 async function sessionsPhase(dataDir: string, devices: readonly FleetDevice[], log: (line: string) => void) {
   mkdirSync(dataDir, { recursive: true });
-  const gateway = await startGatewayProcess({ dataDir, gcProbe: true, plugins: { 'rest-api': {}, redirection: {} } });
+  const gateway = await startGatewayProcess({ runner: 'compiled', dataDir, gcProbe: true, plugins: { 'rest-api': {}, redirection: {} } });
   try {
     const client = new GatewayClient(gateway.url);
     await client.login();
