@@ -5,6 +5,7 @@
  */
 import type { Duplex, Writable } from 'node:stream';
 import type { WebSocket } from 'ws';
+import type { SlabReads } from '../../workers/amt/redirection/slab-reads.js';
 import type { SessionCodec } from './modes/mode.js';
 import { END_REASONS, type EndReason } from './sessions.js';
 
@@ -17,6 +18,8 @@ export interface RelayOptions {
   /** The socket under `ws` (the upgraded HTTP connection): corked while one turn's messages are written. */
   viewerSocket: Writable;
   stream: Duplex;
+  /** Set when `stream` reads into reused slabs: its bytes come through these, not 'data' events. */
+  slabReads?: SlabReads | null;
   /** Device bytes read past the set-up, delivered first. */
   leftover: Buffer;
   codec: SessionCodec;
@@ -32,7 +35,7 @@ export interface Relay {
   end(reason: EndReason): void;
 }
 
-export function startRelay({ ws, viewerSocket, stream, leftover, codec, idleMs, deviceClose, onEnd }: RelayOptions): Relay {
+export function startRelay({ ws, viewerSocket, stream, slabReads, leftover, codec, idleMs, deviceClose, onEnd }: RelayOptions): Relay {
   let bytesToDevice = 0;
   let bytesFromDevice = 0;
   let ended = false;
@@ -65,12 +68,22 @@ export function startRelay({ ws, viewerSocket, stream, leftover, codec, idleMs, 
     }
     for (const message of messages) batch.add(message);
   };
+  /** A read in a reused slab: sent as it is when the codec passes it through, else copied first. */
+  const slabToViewer = (bytes: Buffer, release: () => void) => {
+    if (!codec.passThrough || ended) {
+      if (!ended) toViewer(Buffer.from(bytes));
+      return release();
+    }
+    bytesFromDevice += bytes.length;
+    batch.add(bytes, release);
+  };
   // Device reads of 8 KiB or more are WebSocket messages of their own, sent at once (smaller ones
   // joined), and the viewer's socket stays corked until the end of this turn of the event loop: what
   // libuv read in one go (up to 32 reads of 64 KiB from a TCP socket, a dozen TLS records from a
   // tunnel) leaves in one writev, not one each, with no timer. MAX_TURN_BYTES bounds what waits.
-  const batch = createTurnWriter(viewerSocket, (message) => {
+  const batch = createTurnWriter(viewerSocket, (message, release) => {
     ws.send(message, { binary: true }, () => {
+      release?.();
       if (stream.isPaused() && ws.bufferedAmount < LOW_WATER) stream.resume();
     });
     if (ws.bufferedAmount > HIGH_WATER) stream.pause();
@@ -96,7 +109,8 @@ export function startRelay({ ws, viewerSocket, stream, leftover, codec, idleMs, 
   stream.once('end', () => end(deviceClose));
   touched();
   if (leftover.length > 0) toViewer(leftover);
-  stream.on('data', toViewer);
+  if (slabReads) slabReads.attach(slabToViewer);
+  else stream.on('data', toViewer);
   stream.resume();
 
   return {
@@ -121,17 +135,26 @@ const JOIN_BELOW = 8 * 1024;
  * JOIN_BELOW or more is a message of its own (no copy); smaller ones are joined until they reach it
  * (a browser viewer pays per message: a tunnel's small CHANNEL_DATA would be hundreds a frame).
  */
-function createTurnWriter(socket: Writable, send: (message: Buffer) => void): { add(part: Buffer): void; flush(): void } {
+type Release = (() => void) | undefined;
+
+/**
+ * `release` (for a part in reused memory) is passed on with the message that carries the part, or
+ * called once a joined message has copied it.
+ */
+function createTurnWriter(socket: Writable, send: (message: Buffer, release: Release) => void): { add(part: Buffer, release?: () => void): void; flush(): void } {
   let corked = false;
   let turnBytes = 0;
   let small: Buffer[] = [];
+  let releases: Array<() => void> = [];
   let smallBytes = 0;
   const sendSmall = () => {
     if (smallBytes === 0) return;
-    const message = small.length === 1 ? small[0]! : Buffer.concat(small, smallBytes);
+    const [message, release] = small.length === 1 ? [small[0]!, releases[0]] : [Buffer.concat(small, smallBytes), undefined];
+    if (small.length > 1) for (const joined of releases) joined();
     small = [];
+    releases = [];
     smallBytes = 0;
-    send(message);
+    send(message, release);
   };
   const flush = () => {
     sendSmall();
@@ -141,8 +164,8 @@ function createTurnWriter(socket: Writable, send: (message: Buffer) => void): { 
   };
   return {
     flush,
-    add(part) {
-      if (part.length === 0) return;
+    add(part, release) {
+      if (part.length === 0) return release?.();
       if (!corked) {
         corked = true;
         turnBytes = 0;
@@ -151,9 +174,11 @@ function createTurnWriter(socket: Writable, send: (message: Buffer) => void): { 
       }
       if (part.length >= JOIN_BELOW) {
         sendSmall();
-        send(part);
+        send(part, release);
       } else {
         small.push(part);
+        // A part in reused memory goes back once joined into a message (a copy), or with its message when alone.
+        if (release) releases.push(release);
         smallBytes += part.length;
         if (smallBytes >= JOIN_BELOW) sendSmall();
       }

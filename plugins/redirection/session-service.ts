@@ -11,6 +11,7 @@ import type { AuthenticatedUser, EventBus, Logger, PluginAuth, RequestActor } fr
 import type { DeviceAccess, DeviceRegistry } from 'amt-gateway/devices';
 import type { AuditTrail } from 'amt-gateway/audit';
 import { openRedirectionSession, type OpenRedirection } from '../../workers/amt/redirection/redirection-session.js';
+import { SlabReads } from '../../workers/amt/redirection/slab-reads.js';
 import type { RedirectionConfig } from './config.js';
 import { needsConsent, type RedirectionReads, type SessionMode } from './device-state.js';
 import { RedirectionErrors } from './errors.js';
@@ -89,7 +90,8 @@ export function createSessionService({ devices, reads, sessionAccess, auth, logg
     try {
       const spec = MODES[ticket.mode];
       const { value } = await sessionAccess
-        .run(device, (input) => openRedirectionSession(input.target, input.credential, spec.mode, spec.begin))
+        // KVM carries the screen, megabytes a second: read into reused slabs (slab-reads.ts).
+        .run(device, (input) => openRedirectionSession(input.target, input.credential, spec.mode, spec.begin, undefined, ticket.mode === 'kvm' ? new SlabReads() : undefined))
         .catch((err: { code?: string }) => {
           if (err.code === 'GW_ERR_DEVICE_BUSY') throw RedirectionErrors.busy(device, ticket.mode);
           if (err.code === 'GW_ERR_DEVICE_UNSUPPORTED') throw RedirectionErrors.disabled(device, ticket.mode);
@@ -139,7 +141,7 @@ export function createSessionService({ devices, reads, sessionAccess, auth, logg
     registry.open(session);
     events.publish('RemoteConsoleSessionOpened', { mode: session.mode });
     const relay = startRelay({
-      ws, viewerSocket: socket, stream: opened.stream, leftover: opened.leftover, codec: opened.begun, idleMs: config.idleTimeoutSeconds * 1000,
+      ws, viewerSocket: socket, stream: opened.stream, slabReads: opened.slabReads, leftover: opened.leftover, codec: opened.begun, idleMs: config.idleTimeoutSeconds * 1000,
       deviceClose: ticket.mode === 'kvm' ? 'deviceIdleKvm' : 'device', onEnd,
     });
     logger.info('remote console session started', { sessionId: session.id, user: session.user, deviceId: session.deviceId, mode: session.mode });

@@ -14,6 +14,6 @@ export const KVM_MODE: ModeSpec = {
     stream.write(KVM_SETUP);
     const reply = await reader.read(8);
     if (reply[0] !== 0x41) throw new AmtError('AMT_ERR_BAD_RESPONSE', 'the device did not open its KVM data channel');
-    return { fromDevice: (chunk) => [chunk], toDevice: (data) => [data] };
+    return { fromDevice: (chunk) => [chunk], toDevice: (data) => [data], passThrough: true };
   },
 };

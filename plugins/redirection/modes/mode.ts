@@ -10,6 +10,11 @@ import type { StreamReader } from '../../../workers/amt/redirection/stream-reade
 export interface SessionCodec {
   /** Device bytes -> the viewer's messages (possibly none). Throws on what breaks the mode's framing. */
   fromDevice(chunk: Buffer): Buffer[];
+  /**
+   * `fromDevice` returns its chunk as the one message and keeps nothing of it: the relay may then
+   * send device reads from reused memory without copying them (KVM's frames).
+   */
+  passThrough?: boolean;
   /** One viewer message -> device bytes. */
   toDevice(data: Buffer): Buffer[];
   /** A message the device needs at an interval to keep the session open. */

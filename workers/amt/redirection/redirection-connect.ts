@@ -9,9 +9,12 @@ import { connect as tlsConnect, type TLSSocket } from 'node:tls';
 import { AmtError } from '../errors.js';
 import { resolveTimeouts, validateTarget, type DeviceTarget } from '../device-target.js';
 import { checkPin, peerFingerprint, tlsConnectOptions, type TlsTrust } from '../tls-pinning.js';
+import type { SlabReads } from './slab-reads.js';
 
 export interface RedirectionConnection {
   stream: Duplex;
+  /** The `slabReads` asked for, when the stream is a plain TCP socket reading into them. */
+  slabReads: SlabReads | null;
   /** The certificate's fingerprint (TLS only), for the main thread to pin on first contact. */
   tlsFingerprint: string | null;
   tlsProtocol: string | null;
@@ -30,11 +33,12 @@ function labelOf(target: DeviceTarget): string {
   return target.channel ? target.channel.key : `${target.address}:${target.port}`;
 }
 
-/** Plain bytes to the port: a TCP connection or a channel. */
-async function openPlain(target: DeviceTarget, signal: AbortSignal): Promise<Duplex> {
+/** Plain bytes to the port: a TCP connection (reading into `slabReads` if given) or a channel. */
+async function openPlain(target: DeviceTarget, signal: AbortSignal, slabReads?: SlabReads): Promise<Duplex> {
   if (target.channel) return target.channel.connect(signal);
   return new Promise((resolve, reject) => {
-    const socket = netConnect({ host: target.address, port: target.port });
+    const socket = netConnect({ host: target.address, port: target.port, ...(slabReads ? { onread: slabReads.onread } : {}) });
+    slabReads?.bind(socket);
     const fail = (error: Error) => {
       socket.destroy();
       reject(error);
@@ -70,20 +74,24 @@ function startTls(plain: Duplex, target: DeviceTarget, signal: AbortSignal): Pro
   });
 }
 
-/** @throws AmtError `AMT_ERR_CONNECT`, `AMT_ERR_TLS` or `AMT_ERR_TLS_PIN_MISMATCH`. */
-export async function connectRedirection(target: DeviceTarget, cancel?: AbortSignal): Promise<RedirectionConnection> {
+/**
+ * `slabReads`: read a plain TCP connection into reused slabs (see slab-reads.ts); not used for TLS
+ * (its layer reads the socket itself) or a tunnel channel.
+ * @throws AmtError `AMT_ERR_CONNECT`, `AMT_ERR_TLS` or `AMT_ERR_TLS_PIN_MISMATCH`.
+ */
+export async function connectRedirection(target: DeviceTarget, cancel?: AbortSignal, slabReads?: SlabReads): Promise<RedirectionConnection> {
   validateTarget(target);
   const label = labelOf(target);
   const bound = AbortSignal.timeout(resolveTimeouts(target.timeouts).connectMs);
   const signal = cancel ? AbortSignal.any([cancel, bound]) : bound;
   let plain: Duplex;
   try {
-    plain = await openPlain(target, signal);
+    plain = await openPlain(target, signal, target.tls || target.channel ? undefined : slabReads);
   } catch (error) {
     const cause = (error as { code?: string }).code;
     throw new AmtError('AMT_ERR_CONNECT', `cannot connect to ${label}`, cause ? { cause } : {});
   }
-  if (!target.tls) return { stream: plain, tlsFingerprint: null, tlsProtocol: null };
+  if (!target.tls) return { stream: plain, slabReads: target.channel ? null : (slabReads ?? null), tlsFingerprint: null, tlsProtocol: null };
   let socket: TLSSocket;
   try {
     socket = await startTls(plain, target, signal);
@@ -98,5 +106,5 @@ export async function connectRedirection(target: DeviceTarget, cancel?: AbortSig
     throw mismatch;
   }
   socket.setNoDelay?.(true);
-  return { stream: socket, tlsFingerprint, tlsProtocol: socket.getProtocol() ?? null };
+  return { stream: socket, slabReads: null, tlsFingerprint, tlsProtocol: socket.getProtocol() ?? null };
 }

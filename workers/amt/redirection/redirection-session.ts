@@ -10,6 +10,7 @@ import { AmtError, toAmtFailure, type AmtFailure } from '../errors.js';
 import type { DeviceTarget, TaskCredential } from '../device-target.js';
 import type { OperationMeta } from '../device-operation.js';
 import { connectRedirection } from './redirection-connect.js';
+import type { SlabReads } from './slab-reads.js';
 import { StreamReader } from './stream-reader.js';
 
 export type RedirectionMode = 'sol' | 'kvm' | 'ider';
@@ -25,6 +26,8 @@ const MAX_AUTH_REPLY = 2048;
 /** A signed-in session: the stream, the bytes already read past the set-up, and what `begin` returned. */
 export interface OpenRedirection<T> {
   stream: Duplex;
+  /** Set when the stream reads into these slabs (the `slabReads` asked for, on a plain TCP connection). */
+  slabReads: SlabReads | null;
   leftover: Buffer;
   begun: T;
 }
@@ -110,6 +113,7 @@ export async function openRedirectionSession<T>(
   mode: RedirectionMode,
   begin: (reader: StreamReader, stream: Duplex) => Promise<T>,
   cancel?: AbortSignal,
+  slabReads?: SlabReads,
 ): Promise<RedirectionOutcome<T>> {
   const started = performance.now();
   let failedLogins = 0;
@@ -119,7 +123,7 @@ export async function openRedirectionSession<T>(
   const meta = () => ({ failedLogins, tlsFingerprint, tlsProtocol, roundTrips: 0, elapsedMs: Math.round(performance.now() - started) });
   try {
     if (typeof credential?.username !== 'string' || typeof credential.password !== 'string') throw new AmtError('AMT_ERR_INVALID_INPUT', 'a credential is required');
-    const connection = await connectRedirection(target, cancel);
+    const connection = await connectRedirection(target, cancel, slabReads);
     ({ stream, tlsFingerprint, tlsProtocol } = connection);
     const opened = stream;
     opened.on('error', () => undefined);
@@ -131,7 +135,7 @@ export async function openRedirectionSession<T>(
       await start(reader, opened, mode, label);
       await signIn(reader, opened, credential, label, () => void failedLogins++);
       const begun = await begin(reader, opened);
-      return { ok: true, session: { stream: opened, leftover: reader.release(), begun }, ...meta() };
+      return { ok: true, session: { stream: opened, slabReads: connection.slabReads, leftover: reader.release(), begun }, ...meta() };
     } finally {
       clearTimeout(timer);
     }
