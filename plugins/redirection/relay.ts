@@ -129,17 +129,15 @@ const MAX_TURN_BYTES = 256 * 1024;
 /** Reads smaller than this are joined with their neighbours of the same turn into one message. */
 const JOIN_BELOW = 8 * 1024;
 
+type Release = (() => void) | undefined;
+
 /**
  * Sends what is added into `socket`, corked from the first part of a turn of the event loop until
  * the turn's end (setImmediate runs after the poll phase's reads) or MAX_TURN_BYTES. A part of
  * JOIN_BELOW or more is a message of its own (no copy); smaller ones are joined until they reach it
  * (a browser viewer pays per message: a tunnel's small CHANNEL_DATA would be hundreds a frame).
- */
-type Release = (() => void) | undefined;
-
-/**
- * `release` (for a part in reused memory) is passed on with the message that carries the part, or
- * called once a joined message has copied it.
+ * A part's `release` (it is in reused memory) goes with the message that carries it, or is called
+ * once a joined message has copied it.
  */
 function createTurnWriter(socket: Writable, send: (message: Buffer, release: Release) => void): { add(part: Buffer, release?: () => void): void; flush(): void } {
   let corked = false;
