@@ -22,8 +22,6 @@ export interface PongCollectorOptions {
   signal?: AbortSignal;
   /** Called for every decoded pong as it arrives. */
   onPong?: (address: string, pong: RmcpPong) => void;
-  /** Called once every ping has been handed to the socket (not when aborted), before the window. */
-  onSent?: () => void;
 }
 
 /** Catching up after a late timer sends at most this many sub-batches at once. */
@@ -49,11 +47,7 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 export async function collectPongs(addresses: readonly string[], options: PongCollectorOptions): Promise<Map<string, RmcpPong>> {
   const targets = [...new Set(addresses.filter((a) => isIPv4(a)))];
   const pongs = new Map<string, RmcpPong>();
-  if (options.signal?.aborted) return pongs;
-  if (targets.length === 0) {
-    options.onSent?.();
-    return pongs;
-  }
+  if (targets.length === 0 || options.signal?.aborted) return pongs;
   const wanted = new Set(targets);
   const batchSize = Math.max(1, options.batchSize ?? 50);
   const socket = createSocket({ type: 'udp4' });
@@ -94,7 +88,6 @@ export async function collectPongs(addresses: readonly string[], options: PongCo
       for (; sent < end; sent++) socket.send(pings[sent & 0xff]!, options.port, targets[sent]!);
       if (sent < targets.length) await sleep(gapMs, options.signal);
     }
-    if (!options.signal?.aborted) options.onSent?.();
     if (pongs.size < wanted.size && !options.signal?.aborted) {
       const window = new AbortController();
       allAnswered = () => window.abort();

@@ -2,9 +2,7 @@
  * Task `probe-batch`: finds AMT candidates among a batch of addresses. TCP connect probes of the HTTP
  * and TLS management ports (probe-engine.ts: many in flight, paced, timed out by the scan's measured
  * round trips) run while one UDP socket pings the whole batch (paced) and collects presence pongs.
- * Reports progress about every 100 ms: addresses finished and probes decided; and at once when it
- * sends nothing more (every probe decided, every ping out), so that the scan starts its next batch
- * while this one waits out its pong window.
+ * Reports progress about every 100 ms: addresses finished and probes decided.
  */
 import { isIP } from 'node:net';
 import type { TaskTools } from '../task-api.js';
@@ -35,18 +33,9 @@ export default async function probeBatch(input: ProbeBatchInput, tools: TaskTool
   let tcpDone = 0;
   let probesDecided = 0;
   const probesTotal = addresses.length * tcpPorts.length;
-  // Once the TCP probes are decided and the pings sent, the next batch may start (see ProbeBatchProgress.sendingDone).
-  let tcpDecided = false;
-  let pingsSent = rmcpPort <= 0;
-  let sendingDone = false;
   const report = (): void => {
     const complete = found.takeComplete();
-    tools.progress({ probed: tcpDone, total: addresses.length, found: found.found, probesDecided, probesTotal, ...(complete.length ? { candidates: complete } : {}), ...(sendingDone ? { sendingDone: true } : {}) });
-  };
-  const noteSent = (): void => {
-    if (sendingDone || !tcpDecided || !pingsSent || signal.aborted) return;
-    sendingDone = true;
-    report();
+    tools.progress({ probed: tcpDone, total: addresses.length, found: found.found, probesDecided, probesTotal, ...(complete.length ? { candidates: complete } : {}) });
   };
   const ticker = setInterval(report, input?.progressIntervalMs ?? 100);
 
@@ -55,19 +44,7 @@ export default async function probeBatch(input: ProbeBatchInput, tools: TaskTool
     // A failing UDP socket (e.g. no IPv4) must not fail the TCP half of the probe.
     const rmcp =
       rmcpPort > 0
-        ? collectPongs(addresses, {
-            port: rmcpPort,
-            ...input?.rmcp,
-            signal,
-            onPong: (address, pong) => found.ponged(address, pong),
-            onSent: () => {
-              pingsSent = true;
-              noteSent();
-            },
-          }).catch(() => {
-            pingsSent = true;
-            noteSent();
-          })
+        ? collectPongs(addresses, { port: rmcpPort, ...input?.rmcp, signal, onPong: (address, pong) => found.ponged(address, pong) }).catch(() => undefined)
         : Promise.resolve();
     const tcp = probeAddresses(addresses, {
       ports: tcpPorts,
@@ -81,13 +58,6 @@ export default async function probeBatch(input: ProbeBatchInput, tools: TaskTool
         tcpDone++;
       },
     });
-    void tcp.then(
-      () => {
-        tcpDecided = true;
-        noteSent();
-      },
-      () => undefined,
-    );
     const [engine] = await Promise.all([tcp, rmcp]);
     socketShortages = engine.socketShortages;
   } finally {

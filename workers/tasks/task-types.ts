@@ -102,11 +102,6 @@ export interface ProbeBatchProgress {
    * again with it, and the output lists them all with their final ports and pong.
    */
   candidates?: ProbeCandidate[];
-  /**
-   * Every TCP probe is decided and every ping sent: the batch only waits out its pong window now, so
-   * its share of the probes in flight and of the rate is free for the next batch (sent once, at once).
-   */
-  sendingDone?: true;
 }
 
 // ---------------------------------------------------------------------------------------------

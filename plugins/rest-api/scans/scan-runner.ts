@@ -123,28 +123,19 @@ export class ScanRun {
       interrogations.push(interrogation.run(() => this.interrogate(candidate, probed)).finally(() => this.counts.deviceSettled()));
     };
     let batchIndex = 0;
-    const ending: Array<Promise<void>> = [];
-    let failed = false;
     const prober = async () => {
-      for (let next = batches.next(); !next.done && !this.cancelled && !failed; next = batches.next()) {
+      for (let next = batches.next(); !next.done && !this.cancelled; next = batches.next()) {
         const index = batchIndex++;
-        let sendingDone!: () => void;
-        const quiet = new Promise<void>((resolve) => (sendingDone = resolve));
-        const batch = this.probe(index, next.value, share, offer, sendingDone).then((candidates) => candidates.forEach(offer));
-        ending.push(batch);
-        const settled = batch.catch(() => void (failed = true));
-        // The next batch starts once this one sends nothing more (every probe decided, every ping
-        // out): its pong window then overlaps the next one's probes instead of idling its share of the rate.
-        await Promise.race([quiet, settled]);
+        const candidates = await this.probe(index, next.value, share, offer);
+        candidates.forEach(offer);
       }
     };
     try {
       await Promise.all(Array.from({ length: parallel }, prober));
-      await Promise.all(ending);
       await Promise.all(interrogations);
     } catch (err) {
       this.cancelToken.cancel();
-      await Promise.allSettled([...ending, ...interrogations]);
+      await Promise.allSettled(interrogations);
       throw err;
     } finally {
       this.stopSaving();
@@ -195,11 +186,10 @@ export class ScanRun {
     waiting.settle(probed ? { openPorts: probed.openPorts, pong: probed.pong } : { openPorts: waiting.early.openPorts, pong: null });
   }
 
-  /** Probes one batch; `sendingDone` runs once it sends nothing more and only waits for late pongs. */
-  private async probe(index: number, addresses: string[], share: { concurrency: number; rate: number }, offer: (candidate: ProbeCandidate) => void, sendingDone: () => void): Promise<ProbeCandidate[]> {
+  private async probe(index: number, addresses: string[], share: { concurrency: number; rate: number }, offer: (candidate: ProbeCandidate) => void): Promise<ProbeCandidate[]> {
     let final: ProbeCandidate[] = [];
     try {
-      final = await this.probeBatch(index, addresses, share, offer, sendingDone);
+      final = await this.probeBatch(index, addresses, share, offer);
       return final;
     } finally {
       // Every candidate of the batch read early is settled, whatever the batch's end (a cancel, a failed task: what was known).
@@ -208,7 +198,7 @@ export class ScanRun {
     }
   }
 
-  private async probeBatch(index: number, addresses: string[], share: { concurrency: number; rate: number }, offer: (candidate: ProbeCandidate) => void, sendingDone: () => void): Promise<ProbeCandidate[]> {
+  private async probeBatch(index: number, addresses: string[], share: { concurrency: number; rate: number }, offer: (candidate: ProbeCandidate) => void): Promise<ProbeCandidate[]> {
     const { amt, options, pool } = this.deps;
     const output = await pool.run(
       'probe-batch',
@@ -229,7 +219,6 @@ export class ScanRun {
         onProgress: (p) => {
           if (this.cancelled) return;
           p.candidates?.forEach(offer);
-          if (p.sendingDone) sendingDone();
           this.counts.batchProgress(index, { probed: p.probed, probesDecided: p.probesDecided ?? 0 });
           this.offerProgress();
         },
