@@ -3,7 +3,6 @@ import { pathToFileURL } from 'node:url';
 import { isAbsolute } from 'node:path';
 import { Piscina } from 'piscina';
 import { setMaxListeners } from 'node:events';
-import { setFlagsFromString } from 'node:v8';
 import type { WorkerTasks, TaskEnvelope, TaskFunction, WorkerEntryData } from '../../workers/task-api.js';
 import { CODE_EXTENSION, codePath } from '../assets/package-root.js';
 import { createSemaphore } from '../util/semaphore.js';
@@ -73,19 +72,6 @@ export interface WorkerPoolOptions {
 }
 
 const DEFAULT_DEVICE_WAIT_ROOM = 16_384;
-
-/**
- * Starts the threads with the young generation their `resourceLimits` ask for. The bin's
- * `--max-semi-space-size=4` (core/main.ts, for the main thread's resident memory) is a V8 flag, and
- * V8 lets the flag win over a worker's `maxYoungGenerationSizeMb`: the workers got 4 MiB semi-spaces
- * too, and scavenged about 55 times per thousand reads each. The flag is read when an isolate is
- * created, so clearing it once this thread's isolate exists leaves this thread as configured and
- * lets the workers started from now on have their own size.
- */
-function startThreads(options: ConstructorParameters<typeof Piscina>[0]): Piscina {
-  setFlagsFromString('--max-semi-space-size=0');
-  return new Piscina(options);
-}
 const WORKER_YOUNG_GENERATION_MB = 48;
 
 export function createCancelToken(): CancelToken {
@@ -150,7 +136,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
   const deviceRoomPerThread = Math.ceil((options.deviceWaitRoom ?? DEFAULT_DEVICE_WAIT_ROOM) / Math.max(1, options.threads));
   const delays = createThreadDelayBoard(() => piscina?.threads ?? []);
   const threads = () =>
-    (piscina ??= startThreads({
+    (piscina ??= new Piscina({
       filename: ENTRY,
       // All threads at once: with several tasks per worker, Piscina would otherwise keep every
       // task on the first thread until it is full, leaving the other cores idle.
