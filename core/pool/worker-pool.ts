@@ -72,7 +72,6 @@ export interface WorkerPoolOptions {
 }
 
 const DEFAULT_DEVICE_WAIT_ROOM = 16_384;
-const WORKER_YOUNG_GENERATION_MB = 48;
 
 export function createCancelToken(): CancelToken {
   const flag = new Int32Array(new SharedArrayBuffer(4));
@@ -148,9 +147,10 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
       atomics: 'disabled',
       maxQueue: options.maxQueue,
       idleTimeout: options.idleTimeoutMs,
-      // The bin's 4 MiB semi-spaces suit the main thread; a worker holding a thousand device reads at
-      // once would spend a tenth of its time in scavenges with them.
-      resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
+      // No young-generation size of their own: under the bin's `--max-semi-space-size=4` (a V8 flag,
+      // which wins over a worker's `maxYoungGenerationSizeMb`) the threads have 4 MiB semi-spaces like
+      // the main thread. Given 16 MiB ones (the flag cleared after start), a first scan cost ~20 % more
+      // CPU and the process 45 MiB more RSS, for ~10 % less on warm scans (BENCHMARKS.md, h-read2).
       workerData: { taskDir: TASK_DIR.href, taskExtension: TASK_EXTENSION, delayBoard: { buffer: delays.buffer, beatMs: BEAT_MS, slotFields: SLOT_FIELDS } } satisfies WorkerEntryData,
     }));
 

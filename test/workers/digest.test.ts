@@ -1,5 +1,6 @@
 /** HTTP Digest: challenge parsing as devices send it, the MD5 response, nc counting and the nonce cache. */
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { digestAuthorization, digestResponse, openDigestSession } from '../../workers/amt/digest-auth.js';
 import { parseDigestChallenge } from '../../workers/amt/digest-challenge.js';
@@ -45,6 +46,18 @@ describe('Digest response', () => {
     const challenge = { realm: 'testrealm@host.com', nonce: 'dcd98b7102dd2f0e8b11d0f600bfb0c093', qop: ['auth'], opaque: null, algorithm: 'MD5', stale: false };
     const response = digestResponse({ username: 'Mufasa', password: 'Circle Of Life' }, challenge, 'GET', '/dir/index.html', '00000001', '0a4f113b', 'auth');
     assert.equal(response, '6629fae49393a05397450978507c4ef1');
+  });
+  it('answers each realm and method with its own hashes when one credential signs several in turn', () => {
+    const credentials = { username: 'Mufasa', password: 'Circle Of Life' };
+    const rfc = { realm: 'testrealm@host.com', nonce: 'dcd98b7102dd2f0e8b11d0f600bfb0c093', qop: ['auth'], opaque: null, algorithm: 'MD5', stale: false };
+    const other = { ...rfc, realm: 'Digest:34BF4B5A0561F95248F58509A406E046' };
+    const md5 = (text: string) => createHash('md5').update(text).digest('hex');
+    const expected = (realm: string, method: string) =>
+      md5(`${md5(`Mufasa:${realm}:Circle Of Life`)}:${rfc.nonce}:00000001:0a4f113b:auth:${md5(`${method}:/dir/index.html`)}`);
+    for (const [challenge, method] of [[rfc, 'GET'], [other, 'GET'], [other, 'POST'], [rfc, 'POST'], [rfc, 'GET']] as const) {
+      assert.equal(digestResponse(credentials, challenge, method, '/dir/index.html', '00000001', '0a4f113b', 'auth'), expected(challenge.realm, method), `${challenge.realm} ${method}`);
+    }
+    assert.equal(digestResponse({ ...credentials, password: 'other' }, rfc, 'GET', '/dir/index.html', '00000001', '0a4f113b', 'auth') === expected(rfc.realm, 'GET'), false);
   });
   it('counts nc up on one nonce and never sends an empty response', () => {
     const session = openDigestSession(parseDigestChallenge(AMT_CHALLENGE)!);

@@ -1,7 +1,7 @@
 /** RMCP presence: ping encoding, pong decoding, and collecting pongs from 200 simulated devices at once. */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { collectPongs } from '../../workers/amt/rmcp-collector.js';
+import { collectPongs, pingsDue } from '../../workers/amt/rmcp-collector.js';
 import { decodePresencePong, encodePresencePing } from '../../workers/amt/rmcp-codec.js';
 import { startFleet, type Fleet } from '../sim/index.js';
 
@@ -47,6 +47,22 @@ describe('RMCP codec', () => {
     assert.equal(decodePresencePong(pong({ 3: 0x07 })), null);
     assert.equal(decodePresencePong(pong({ 7: 0xbf })), null);
     assert.equal(decodePresencePong(Buffer.alloc(4)), null);
+  });
+});
+
+describe('ping pacing', () => {
+  it('sends one sub-batch per gap on time, and after a late timer catches up 100 ms of the rate at once, as the TCP probes do', () => {
+    // 31 pings per 10 ms (a batch's share of 50,000 probes a second over 16 batches).
+    assert.equal(pingsDue(0, 0, 2048, 31, 10), 31);
+    assert.equal(pingsDue(25, 62, 2048, 31, 10), 93);
+    // A thread that did not run for 300 ms owes 31 sub-batches: it sends 10 of them (100 ms) now, the
+    // rest at its next turns. Four (40 ms) let the pings of a busy thread fall behind its TCP probes.
+    assert.equal(pingsDue(300, 31, 2048, 31, 10), 31 + 310);
+    assert.equal(pingsDue(300, 341, 2048, 31, 10), 341 + 310);
+    assert.equal(pingsDue(301, 651, 2048, 31, 10), 31 * 31);
+    assert.equal(pingsDue(5_000, 2000, 2048, 31, 10), 2048);
+    // Another gap: still 100 ms of the rate.
+    assert.equal(pingsDue(1_000, 0, 10_000, 50, 25), 200);
   });
 });
 

@@ -53,9 +53,35 @@ export function digestResponse(
   cnonce: string,
   qop: string | null,
 ): string {
-  const ha1 = md5(`${credentials.username}:${challenge.realm}:${credentials.password}`);
-  const ha2 = md5(`${method}:${uri}`);
+  const ha1 = ha1Of(credentials, challenge.realm);
+  const ha2 = ha2Of(method, uri);
   return qop ? md5(`${ha1}:${challenge.nonce}:${nc}:${cnonce}:${qop}:${ha2}`) : md5(`${ha1}:${challenge.nonce}:${ha2}`);
+}
+
+/**
+ * HA1 and HA2 stay the same for every request of a read (one credential, one realm, `POST /wsman`):
+ * kept, a request hashes once instead of three times. HA1 is kept with the credentials object it was
+ * computed from (a task's input, gone with the task), never in a table of its own.
+ */
+const ha1s = new WeakMap<DigestCredentials, { realm: string; ha1: string }>();
+function ha1Of(credentials: DigestCredentials, realm: string): string {
+  const known = ha1s.get(credentials);
+  if (known?.realm === realm) return known.ha1;
+  const ha1 = md5(`${credentials.username}:${realm}:${credentials.password}`);
+  ha1s.set(credentials, { realm, ha1 });
+  return ha1;
+}
+const ha2s = new Map<string, string>();
+const HA2_KEPT = 16;
+function ha2Of(method: string, uri: string): string {
+  const key = `${method}:${uri}`;
+  let ha2 = ha2s.get(key);
+  if (ha2 === undefined) {
+    ha2 = md5(key);
+    if (ha2s.size >= HA2_KEPT) ha2s.clear();
+    ha2s.set(key, ha2);
+  }
+  return ha2;
 }
 
 /**

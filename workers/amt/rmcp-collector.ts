@@ -24,8 +24,25 @@ export interface PongCollectorOptions {
   onPong?: (address: string, pong: RmcpPong) => void;
 }
 
-/** Catching up after a late timer sends at most this many sub-batches at once. */
-const MAX_BURST_BATCHES = 4;
+/**
+ * Catching up after a late timer sends at most this much of the ping rate at once: 100 ms of it, as
+ * the TCP probes' bucket (probe-pacer.ts) allows them. A smaller catch-up (it was 4 sub-batches, 40 ms)
+ * let the pings of a busy thread fall behind its TCP probes: on a thread whose event-loop turns took
+ * hundreds of milliseconds, a batch sent its last ping as its last probe ended, and then waited out
+ * its whole pong window with nothing left to send, at every batch boundary of a sweep.
+ */
+const MAX_BURST_MS = 100;
+
+/**
+ * Pings due by now: `batchSize` per `gapMs` since the first sub-batch (paced by rate, not by a fixed
+ * pause per sub-batch: on a busy thread timers fire late), at most {@link MAX_BURST_MS} of the rate
+ * beyond those `sent`, and never more than `total`.
+ */
+export function pingsDue(elapsedMs: number, sent: number, total: number, batchSize: number, gapMs: number): number {
+  const due = batchSize * (1 + Math.floor(elapsedMs / gapMs));
+  const burst = batchSize * Math.max(1, Math.ceil(MAX_BURST_MS / gapMs));
+  return Math.min(total, due, sent + burst);
+}
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
@@ -79,10 +96,7 @@ export async function collectPongs(addresses: readonly string[], options: PongCo
     const started = performance.now();
     let sent = 0;
     while (sent < targets.length && !options.signal?.aborted) {
-      // Paced by rate, not by a fixed pause per sub-batch: on a busy thread timers fire late, and a
-      // pause that always waits a full gap made pinging a /16 take seconds longer than its probes.
-      const due = batchSize * (1 + Math.floor((performance.now() - started) / gapMs));
-      const end = Math.min(targets.length, due, sent + MAX_BURST_BATCHES * batchSize);
+      const end = pingsDue(performance.now() - started, sent, targets.length, batchSize, gapMs);
       // No send callback: a datagram the kernel takes at once then costs no completion round trip,
       // and a failed send surfaces as the socket's (ignored) 'error'.
       for (; sent < end; sent++) socket.send(pings[sent & 0xff]!, options.port, targets[sent]!);

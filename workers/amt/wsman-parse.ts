@@ -39,13 +39,19 @@ export interface EnumerationPage {
   endOfSequence: boolean;
 }
 
+const decodeText = (_name: string, value: string): string => decodeXmlEntities(value);
 const parser = new XMLParser({
   ignoreAttributes: false,
   attributeNamePrefix: '@',
+  // Drops every prefix, and with them the xmlns declarations (fast-xml-parser resolves them to no name).
   removeNSPrefix: true,
   parseTagValue: false,
   parseAttributeValue: false,
   processEntities: false,
+  // The predefined entities and character references are decoded as each value is read, not in a
+  // second pass that copies the whole tree.
+  tagValueProcessor: decodeText,
+  attributeValueProcessor: decodeText,
   trimValues: true,
   ignoreDeclaration: true,
   ignorePiTags: true,
@@ -56,22 +62,6 @@ const parser = new XMLParser({
 
 function bad(message: string): AmtError {
   return new AmtError('AMT_ERR_BAD_RESPONSE', message);
-}
-
-/** Converts the parser's output to {@link WsmanValue}s, decoding predefined entities in text and attributes. */
-function normalize(node: unknown): WsmanValue {
-  if (typeof node === 'string') return decodeXmlEntities(node);
-  if (typeof node === 'number' || typeof node === 'boolean') return String(node);
-  if (Array.isArray(node)) return node.map(normalize);
-  if (node && typeof node === 'object') {
-    const out: WsmanObject = {};
-    for (const [key, value] of Object.entries(node as Record<string, unknown>)) {
-      if (key === '@xmlns' || key.startsWith('@xmlns:')) continue;
-      out[key] = normalize(value);
-    }
-    return out;
-  }
-  return '';
 }
 
 /** The value as a list (one element for a single occurrence, none for undefined). */
@@ -116,14 +106,13 @@ export function intOf(value: WsmanValue | undefined): number | null {
  */
 export function parseEnvelope(xml: string): WsmanEnvelope {
   if (/<!DOCTYPE|<!ENTITY/i.test(xml)) throw bad('response contains a DOCTYPE');
-  let root: unknown;
+  let root: WsmanObject;
   try {
-    root = parser.parse(xml);
+    root = parser.parse(xml) as WsmanObject;
   } catch {
     throw bad('response is not well-formed XML');
   }
-  const envelope = objectOf(normalize(root) as WsmanObject)?.['Envelope'];
-  const env = objectOf(envelope);
+  const env = objectOf(root['Envelope']);
   if (!env) throw bad('response is not a SOAP envelope');
   const body = objectOf(env['Body']) ?? (env['Body'] === '' ? {} : undefined);
   if (!body) throw bad('SOAP envelope has no Body');
