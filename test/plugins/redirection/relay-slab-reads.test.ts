@@ -59,7 +59,7 @@ test('a device stream read into reused slabs reaches the viewer intact, from bou
     received.update(data);
     got += data.length;
   });
-  // Half the frames while the viewer reads, half while it does not: reads pile up, the relay pauses the device.
+  // Half the frames while the viewer does not read (reads pile up, the relay pauses the device), half once it reads again.
   viewer.pause();
   for (let i = 0; i < FRAMES; i++) {
     const frame = randomBytes(FRAME_BYTES);

@@ -84,14 +84,15 @@ export async function connectRedirection(target: DeviceTarget, cancel?: AbortSig
   const label = labelOf(target);
   const bound = AbortSignal.timeout(resolveTimeouts(target.timeouts).connectMs);
   const signal = cancel ? AbortSignal.any([cancel, bound]) : bound;
+  const slabs = target.tls || target.channel ? null : (slabReads ?? null);
   let plain: Duplex;
   try {
-    plain = await openPlain(target, signal, target.tls || target.channel ? undefined : slabReads);
+    plain = await openPlain(target, signal, slabs ?? undefined);
   } catch (error) {
     const cause = (error as { code?: string }).code;
     throw new AmtError('AMT_ERR_CONNECT', `cannot connect to ${label}`, cause ? { cause } : {});
   }
-  if (!target.tls) return { stream: plain, slabReads: target.channel ? null : (slabReads ?? null), tlsFingerprint: null, tlsProtocol: null };
+  if (!target.tls) return { stream: plain, slabReads: slabs, tlsFingerprint: null, tlsProtocol: null };
   let socket: TLSSocket;
   try {
     socket = await startTls(plain, target, signal);
