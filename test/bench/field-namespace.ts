@@ -8,6 +8,7 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Device } from '../../plugins/rest-api/api.js';
 import { fleetAddresses } from '../sim/address-range.js';
@@ -17,13 +18,13 @@ import { FLEET_PASSWORD, startBenchFleet, type BenchFleet } from './fleet-proces
 import { GatewayClient, type ScanView } from './gateway-client.js';
 import { startGatewayProcess } from './gateway-process.js';
 import { ensureNmap, runNmap, tunedNmapArgs, type NmapRun } from './nmap.js';
-import { mib, readCpuSeconds } from './process-rss.js';
+import { mib, readCpuSeconds, readThreadCpu } from './process-rss.js';
 import { readDevice } from './wsman-reference-client.js';
 
 const TCP_PORTS = [16992, 16993];
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
-interface FieldSize {
+export interface FieldSize {
   prefix: number;
   range: string;
   base: string;
@@ -35,12 +36,12 @@ interface FieldSize {
   altPasswordEvery: number;
 }
 
-const SIZES: Record<number, FieldSize> = {
+export const SIZES: Record<number, FieldSize> = {
   19: { prefix: 19, range: '127.200.0.0/19', base: '127.200.0.1', devices: 1000, silent: '127.200.4.0-127.200.19.255', silentCount: 4096, altPasswordEvery: 10 },
   16: { prefix: 16, range: '127.201.0.0/16', base: '127.201.0.1', devices: 2000, silent: '127.201.16.0-127.201.255.255', silentCount: 61_440, altPasswordEvery: 0 },
 };
 
-function dropSilentBlocks(sizes: FieldSize[]): void {
+export function dropSilentBlocks(sizes: FieldSize[]): void {
   // Dropped on input: the SYN leaves (no EPERM for the prober) and nothing ever comes back, as from an absent host.
   const rules = `table inet field_bench {\n  chain input {\n    type filter hook input priority 0; policy accept;\n    ip daddr { ${sizes.map((s) => s.silent).join(', ')} } drop\n  }\n}\n`;
   const nft = spawnSync('nft', ['-f', '-'], { input: rules, encoding: 'utf8' });
@@ -54,9 +55,21 @@ interface GatewayScan {
   peakKiB: number;
   devices: Device[];
   progressEvents: number;
+  /** The gateway's CPU seconds during the scan per thread, busiest first: main, then the others by tid. */
+  threads: Array<[string, number]>;
+  /** The simulated fleet's CPU seconds during the scan (its process serves every device). */
+  fleetCpuSeconds: number;
 }
 
-async function gatewayScan(dataDir: string, size: FieldSize): Promise<GatewayScan> {
+/** CPU seconds per thread between two readings, busiest first, threads under 0.05 s summed as `rest`. */
+export function threadDiff(before: Map<string, number>, after: Map<string, number>): Array<[string, number]> {
+  const used = [...after].map(([key, value]): [string, number] => [key, value - (before.get(key) ?? 0)]).sort((a, b) => Number(b[0] === 'main') - Number(a[0] === 'main') || b[1] - a[1]);
+  const shown = used.filter(([key, s]) => key === 'main' || s >= 0.05);
+  const rest = used.filter((entry) => !shown.includes(entry)).reduce((sum, [, s]) => sum + s, 0);
+  return rest > 0 ? [...shown, ['rest', rest]] : shown;
+}
+
+async function gatewayScan(dataDir: string, size: FieldSize, fleetPid: number): Promise<GatewayScan> {
   mkdirSync(dataDir, { recursive: true });
   const gateway = await startGatewayProcess({ dataDir, runner: 'compiled', plugins: { 'rest-api': {} } });
   try {
@@ -64,6 +77,8 @@ async function gatewayScan(dataDir: string, size: FieldSize): Promise<GatewaySca
     await client.login();
     await client.addCredential('admin', FLEET_PASSWORD);
     const cpuBefore = readCpuSeconds(gateway.pid) ?? 0;
+    const threadsBefore = readThreadCpu(gateway.pid);
+    const fleetBefore = readCpuSeconds(fleetPid) ?? 0;
     const t0 = performance.now();
     const started = await client.startScan(size.range);
     let probeWindowSeconds = 0;
@@ -76,10 +91,12 @@ async function gatewayScan(dataDir: string, size: FieldSize): Promise<GatewaySca
     }
     if (scan.status !== 'completed') throw new Error(`the field scan ended ${scan.status}`);
     const cpuSeconds = (readCpuSeconds(gateway.pid) ?? 0) - cpuBefore;
+    const threads = threadDiff(threadsBefore, readThreadCpu(gateway.pid));
+    const fleetCpuSeconds = (readCpuSeconds(fleetPid) ?? 0) - fleetBefore;
     const peakKiB = gateway.rss()?.peakKiB ?? 0;
     const devices = await client.json<Device[]>('GET', '/api/devices');
     const seconds = (Date.parse(scan.finishedAt!) - Date.parse(scan.startedAt)) / 1000;
-    return { seconds, probeWindowSeconds: probeWindowSeconds || seconds, cpuSeconds, peakKiB, devices, progressEvents: 0 };
+    return { seconds, probeWindowSeconds: probeWindowSeconds || seconds, cpuSeconds, peakKiB, devices, progressEvents: 0, threads, fleetCpuSeconds };
   } finally {
     await gateway.stop();
   }
@@ -103,12 +120,15 @@ async function runSize(workDir: string, size: FieldSize, nmapPath: string | null
   try {
     await fleet.resetCounters();
     log(`${size.range}: the gateway scans it (default settings, compiled, fresh data directory)`);
-    const gw = await gatewayScan(join(workDir, `gw-${size.prefix}`), size);
+    const gw = await gatewayScan(join(workDir, `gw-${size.prefix}`), size, fleet.pid);
     const counters = await fleet.counters();
     let nmap: NmapRun | null = null;
+    let fleetDuringNmap = 0;
     if (nmapPath) {
       log(`${size.range}: nmap ${tunedNmapArgs(size.range, TCP_PORTS).join(' ')}`);
+      const fleetBefore = readCpuSeconds(fleet.pid) ?? 0;
       nmap = await runNmap(nmapPath, size.range, TCP_PORTS, tunedNmapArgs(size.range, TCP_PORTS));
+      fleetDuringNmap = (readCpuSeconds(fleet.pid) ?? 0) - fleetBefore;
     }
     log(`${size.range}: the bare client reads all ${fleet.count} devices at once (the floor)`);
     const bare = await bareReadAll(fleet, size);
@@ -129,6 +149,7 @@ async function runSize(workDir: string, size: FieldSize, nmapPath: string | null
       `${tag}: ${size.range} (${addresses.toLocaleString('en-US')} addresses): ${fleet.count} devices ${fleet.firstAddress} – ${fleet.lastAddress}, each answering every HTTP request after its own 50-400 ms${size.altPasswordEvery ? `, every ${size.altPasswordEvery}th with another password (read, not signed in)` : ''}; ${size.silentCount.toLocaleString('en-US')} silent addresses (${size.silent}, dropped by nftables on input); the rest refuse (RST).`,
       `${tag}: nmap: \`nmap ${tunedNmapArgs(size.range, TCP_PORTS).join(' ')}\`${nmap ? ` (nmap ${nmap.version}, reported "scanned in ${nmap.reportedSeconds ?? '?'} seconds", ${nmap.openHosts} hosts open)` : ' skipped'}; it only probes.`,
       `${tag}: gateway: compiled (node dist/core/main.js with the bin's flags), rest-api only, default settings; its time is the scan's startedAt to finishedAt; probe window: until GET /api/scan/{id} first showed every address probed (polled every 50 ms). Devices seen by the fleet: ${counters.connections} TCP connections, ${counters.requests} requests.`,
+      `${tag}: CPU seconds during the gateway's scan, per gateway thread (main first, then the busiest): ${gw.threads.map(([key, s]) => `${key} ${s.toFixed(2)}`).join(', ')}; the simulated fleet's process (every device's HTTP, TLS and RMCP, on the same CPUs) ${gw.fleetCpuSeconds.toFixed(2)} s${nmap ? `, and ${fleetDuringNmap.toFixed(2)} s during nmap's run` : ''}.`,
     ];
     return { name: 'field', title: `Field: ${size.range} with ${fleet.count.toLocaleString('en-US')} slow devices and ${size.silentCount.toLocaleString('en-US')} silent addresses`, reference: 'tuned nmap (probing only), and the floor, same namespace, same run', figures, notes };
   } finally {
@@ -146,7 +167,8 @@ async function main(): Promise<void> {
   process.stdout.write(`${JSON.stringify(results)}\n`);
 }
 
-main().then(
+// Run as the namespace's process (field.ts); imported by ab-field.ts for its sizes and rules.
+if (process.argv[1] === fileURLToPath(import.meta.url)) main().then(
   () => process.exit(0),
   (err: unknown) => {
     log(`field: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);

@@ -1,4 +1,7 @@
-/** Runs a simulated fleet in its own process (fleet-host.ts) and reads its counters over IPC. */
+/**
+ * Runs a simulated fleet in its own process (fleet-host.ts) and reads its counters over IPC.
+ * BENCH_FLEET_FLAGS='--cpu-prof --cpu-prof-dir=/tmp/x' adds node flags to the fleet's process (to see where its CPU goes).
+ */
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { FleetOptions } from '../sim/fleet-options.js';
@@ -62,7 +65,7 @@ export async function startBenchFleet(count: number, extra: Partial<FleetOptions
 async function startOnce(count: number, extra: Partial<FleetOptions>): Promise<BenchFleet> {
   const options: FleetOptions = { count, base: FLEET_BASE, rmcpPort: BENCH_RMCP_PORT, password: FLEET_PASSWORD, ...extra };
   let stderr = '';
-  const child = fork(HOST, [JSON.stringify(options)], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'pipe', 'ipc'] });
+  const child = fork(HOST, [JSON.stringify(options)], { execArgv: ['--import', 'tsx', ...(process.env.BENCH_FLEET_FLAGS ?? '').split(' ').filter(Boolean)], stdio: ['ignore', 'inherit', 'pipe', 'ipc'] });
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const ready = await ask(child, null, 'ready').catch((err: Error) => {
     throw new Error(`${err.message}: ${stderr.trim()}`);

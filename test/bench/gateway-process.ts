@@ -52,6 +52,11 @@ export interface BenchGatewayOptions {
    * memory after full collections. Benchmark-only; changes nothing else in the gateway.
    */
   gcProbe?: boolean;
+  /**
+   * Another build's directory (dist/ and config/, e.g. a `git archive` of another commit, built, with
+   * node_modules linked) to run instead of this checkout's, for A/B runs; the compiled runner only.
+   */
+  root?: string;
 }
 
 /** The gateway's memory after forced full collections (fixtures/gc-probe.cjs). */
@@ -84,14 +89,14 @@ export interface BenchGateway {
   stop(): Promise<void>;
 }
 
-function builtInNames(): string[] {
-  const defaults = JSON.parse(readFileSync(join(ROOT, 'config/default.json'), 'utf8')) as { plugins: Record<string, unknown> };
+function builtInNames(root: string): string[] {
+  const defaults = JSON.parse(readFileSync(join(root, 'config/default.json'), 'utf8')) as { plugins: Record<string, unknown> };
   return Object.keys(defaults.plugins);
 }
 
 function siteFile(options: BenchGatewayOptions, port: number): string {
   const plugins: Record<string, unknown> = {};
-  for (const name of builtInNames()) plugins[name] = { enable: false };
+  for (const name of builtInNames(options.root ?? ROOT)) plugins[name] = { enable: false };
   for (const [name, choice] of Object.entries(options.plugins)) plugins[name] = { enable: true, ...choice };
   const site = {
     dataDir: options.dataDir,
@@ -111,8 +116,8 @@ function siteFile(options: BenchGatewayOptions, port: number): string {
  * What the bin's shebang gives (`#!/usr/bin/env -S NAME=value node <flags>`): its environment
  * settings and node flags, so that the bench runs what a site runs.
  */
-function binSettings(): { env: Record<string, string>; flags: string[] } {
-  const shebang = readFileSync(join(ROOT, 'dist/core/main.js'), 'utf8').split('\n', 1)[0]!;
+function binSettings(root: string): { env: Record<string, string>; flags: string[] } {
+  const shebang = readFileSync(join(root, 'dist/core/main.js'), 'utf8').split('\n', 1)[0]!;
   const match = /^#!\S*env -S (.*?)\bnode\b(.*)$/.exec(shebang);
   if (!match) return { env: {}, flags: [] };
   const env = Object.fromEntries(match[1]!.trim().split(/\s+/).filter((t) => t.includes('=')).map((t) => [t.slice(0, t.indexOf('=')), t.slice(t.indexOf('=') + 1)]));
@@ -145,19 +150,21 @@ export async function startGatewayProcess(options: BenchGatewayOptions): Promise
   const probeFile = join(options.dataDir, `gc-probe-${port}.json`);
   let probes = 0;
   const runner = options.runner ?? 'tsx';
+  const root = options.root ?? ROOT;
+  if (root !== ROOT && runner !== 'compiled') throw new Error('another build (root) runs compiled only');
   const [command, args] =
     runner === 'compiled'
-      ? [process.execPath, [...binSettings().flags, ...profile, join(ROOT, 'dist/core/main.js'), '--config', config]]
+      ? [process.execPath, [...binSettings(root).flags, ...profile, join(root, 'dist/core/main.js'), '--config', config]]
       : runner === 'npm-dev'
         ? ['npm', ['run', '--silent', 'dev', '--', '--config', config]]
         : [process.execPath, ['--import', 'tsx', ...profile, join(ROOT, 'core/main.ts'), '--config', config]];
   const started = performance.now();
   const env = {
-    ...(runner === 'compiled' ? { ...cleanEnv(), ...binSettings().env } : cleanEnv()),
+    ...(runner === 'compiled' ? { ...cleanEnv(), ...binSettings(root).env } : cleanEnv()),
     ...extraEnv(),
     ...(options.gcProbe ? { BENCH_GC_PROBE_FILE: probeFile } : {}),
   };
-  const child = spawn(command, args, { cwd: ROOT, env, stdio: ['ignore', fd, fd] });
+  const child = spawn(command, args, { cwd: root, env, stdio: ['ignore', fd, fd] });
   closeSync(fd);
   const output = () => {
     try {

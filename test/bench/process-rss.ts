@@ -1,5 +1,5 @@
 /** Resident memory of a process from /proc/<pid>/status: now (VmRSS) and its peak so far (VmHWM). */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 
 export interface RssReading {
   rssKiB: number;
@@ -63,4 +63,29 @@ export function readCpuSeconds(pid: number): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * CPU seconds (user + system) per thread of a process, keyed `main` for the process's own thread and
+ * `<tid>` for the others (Node 20 names every thread "node": worker threads, V8's platform threads and
+ * libuv's pool are told apart only by what they use). Empty when the process has exited.
+ */
+export function readThreadCpu(pid: number): Map<string, number> {
+  const out = new Map<string, number>();
+  let tids: string[];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return out;
+  }
+  for (const tid of tids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out.set(Number(tid) === pid ? 'main' : tid, (Number(fields[11]) + Number(fields[12])) / 100);
+    } catch {
+      // the thread ended between the listing and the read
+    }
+  }
+  return out;
 }

@@ -3,10 +3,10 @@
  * Release and the methods the gateway calls. Unknown classes get a 400 DestinationUnreachable Fault.
  */
 import { randomBytes } from 'node:crypto';
-import { XMLParser } from 'fast-xml-parser';
 import { nextMessageId, type DeviceState } from './device-state.js';
 import { availablePowerStates, ENUMERABLE, GETTABLE } from './sim-classes.js';
 import { REDIRECTION_INSTANCES, REDIRECTION_METHODS, REDIRECTION_PUTS, type InputReader } from './redirection/redir-wsman.js';
+import { parseRequest } from './sim-request-parse.js';
 import { classUri, envelope, FAULTS, faultEnvelope, instanceXml, NS, type FaultSpec, type SimInstance } from './sim-xml.js';
 
 export interface WsmanReply {
@@ -16,7 +16,6 @@ export interface WsmanReply {
 
 type Node = Record<string, unknown>;
 
-const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '@', removeNSPrefix: true, parseTagValue: false, processEntities: false });
 const MAX_ENUMERATIONS = 32;
 const ENUMERATION_TTL_MS = 60_000;
 
@@ -47,8 +46,9 @@ function selectorsOf(header: Node): Record<string, string> {
 /** Handles one request body; never throws (malformed requests get a Fault). */
 export function handleWsman(state: DeviceState, xml: string): WsmanReply {
   let root: Node;
+  let messageId: string | undefined;
   try {
-    root = parser.parse(xml) as Node;
+    ({ root, messageId } = parseRequest(xml));
   } catch {
     return fault(state, FAULTS.invalidParameter, '');
   }
@@ -57,7 +57,7 @@ export function handleWsman(state: DeviceState, xml: string): WsmanReply {
   const body = obj(env?.['Body']) ?? {};
   const action = text(header['Action']) ?? '';
   const uri = text(header['ResourceURI']) ?? '';
-  const relatesTo = text(header['MessageID']) ?? '';
+  const relatesTo = messageId ?? text(header['MessageID']) ?? '';
   const className = uri.slice(uri.lastIndexOf('/') + 1);
   const ctx: Ctx = { state, action, uri, className, relatesTo, body, selectors: selectorsOf(header) };
   if (uri !== classUri(className) || !(className in ENUMERABLE || className in GETTABLE || className in METHODS_BY_CLASS || className in REDIRECTION_INSTANCES)) {
