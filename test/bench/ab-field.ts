@@ -4,7 +4,8 @@
  * by nftables), scanned by a freshly started compiled gateway of each build given (a directory
  * holding dist/ and config/, e.g. a `git archive` of another commit, built, with node_modules linked),
  * rounds alternating the builds; no nmap, no bare client. Per scan: its time (startedAt to
- * finishedAt), the gateway's CPU per thread, the simulated fleet's CPU, devices read.
+ * finishedAt), the gateway's CPU per thread, the simulated fleet's CPU, devices read. The fleet is
+ * warmed up first, as in the field benchmark (the bare client reads every device once).
  *   unshare -n sh -c 'ip link set lo up && npx tsx test/bench/ab-field.ts /tmp/old /work/wt'
  * Env: ROUNDS (1); WARM (0: further scans of the same range by the same gateway, devices known);
  * PAUSE_MS (0: wait between the gateway's start and its first scan); gateway-process.ts's
@@ -16,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fullyRead } from './device-list.js';
-import { dropSilentBlocks, SIZES, threadDiff } from './field-namespace.js';
+import { bareReadAll, dropSilentBlocks, SIZES, threadDiff } from './field-namespace.js';
 import { FLEET_PASSWORD, startBenchFleet, type BenchFleet } from './fleet-process.js';
 import { GatewayClient, type ScanView } from './gateway-client.js';
 import { startGatewayProcess } from './gateway-process.js';
@@ -52,6 +53,8 @@ async function scanOnce(client: GatewayClient, pid: number, fleet: BenchFleet): 
 dropSilentBlocks([size]);
 const fleet = await startBenchFleet(size.devices, { base: size.base, responseDelayMs: true, altPasswordEvery: size.altPasswordEvery, seed: `field-${size.prefix}` });
 try {
+  // As the field benchmark does: the simulator warmed up by one unmeasured read of every device.
+  await bareReadAll(fleet, size);
   for (let round = 0; round < ROUNDS; round++) {
     for (const [i, root] of roots.entries()) {
       const dataDir = mkdtempSync(join(tmpdir(), 'ab-field-'));
@@ -62,13 +65,14 @@ try {
         await client.login();
         await client.addCredential('admin', FLEET_PASSWORD);
         if (PAUSE_MS) await sleep(PAUSE_MS);
+        const idle = gw.rss();
         const lines: string[] = [];
         for (let s = 0; s <= WARM; s++) {
           if (s > 0 && PAUSE_MS) await sleep(PAUSE_MS);
           lines.push(`${s === 0 ? 'first' : `again${s}`}: ${await scanOnce(client, gw.pid, fleet)}`);
         }
         const rss = gw.rss();
-        console.log(`round ${round} [${i}] ${root} (load ${load}, start ${gw.startMs.toFixed(0)} ms / ${gw.startCpuSeconds.toFixed(2)} CPU s, rss ${((rss?.rssKiB ?? 0) / 1024).toFixed(0)} MiB)\n  ${lines.join('\n  ')}`);
+        console.log(`round ${round} [${i}] ${root} (load ${load}, start ${gw.startMs.toFixed(0)} ms / ${gw.startCpuSeconds.toFixed(2)} CPU s, rss before the scan ${((idle?.rssKiB ?? 0) / 1024).toFixed(0)} MiB, after ${((rss?.rssKiB ?? 0) / 1024).toFixed(0)} MiB)\n  ${lines.join('\n  ')}`);
       } finally {
         await gw.stop();
         rmSync(dataDir, { recursive: true, force: true });
