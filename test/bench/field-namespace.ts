@@ -56,7 +56,7 @@ interface GatewayScan {
   peakKiB: number;
   devices: Device[];
   progressEvents: number;
-  /** The gateway's CPU seconds during the scan per thread, busiest first: main, then the others by tid. */
+  /** The gateway's CPU seconds during the scan per thread: main first, then the others, busiest first. */
   threads: Array<[string, number]>;
   /** The simulated fleet's CPU seconds during the scan (its process serves every device). */
   fleetCpuSeconds: number;
