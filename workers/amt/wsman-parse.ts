@@ -3,7 +3,7 @@
  * chooses (`a:`, `g:`, `h:` or a default namespace all read the same). Entity processing is off and
  * documents with a DOCTYPE are refused, so nothing a device sends can expand or resolve entities.
  */
-import { XMLParser } from 'fast-xml-parser';
+import { XMLParser, type EntityDecoderOptions } from 'fast-xml-parser';
 import { AmtError } from './errors.js';
 import { decodeXmlEntities } from './xml-text.js';
 import { shapeOrdered, type OrderedNode } from './ordered-tree.js';
@@ -41,6 +41,17 @@ export interface EnumerationPage {
 }
 
 const decodeText = (_name: string, value: string): string => decodeXmlEntities(value);
+/**
+ * With entity processing off the parser never decodes through its entity decoder, but builds its
+ * default one (entity tables copied) for every document unless given one: this one, shared.
+ */
+const noEntityDecoder: EntityDecoderOptions = {
+  setExternalEntities: () => undefined,
+  addInputEntities: () => undefined,
+  reset: () => undefined,
+  decode: (text) => text,
+  setXmlVersion: () => undefined,
+};
 const parser = new XMLParser({
   ignoreAttributes: false,
   attributeNamePrefix: '@',
@@ -49,6 +60,7 @@ const parser = new XMLParser({
   parseTagValue: false,
   parseAttributeValue: false,
   processEntities: false,
+  entityDecoder: noEntityDecoder,
   // The predefined entities and character references are decoded as each value is read, not in a
   // second pass that copies the whole tree.
   tagValueProcessor: decodeText,
