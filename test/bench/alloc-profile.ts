@@ -5,7 +5,8 @@
  * bytes allocated per read and the allocation sites ranked by bytes (self, by function and line),
  * then the same for the bare client. Several task modules are profiled in turn.
  *   unshare -n sh -c 'ip link set lo up && npx tsx test/bench/alloc-profile.ts [taskModule ...]'
- * Env: N (1000 per profiled pass), C (64), TOP (30 sites), INTERVAL (sampling bytes, 512).
+ * Env: N (500 per profiled pass; the fleet holds 2 × N devices per party, and about 4,000 fit the
+ * open-file limit), C (64), TOP (30 sites), INTERVAL (sampling bytes, 512).
  */
 import { Session } from 'node:inspector/promises';
 import { pathToFileURL } from 'node:url';
@@ -13,7 +14,7 @@ import { fleetAddresses } from '../sim/address-range.js';
 import { FLEET_BASE, FLEET_PASSWORD, startBenchFleet } from './fleet-process.js';
 import { readAll } from './wsman-reference-client.js';
 
-const N = Number(process.env.N ?? 1000);
+const N = Number(process.env.N ?? 500);
 const C = Number(process.env.C ?? 64);
 const TOP = Number(process.env.TOP ?? 30);
 const INTERVAL = Number(process.env.INTERVAL ?? 512);
