@@ -9,8 +9,9 @@ import { KVM_MODE } from '../../plugins/redirection/modes/kvm.js';
 import { RfbClient } from '../helpers/rfb-client.js';
 import type { GatewayClient } from './gateway-client.js';
 
-export async function directKvm(address: string, password: string): Promise<RfbClient> {
-  const outcome = await openRedirectionSession({ address, port: 16994, tls: false }, { id: 'bench', username: 'admin', password }, 'kvm', KVM_MODE.begin);
+/** RFB without the gateway: the redirection sign-in done here, to the device or to a bare proxy in front of it (`port`). */
+export async function directKvm(address: string, password: string, port = 16994): Promise<RfbClient> {
+  const outcome = await openRedirectionSession({ address, port, tls: false }, { id: 'bench', username: 'admin', password }, 'kvm', KVM_MODE.begin);
   if (!outcome.ok) throw new Error(`direct KVM to ${address}: ${outcome.error.code}`);
   const { stream, leftover } = outcome.session;
   if (leftover.length) stream.unshift(leftover);

@@ -20,6 +20,8 @@ export interface Way {
   /** Anything to do before this way's round that is not measured (e.g. bring a tunnel up or down). */
   prepare?(): Promise<void>;
   open(): Promise<WaySession>;
+  /** The process that relays this way's bytes, whose CPU is counted (default: the gateway). */
+  relay?: { name: string; pid: number | undefined };
 }
 
 export interface RoundWork {
@@ -30,6 +32,8 @@ export interface RoundWork {
 
 export interface WayResult {
   name: string;
+  /** What the second CPU figure is of: the gateway, or the process relaying this way. */
+  relayName: string;
   /** MB/s of pixel data, one figure per round. */
   rounds: number[];
   megabytes: number;
@@ -63,9 +67,9 @@ function processUsage(pid: number): Usage {
   }
 }
 
-function usageNow(gatewayPid: number): { bench: Usage; gateway: Usage } {
+function usageNow(gatewayPid: number | undefined): { bench: Usage; gateway: Usage } {
   const own = process.resourceUsage();
-  return { bench: { cpu: (own.userCPUTime + own.systemCPUTime) / 1e6, faults: own.minorPageFault }, gateway: processUsage(gatewayPid) };
+  return { bench: { cpu: (own.userCPUTime + own.systemCPUTime) / 1e6, faults: own.minorPageFault }, gateway: gatewayPid === undefined ? { cpu: 0, faults: 0 } : processUsage(gatewayPid) };
 }
 
 /** Full 32 bpp frames requested one after another for `framesMs` (at least `minFrames`): MB and seconds. */
@@ -104,7 +108,7 @@ export async function alternateKeys(a: RfbClient, b: RfbClient, count: number, s
 
 /** `rounds` rounds of every way in turn (the order swapped every round), the same work each. */
 export async function alternate(ways: Way[], rounds: number, work: RoundWork, gatewayPid: number): Promise<WayResult[]> {
-  const results = ways.map((w): WayResult => ({ name: w.name, rounds: [], megabytes: 0, benchCpu: 0, gatewayCpu: 0, benchFaults: 0, gatewayFaults: 0, seconds: 0 }));
+  const results = ways.map((w): WayResult => ({ name: w.name, relayName: w.relay?.name ?? 'gateway', rounds: [], megabytes: 0, benchCpu: 0, gatewayCpu: 0, benchFaults: 0, gatewayFaults: 0, seconds: 0 }));
   for (let round = 0; round < rounds; round++) {
     const order = round % 2 === 0 ? ways.map((_, i) => i) : ways.map((_, i) => ways.length - 1 - i);
     for (const index of order) {
@@ -112,9 +116,10 @@ export async function alternate(ways: Way[], rounds: number, work: RoundWork, ga
       const result = results[index]!;
       await way.prepare?.();
       const session = await way.open();
-      const cpu0 = usageNow(gatewayPid);
+      const relayPid = way.relay ? way.relay.pid : gatewayPid;
+      const cpu0 = usageNow(relayPid);
       const { megabytes, seconds } = await frameRun(session.rfb, work.framesMs, work.minFrames);
-      const cpu1 = usageNow(gatewayPid);
+      const cpu1 = usageNow(relayPid);
       result.seconds += seconds;
       result.rounds.push(megabytes / seconds);
       result.megabytes += megabytes;
@@ -140,7 +145,7 @@ export function describeWay(w: WayResult): string {
   const perMb = (s: number) => (w.megabytes > 0 ? ((s * 1000) / w.megabytes).toFixed(2) : '-');
   const faultsPerMb = (n: number) => (w.megabytes > 0 ? (n / w.megabytes).toFixed(1) : '-');
   return (
-    `${w.name}: rounds ${w.rounds.map((x) => x.toFixed(0)).join(', ')} MB/s; CPU per MB of frames: benchmark process ${perMb(w.benchCpu)} ms, gateway ${perMb(w.gatewayCpu)} ms; ` +
+    `${w.name}: rounds ${w.rounds.map((x) => x.toFixed(0)).join(', ')} MB/s; CPU per MB of frames: benchmark process ${perMb(w.benchCpu)} ms, ${w.relayName} ${perMb(w.gatewayCpu)} ms; ` +
     `minor page faults per MB: ${faultsPerMb(w.benchFaults)} / ${faultsPerMb(w.gatewayFaults)}; busy ${((w.benchCpu / w.seconds) * 100).toFixed(0)} % / ${((w.gatewayCpu / w.seconds) * 100).toFixed(0)} % of a CPU`
   );
 }
