@@ -11,7 +11,6 @@ import { startInfrastructure } from './startup/infrastructure.js';
 import { registerPlugins } from './startup/register-phase.js';
 import { buildHttpApp, listenMain } from './startup/http-phase.js';
 import { createLifecycle } from './startup/lifecycle.js';
-import type { WorkerPool } from './pool/worker-pool.js';
 
 /** A running gateway. */
 export interface Gateway {
@@ -29,17 +28,6 @@ export interface Gateway {
   readonly generatedAdminPassword: string | undefined;
   /** Graceful stop: stop accepting, drain, plugin teardown in reverse order, close pool and store. */
   stop(): Promise<void>;
-}
-
-/**
- * The worker threads boot and load their task modules a moment after the gateway serves, not with
- * the first task: a site's gateway starts once, and its first scan otherwise paid for both while it
- * probed and read (BENCHMARKS.md, "First scan and the fleet's share"). Not during the start itself,
- * which they would slow.
- */
-const POOL_START_DELAY_MS = 1000;
-function startPoolWhenIdle(pool: WorkerPool): void {
-  setTimeout(() => pool.start(), POOL_START_DELAY_MS).unref();
 }
 
 export interface StartOptions {
@@ -75,7 +63,6 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     lifecycle.addListener(CORE_PLUGIN, main, true);
     registered.setBaseUrl(main.url);
     await lifecycle.markServing();
-    startPoolWhenIdle(infrastructure.pool);
     const plugins = registered.manifests.map((p) => p.name);
     logger.info('gateway serving', { url: main.url, plugins });
     let stopping: Promise<void> | undefined;

@@ -52,12 +52,6 @@ export interface WorkerPool {
   runInProcess<K extends TaskName>(task: K, input: Field<K, 'input'>, options?: TaskRunOptions<Field<K, 'progress'>>): Promise<Field<K, 'output'>>;
   createCancelToken(): CancelToken;
   /**
-   * Starts the worker threads now, if the first task has not started them already (a closed pool
-   * stays closed): called once the gateway serves, so that a first scan finds them booted and their
-   * task modules loaded rather than paying for both while it probes and reads.
-   */
-  start(): void;
-  /**
    * What the threads running tasks (the worker threads, and this thread) showed since the previous
    * call: the longest event-loop delay and the busiest one's utilisation. Read by one consumer, the
    * device gate, which admits device operations by it (see core/pool/thread-delay.ts).
@@ -131,8 +125,9 @@ async function runTaskHere<TOutput, TProgress>(file: string, input: unknown, run
 }
 
 export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
-  // The threads start with the first task or with start(), which the kernel calls once the gateway
-  // serves: booting them (~50 ms of CPU each) would compete with the start for the CPUs.
+  // The threads start with the first task, not with the gateway: booting them (~50 ms of CPU
+  // each) would compete with the start for the CPUs, before any device work is asked for, and they
+  // would hold ~43 MiB of an idle gateway's RSS (BENCHMARKS.md, "First scan and the fleet's share").
   let piscina: Piscina | undefined;
   let closed = false;
   // Piscina bounds tasks per thread; the slots of ordinary tasks are bounded here instead, so that
@@ -194,9 +189,6 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
       return runEnvelope(taskFileUrl(file), input, runOptions);
     },
     createCancelToken,
-    start() {
-      if (!closed) threads();
-    },
     threadLoad: () => delays.sample(),
     status() {
       if (closed) return { ready: false, reason: 'the worker pool is closed' };

@@ -22,7 +22,6 @@ import { mib, readCpuSeconds, readThreadCpu } from './process-rss.js';
 import { readDevice } from './wsman-reference-client.js';
 
 const TCP_PORTS = [16992, 16993];
-const SETTLE_MS = 3000;
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 export interface FieldSize {
@@ -77,9 +76,6 @@ async function gatewayScan(dataDir: string, size: FieldSize, fleetPid: number): 
     const client = new GatewayClient(gateway.url);
     await client.login();
     await client.addCredential('admin', FLEET_PASSWORD);
-    // A site's first scan comes seconds after its gateway started, not within its first second: the
-    // gateway is left as long to settle (its worker threads start a second after it serves).
-    await sleep(SETTLE_MS);
     const cpuBefore = readCpuSeconds(gateway.pid) ?? 0;
     const threadsBefore = readThreadCpu(gateway.pid);
     const fleetBefore = readCpuSeconds(fleetPid) ?? 0;
@@ -156,7 +152,7 @@ async function runSize(workDir: string, size: FieldSize, nmapPath: string | null
     const notes = [
       `${tag}: ${size.range} (${addresses.toLocaleString('en-US')} addresses): ${fleet.count} devices ${fleet.firstAddress} – ${fleet.lastAddress}, each answering every HTTP request after its own 50-400 ms${size.altPasswordEvery ? `, every ${size.altPasswordEvery}th with another password (read, not signed in)` : ''}; ${size.silentCount.toLocaleString('en-US')} silent addresses (${size.silent}, dropped by nftables on input); the rest refuse (RST).`,
       `${tag}: nmap: \`nmap ${tunedNmapArgs(size.range, TCP_PORTS).join(' ')}\`${nmap ? ` (nmap ${nmap.version}, reported "scanned in ${nmap.reportedSeconds ?? '?'} seconds", ${nmap.openHosts} hosts open)` : ' skipped'}; it only probes.`,
-      `${tag}: gateway: compiled (node dist/core/main.js with the bin's flags), rest-api only, default settings, its scan started ${SETTLE_MS / 1000} s after it served; its time is the scan's startedAt to finishedAt; probe window: until GET /api/scan/{id} first showed every address probed (polled every 50 ms). Devices seen by the fleet: ${counters.connections} TCP connections, ${counters.requests} requests.`,
+      `${tag}: gateway: compiled (node dist/core/main.js with the bin's flags), rest-api only, default settings, its scan started once it served and held the credential (its worker threads boot with the scan's first task); its time is the scan's startedAt to finishedAt; probe window: until GET /api/scan/{id} first showed every address probed (polled every 50 ms). Devices seen by the fleet: ${counters.connections} TCP connections, ${counters.requests} requests.`,
       `${tag}: CPU seconds during the gateway's scan, per gateway thread (main first, then the busiest): ${gw.threads.map(([key, s]) => `${key} ${s.toFixed(2)}`).join(', ')}; the simulated fleet's process (every device's HTTP, TLS and RMCP, on the same CPUs) ${gw.fleetCpuSeconds.toFixed(2)} s${nmap ? `, and ${fleetDuringNmap.toFixed(2)} s during nmap's run` : ''}. Before the scan the bare client read every device once, unmeasured (${warmUp.seconds.toFixed(2)} s, ${warmUp.read} read), so that the simulator's own warm-up (its code running unoptimised) is not on the gateway's CPUs.`,
     ];
     return { name: 'field', title: `Field: ${size.range} with ${fleet.count.toLocaleString('en-US')} slow devices and ${size.silentCount.toLocaleString('en-US')} silent addresses`, reference: 'tuned nmap (probing only), and the floor, same namespace, same run', figures, notes };
