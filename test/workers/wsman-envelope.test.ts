@@ -89,6 +89,18 @@ describe('response parsing safety', () => {
       assert.throws(() => parseEnvelope(body), (e: unknown) => e instanceof AmtError && e.code === 'AMT_ERR_BAD_RESPONSE', body);
     }
   });
+  it("refuses element names that would reach an object's prototype; inherited names stay plain data", () => {
+    for (const name of ['__proto__', 'constructor', 'prototype']) {
+      const xml = `<s:Envelope xmlns:s="x"><s:Body><${name}><Polluted>1</Polluted></${name}></s:Body></s:Envelope>`;
+      assert.throws(() => parseEnvelope(xml), (e: unknown) => e instanceof AmtError && e.code === 'AMT_ERR_BAD_RESPONSE', name);
+    }
+    const env = parseEnvelope('<s:Envelope xmlns:s="x"><s:Body><r __proto__="a"><toString><x>1</x></toString></r></s:Body></s:Envelope>');
+    const r = env.body['r'] as Record<string, unknown>;
+    assert.equal(Object.getPrototypeOf(r), Object.prototype);
+    assert.equal(r['@__proto__'], 'a');
+    assert.equal(typeof r.toString, 'function');
+    assert.equal(({} as Record<string, unknown>)['Polluted'], undefined);
+  });
   it('keeps unknown entity references literal and decodes numeric ones', () => {
     const env = parseEnvelope('<s:Envelope xmlns:s="x"><s:Body><v>&foo; &#65;&#x42;</v></s:Body></s:Envelope>');
     assert.equal(env.body['v'], '&foo; AB');
