@@ -20,6 +20,7 @@ import { startGatewayProcess } from './gateway-process.js';
 import { ensureNmap, runNmap, tunedNmapArgs, type NmapRun } from './nmap.js';
 import { mib, readCpuSeconds, readThreadCpu } from './process-rss.js';
 import { readDevice } from './wsman-reference-client.js';
+import { watchProbing } from './probing-watch.js';
 
 const TCP_PORTS = [16992, 16993];
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -71,7 +72,7 @@ export function threadDiff(before: Map<string, number>, after: Map<string, numbe
 
 async function gatewayScan(dataDir: string, size: FieldSize, fleetPid: number): Promise<GatewayScan> {
   mkdirSync(dataDir, { recursive: true });
-  const gateway = await startGatewayProcess({ dataDir, runner: 'compiled', plugins: { 'rest-api': {} } });
+  const gateway = await startGatewayProcess({ dataDir, runner: 'compiled', plugins: { 'rest-api': {}, 'scan-hub': {} } });
   try {
     const client = new GatewayClient(gateway.url);
     await client.login();
@@ -79,16 +80,19 @@ async function gatewayScan(dataDir: string, size: FieldSize, fleetPid: number): 
     const cpuBefore = readCpuSeconds(gateway.pid) ?? 0;
     const threadsBefore = readThreadCpu(gateway.pid);
     const fleetBefore = readCpuSeconds(fleetPid) ?? 0;
+    const probing = await watchProbing(gateway.url, client.token);
     const t0 = performance.now();
     const started = await client.startScan(size.range);
-    let probeWindowSeconds = 0;
+    await probing.subscribe(started.id);
     let scan: ScanView;
     for (;;) {
       scan = await client.json<ScanView>('GET', `/api/scan/${started.id}`);
-      if (!probeWindowSeconds && scan.scanned >= scan.total) probeWindowSeconds = (performance.now() - t0) / 1000;
       if (scan.status !== 'running') break;
       await sleep(50);
     }
+    const probedAt = probing.probedAt();
+    await probing.stop();
+    const probeWindowSeconds = probedAt === null ? 0 : (probedAt - t0) / 1000;
     if (scan.status !== 'completed') throw new Error(`the field scan ended ${scan.status}`);
     const cpuSeconds = (readCpuSeconds(gateway.pid) ?? 0) - cpuBefore;
     const threads = threadDiff(threadsBefore, readThreadCpu(gateway.pid));
@@ -152,7 +156,7 @@ async function runSize(workDir: string, size: FieldSize, nmapPath: string | null
     const notes = [
       `${tag}: ${size.range} (${addresses.toLocaleString('en-US')} addresses): ${fleet.count} devices ${fleet.firstAddress} – ${fleet.lastAddress}, each answering every HTTP request after its own 50-400 ms${size.altPasswordEvery ? `, every ${size.altPasswordEvery}th with another password (read, not signed in)` : ''}; ${size.silentCount.toLocaleString('en-US')} silent addresses (${size.silent}, dropped by nftables on input); the rest refuse (RST).`,
       `${tag}: nmap: \`nmap ${tunedNmapArgs(size.range, TCP_PORTS).join(' ')}\`${nmap ? ` (nmap ${nmap.version}, reported "scanned in ${nmap.reportedSeconds ?? '?'} seconds", ${nmap.openHosts} hosts open)` : ' skipped'}; it only probes.`,
-      `${tag}: gateway: compiled (node dist/core/main.js with the bin's flags), rest-api only, default settings, its scan started once it served and held the credential (its worker threads boot with the scan's first task); its time is the scan's startedAt to finishedAt; probe window: until GET /api/scan/{id} first showed every address probed (polled every 50 ms). Devices seen by the fleet: ${counters.connections} TCP connections, ${counters.requests} requests.`,
+      `${tag}: gateway: compiled (node dist/core/main.js with the bin's flags), rest-api only, default settings (scan-hub on, as by default, one client following the scan), its scan started once it served and held the credential (its worker threads boot with the scan's first task); its time is the scan's startedAt to finishedAt; probe window: until the first ScanProgress on /scanHub with every TCP probe decided (probesDecided = probesTotal; the hub sends at most one progress per 100 ms). Devices seen by the fleet: ${counters.connections} TCP connections, ${counters.requests} requests.`,
       `${tag}: CPU seconds during the gateway's scan, per gateway thread (main first, then the busiest): ${gw.threads.map(([key, s]) => `${key} ${s.toFixed(2)}`).join(', ')}; the simulated fleet's process (every device's HTTP, TLS and RMCP, on the same CPUs) ${gw.fleetCpuSeconds.toFixed(2)} s${nmap ? `, and ${fleetDuringNmap.toFixed(2)} s during nmap's run` : ''}. Before the scan the bare client read every device once, unmeasured (${warmUp.seconds.toFixed(2)} s, ${warmUp.read} read), so that the simulator's own warm-up (its code running unoptimised) is not on the gateway's CPUs.`,
     ];
     return { name: 'field', title: `Field: ${size.range} with ${fleet.count.toLocaleString('en-US')} slow devices and ${size.silentCount.toLocaleString('en-US')} silent addresses`, reference: 'tuned nmap (probing only), and the floor, same namespace, same run', figures, notes };

@@ -7,9 +7,9 @@
  * Throughput is measured in alternating rounds (redirection-rounds.ts) so that a machine whose load
  * changes from second to second weighs on both ways alike; the figures are medians of the rounds,
  * the notes give every round, the ratio of each round pair and the CPU each process spent.
- * Beside them, in the same rounds, a bare TCP proxy process between the same viewer and device
- * (relay-floor.ts: HAProxy when installed, else a Node pipe): the floor of any relay in a process
- * of its own on this machine, since the direct way needs no second process to be woken.
+ * Beside them, in the same rounds, bare TCP proxy processes between the same viewer and device
+ * (relay-floor.ts: a Node process that only pipes, and HAProxy with splice when installed): floors
+ * of a relay in a process of its own on this machine, since the direct way needs no second process.
  * Key presses go one on a direct session and one on a relayed session in turn (two devices of the
  * same fleet, swapped every round), so both latencies see the same moments.
  * Memory per idle session and /api/health with 200 sessions are read first, on a gateway process of
@@ -38,13 +38,13 @@ import { healthLatencyApart } from './health-sampler.js';
 import { percentile } from './latency.js';
 import { CIRA_MPS } from './cira-scale.js';
 import { directKvm, relayKvm, relaySocket } from './redirection-clients.js';
-import { startRelayFloor } from './relay-floor.js';
+import { floorKinds, startRelayFloor, type RelayFloor } from './relay-floor.js';
 import { alternate, alternateKeys, describeWay, median, pairRatios, type RoundWork, type Way, type WayResult } from './redirection-rounds.js';
 
 const BASE = '127.201.0.1';
 const CIRA_BASE = '127.201.1.1';
-/** Where the bare TCP proxy in front of the first device listens (the relay's floor). */
-const FLOOR_ADDRESS = '127.201.2.1';
+/** Where the bare TCP proxies in front of the first device listen (the relay's floors), by kind. */
+const FLOOR_ADDRESSES = { node: '127.201.2.1', haproxy: '127.201.2.2' } as const;
 const SESSIONS = 100;
 const PASSWORD = 'P@ssw0rd1';
 /** LAN rounds (direct and relay in turn) and what each does. */
@@ -122,17 +122,21 @@ export const redirection: Benchmark = {
         },
       };
       const relayWay: Way = { name: 'relay', open: () => relayed(client, idOf(first.address), first) };
-      const floorProxy = await startRelayFloor(workDir, FLOOR_ADDRESS, 16994, { host: first.address, port: 16994 });
-      const floorWay: Way = {
-        name: 'bare proxy',
-        relay: { name: 'proxy', pid: floorProxy.pid },
-        async open() {
-          const rfb = await directKvm(FLOOR_ADDRESS, PASSWORD);
-          return { rfb, close: async () => (rfb.stream.destroy(), await waitFree(first, 'kvm')) };
-        },
-      };
-      log(`  and through a bare TCP proxy process in front of the device, the floor of any relay: ${floorProxy.name}`);
-      const [direct, relay, floor] = (await alternate([directWay, relayWay, floorWay], ROUNDS, WORK, gateway.pid).finally(() => floorProxy.stop())) as [WayResult, WayResult, WayResult];
+      const floors: RelayFloor[] = [];
+      for (const kind of floorKinds()) floors.push(await startRelayFloor(kind, workDir, FLOOR_ADDRESSES[kind], 16994, { host: first.address, port: 16994 }));
+      const floorWays = floors.map(
+        (floor): Way => ({
+          name: floor.kind === 'node' ? 'Node pipe' : 'HAProxy',
+          relay: { name: 'proxy', pid: floor.pid },
+          async open() {
+            const rfb = await directKvm(FLOOR_ADDRESSES[floor.kind], PASSWORD);
+            return { rfb, close: async () => (rfb.stream.destroy(), await waitFree(first, 'kvm')) };
+          },
+        }),
+      );
+      log(`  and through bare TCP proxy processes in front of the device, the floors of a relay: ${floors.map((f) => f.name).join('; ')}`);
+      const lanWays = await alternate([directWay, relayWay, ...floorWays], ROUNDS, WORK, gateway.pid).finally(() => Promise.all(floors.map((f) => f.stop())));
+      const [direct, relay, ...floorResults] = lanWays as [WayResult, WayResult, ...WayResult[]];
       log(`key presses: ${KEY_ROUNDS} rounds of ${KEYS} on a direct and ${KEYS} on a relay session, in turn`);
       const directKeys: number[] = [];
       const relayKeys: number[] = [];
@@ -189,10 +193,10 @@ export const redirection: Benchmark = {
       const ratios = (a: WayResult, b: WayResult) => `per round pair x${pairRatios(a, b).map((r) => r.toFixed(2)).join(', x')} (median x${median(pairRatios(a, b))?.toFixed(2)})`;
       const figures: Figure[] = [
         { label: `KVM frames through the relay, MB/s (median of ${ROUNDS} rounds)`, unit: 'MB/s', gateway: median(relay.rounds), reference: median(direct.rounds), better: 'higher', note: 'target >= 0.9x; reference: direct RFB to the same device' },
-        {
-          label: `KVM frames through the relay against a bare TCP proxy process, MB/s (median of ${ROUNDS} rounds)`, unit: 'MB/s', gateway: median(relay.rounds), reference: median(floor.rounds), better: 'higher',
-          note: `reference: ${floorProxy.name} between the same viewer and device, the floor of any relay in a process of its own; it is x${(median(floor.rounds)! / median(direct.rounds)!).toFixed(3)} of direct`,
-        },
+        ...floors.map((floor, i): Figure => ({
+          label: `KVM frames through the relay against ${floor.kind === 'node' ? 'a Node process piping TCP' : 'HAProxy in TCP mode'}, MB/s (median of ${ROUNDS} rounds)`, unit: 'MB/s', gateway: median(relay.rounds), reference: median(floorResults[i]!.rounds), better: 'higher',
+          note: `reference: ${floor.name} between the same viewer and device (a floor of a relay in a process of its own); it is x${(median(floorResults[i]!.rounds)! / median(direct.rounds)!).toFixed(3)} of direct`,
+        })),
         { label: `key press to its screen update, p50 ms (${relayKeys.length} each)`, unit: 'ms', gateway: p(relayKeys, 50), reference: p(directKeys, 50), better: 'lower', note: `added ${added(50)?.toFixed(2)} ms (target <= 1 ms)` },
         { label: 'key press to its screen update, p99 ms', unit: 'ms', gateway: p(relayKeys, 99), reference: p(directKeys, 99), better: 'lower', note: `added ${added(99)?.toFixed(2)} ms (target <= 5 ms)` },
         { label: `/api/health p99 with ${live} sessions open (${SESSIONS} KVM + ${SESSIONS} SOL), ms`, unit: 'ms', gateway: healthSessions.p99, reference: healthBare.p99, better: 'lower', note: 'target <= 20 ms; reference: no session open' },
@@ -208,10 +212,10 @@ export const redirection: Benchmark = {
         reference: 'direct RFB / no sessions / LAN, measured in the same run, in alternating rounds',
         figures,
         notes: [
-          `relay / direct ${ratios(relay, direct)}; relay / bare proxy ${ratios(relay, floor)}; bare proxy / direct ${ratios(floor, direct)}; tunnel / LAN ${ratios(tunnel, lan)}`,
+          `relay / direct ${ratios(relay, direct)}; ${floorResults.map((f) => `relay / ${f.name} ${ratios(relay, f)}; ${f.name} / direct ${ratios(f, direct)}`).join('; ')}; tunnel / LAN ${ratios(tunnel, lan)}`,
           `per idle session (after forced GCs), RSS KiB by step of ${sessionsPerStep}: ${stepsPerSession('rssKiB', 1).map((x) => x.toFixed(0)).join(', ')} (median ${rssPerSession.toFixed(1)}; from 0 to ${2 * SESSIONS}: ${overall('rssKiB', 1).toFixed(1)}); ` +
             `JS heap ${overall('heapUsed', 1024).toFixed(1)} KiB (by step: median ${median(stepsPerSession('heapUsed', 1024))!.toFixed(1)}), external ${overall('external', 1024).toFixed(1)} KiB (ArrayBuffers ${overall('arrayBuffers', 1024).toFixed(1)} KiB)`,
-          ...[direct, relay, floor, tunnel, lan].map(describeWay),
+          ...[direct, relay, ...floorResults, tunnel, lan].map(describeWay),
           `AES-128-GCM in this Node (the TLS of the tunnel and of the LAN way, done once by the device and once by the gateway): ${aesMsPerMb().toFixed(2)} ms of CPU per MB`,
           `key press p50 / p99 / max ms: direct ${[50, 99, 100].map((q) => p(directKeys, q)?.toFixed(2)).join(' / ')}, relay ${[50, 99, 100].map((q) => p(relayKeys, q)?.toFixed(2)).join(' / ')}`,
         ],

@@ -1,10 +1,10 @@
 /**
- * The floor of any relay on this machine, for the redirection benchmark: a bare TCP proxy in a
- * process of its own between the viewer and the device. HAProxy in TCP mode when it is installed
- * (C, `splice` on Linux: no copy through user space), else a Node process that only pipes each
- * connection (fixtures/tcp-pipe-proxy.mjs). The direct way has the device and the viewer in one
- * process; any relay adds a process that must be woken for every request and every frame, and what
- * that costs on this machine is what this way measures.
+ * Floors of a relay on this machine, for the redirection benchmark: a bare TCP proxy in a process of
+ * its own between the viewer and the device. `node`: a Node process that only pipes each connection
+ * (fixtures/tcp-pipe-proxy.mjs): what Node's sockets cost a relay, one copy in and one out of user
+ * space. `haproxy`: HAProxy in TCP mode (C, `splice` on Linux: no copy through user space), when it
+ * is installed. The direct way has the device and the viewer in one process; a relay adds a process
+ * that must be woken for every request and every frame.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
@@ -16,7 +16,13 @@ import { findHaproxy } from '../haproxy/haproxy-process.js';
 
 const PIPE_PROXY = fileURLToPath(new URL('./fixtures/tcp-pipe-proxy.mjs', import.meta.url));
 
+export type FloorKind = 'node' | 'haproxy';
+
+/** The floors this machine can run: the Node pipe, and HAProxy when installed. */
+export const floorKinds = (): FloorKind[] => (findHaproxy() ? ['node', 'haproxy'] : ['node']);
+
 export interface RelayFloor {
+  kind: FloorKind;
   /** What relays: "HAProxy (TCP mode, splice)" or "a Node process piping the sockets". */
   name: string;
   pid: number | undefined;
@@ -49,8 +55,9 @@ const accepts = (host: string, port: number) =>
   });
 
 /** Listens on `host:port` (a loopback address of the benchmark's own) and forwards to `target` (host:port). */
-export async function startRelayFloor(dir: string, host: string, port: number, target: { host: string; port: number }): Promise<RelayFloor> {
-  const haproxy = findHaproxy();
+export async function startRelayFloor(kind: FloorKind, dir: string, host: string, port: number, target: { host: string; port: number }): Promise<RelayFloor> {
+  const haproxy = kind === 'haproxy' ? findHaproxy() : undefined;
+  if (kind === 'haproxy' && !haproxy) throw new Error('haproxy is not installed (apt-get install -y haproxy)');
   let child: ChildProcess;
   let name: string;
   if (haproxy) {
@@ -74,6 +81,7 @@ export async function startRelayFloor(dir: string, host: string, port: number, t
     await sleep(50);
   }
   return {
+    kind,
     name,
     pid: child.pid,
     async stop() {
