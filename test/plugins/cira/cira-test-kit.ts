@@ -122,12 +122,30 @@ export class RawDevice {
   }
 
   /** The next message from the server that `match` accepts (earlier ones are dropped); null if the socket closed first. */
-  async next(match: (m: ServerMessage) => boolean = () => true, timeoutMs = 5000): Promise<ServerMessage | null> {
+  next(match: (m: ServerMessage) => boolean = () => true, timeoutMs = 5000): Promise<ServerMessage | null> {
+    return this.#await(match, timeoutMs, true);
+  }
+
+  /**
+   * The first message `match` accepts, the others left for later calls: for the handshake, whose
+   * replies may come interleaved with what a test waits for next (the keep-alive options the
+   * server sends once the forwards settle can come before the last forward's reply).
+   */
+  take(match: (m: ServerMessage) => boolean, timeoutMs = 5000): Promise<ServerMessage | null> {
+    return this.#await(match, timeoutMs, false);
+  }
+
+  async #await(match: (m: ServerMessage) => boolean, timeoutMs: number, dropOthers: boolean): Promise<ServerMessage | null> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      while (this.inbox.length) {
-        const message = this.inbox.shift()!;
-        if (match(message)) return message;
+      if (dropOthers) {
+        while (this.inbox.length) {
+          const message = this.inbox.shift()!;
+          if (match(message)) return message;
+        }
+      } else {
+        const at = this.inbox.findIndex(match);
+        if (at >= 0) return this.inbox.splice(at, 1)[0]!;
       }
       if (this.isClosed) return null;
       if (Date.now() > deadline) throw new Error('no matching APF message in time');
@@ -155,10 +173,10 @@ export class RawDevice {
     const answer = await this.signIn(uuid, username, password);
     if (answer?.type !== 'userauth-success') throw new Error(`sign-in failed: ${JSON.stringify(answer)}`);
     this.send(encode.serviceRequest('pfwd@amt.intel.com'));
-    await this.next((m) => m.type === 'service-accept');
+    await this.take((m) => m.type === 'service-accept');
     for (const port of ports) {
       this.send(encode.tcpipForward(port));
-      const reply = await this.next((m) => m.type === 'request-success');
+      const reply = await this.take((m) => m.type === 'request-success');
       if (reply?.type !== 'request-success' || reply.port !== port) throw new Error(`forward of ${port} not confirmed`);
     }
   }
