@@ -13,34 +13,18 @@ import { pathToFileURL } from 'node:url';
 import { fleetAddresses } from '../sim/address-range.js';
 import { FLEET_BASE, FLEET_PASSWORD, startBenchFleet } from './fleet-process.js';
 import { readAll } from './wsman-reference-client.js';
+import { gatewayReads, taskModulePaths, type Interrogate } from './task-reads.js';
 
 const N = Number(process.env.N ?? 500);
 const C = Number(process.env.C ?? 64);
 const TOP = Number(process.env.TOP ?? 30);
 const INTERVAL = Number(process.env.INTERVAL ?? 512);
-type Interrogate = (input: unknown, tools: unknown) => Promise<{ authStatus: string; hostname: string | null }>;
-const modulePaths = process.argv.length > 2 ? process.argv.slice(2) : [new URL('../../workers/tasks/interrogate.ts', import.meta.url).pathname];
+const modulePaths = taskModulePaths(process.argv);
 
 interface ProfileNode {
   callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
   selfSize: number;
   children: ProfileNode[];
-}
-
-async function gatewayReads(interrogate: Interrogate, addresses: string[]): Promise<number> {
-  let next = 0;
-  let ok = 0;
-  const controller = new AbortController();
-  const tools = { progress: () => undefined, cancelled: () => false, signal: controller.signal };
-  const lane = async () => {
-    while (next < addresses.length) {
-      const address = addresses[next++]!;
-      const out = await interrogate({ address, ports: { http: 16992, https: 16993 }, tls: false, credential: { id: 'c1', username: 'admin', password: FLEET_PASSWORD }, readUuid: true }, tools);
-      if (out.authStatus === 'ok' && out.hostname) ok++;
-    }
-  };
-  await Promise.all(Array.from({ length: C }, lane));
-  return ok;
 }
 
 /** Bytes by site (function, file:line, caller) and by module (a builtin's bytes go to its caller's module). */
@@ -86,8 +70,8 @@ try {
   const next = () => all.slice(offset, (offset += N));
   for (const path of modulePaths) {
     const task = (await import(pathToFileURL(path).href)).default as Interrogate;
-    await gatewayReads(task, next());
-    await profiled(session, path, () => gatewayReads(task, next()));
+    await gatewayReads(task, next(), C);
+    await profiled(session, path, () => gatewayReads(task, next(), C));
   }
   await readAll(next(), 16992, 'admin', FLEET_PASSWORD, C);
   await profiled(session, 'bare client', () => readAll(next(), 16992, 'admin', FLEET_PASSWORD, C));

@@ -10,30 +10,14 @@ import { pathToFileURL } from 'node:url';
 import { fleetAddresses } from '../sim/address-range.js';
 import { FLEET_BASE, FLEET_PASSWORD, startBenchFleet } from './fleet-process.js';
 import { readAll } from './wsman-reference-client.js';
+import { gatewayReads, taskModulePaths, type Interrogate } from './task-reads.js';
 
 const N = Number(process.env.N ?? 500);
 const PASSES = Number(process.env.PASSES ?? 6);
 const C = Number(process.env.C ?? 64);
-type Interrogate = (input: unknown, tools: unknown) => Promise<{ authStatus: string; hostname: string | null }>;
-const modulePaths = process.argv.length > 2 ? process.argv.slice(2) : [new URL('../../workers/tasks/interrogate.ts', import.meta.url).pathname];
+const modulePaths = taskModulePaths(process.argv);
 const tasks: Array<[string, Interrogate]> = [];
 for (const path of modulePaths) tasks.push([path.replace(/\/dist\/.*$/, ''), (await import(pathToFileURL(path).href)).default as Interrogate]);
-
-async function gatewayReads(interrogate: Interrogate, addresses: string[]): Promise<number> {
-  let next = 0;
-  let ok = 0;
-  const controller = new AbortController();
-  const tools = { progress: () => undefined, cancelled: () => false, signal: controller.signal };
-  const lane = async () => {
-    while (next < addresses.length) {
-      const address = addresses[next++]!;
-      const out = await interrogate({ address, ports: { http: 16992, https: 16993 }, tls: false, credential: { id: 'c1', username: 'admin', password: FLEET_PASSWORD }, readUuid: true }, tools);
-      if (out.authStatus === 'ok' && out.hostname) ok++;
-    }
-  };
-  await Promise.all(Array.from({ length: C }, lane));
-  return ok;
-}
 
 const parties = tasks.length + 1;
 const fleet = await startBenchFleet(parties * PASSES * N);
@@ -42,7 +26,7 @@ const rows: string[] = [];
 try {
   for (let pass = 0; pass < PASSES; pass++) {
     const runs: Array<[string, (a: string[]) => Promise<number>]> = [
-      ...tasks.map(([name, task]): [string, (a: string[]) => Promise<number>] => [name, (a) => gatewayReads(task, a)]),
+      ...tasks.map(([name, task]): [string, (a: string[]) => Promise<number>] => [name, (a) => gatewayReads(task, a, C)]),
       ['bare', (a) => readAll(a, 16992, 'admin', FLEET_PASSWORD, C)],
     ];
     for (const [index, [name, run]] of runs.entries()) {

@@ -6,24 +6,14 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { XMLParser, type X2jOptions } from 'fast-xml-parser';
+import { XMLParser } from 'fast-xml-parser';
 import { shapeOrdered, type OrderedNode } from '../../workers/amt/ordered-tree.js';
+import { WSMAN_PARSER_OPTIONS } from '../../workers/amt/wsman-parse.js';
 import { allFixtureFiles, readFixture } from './helpers.js';
 
-const options: Partial<X2jOptions> = {
-  ignoreAttributes: false,
-  attributeNamePrefix: '@',
-  removeNSPrefix: true,
-  parseTagValue: false,
-  parseAttributeValue: false,
-  processEntities: false,
-  trimValues: true,
-  ignoreDeclaration: true,
-  ignorePiTags: true,
-  jPath: false,
-};
-const byDefault = new XMLParser(options);
-const ordered = new XMLParser({ ...options, preserveOrder: true });
+// The options wsman-parse.ts parses with, in the library's default shape and in the ordered one.
+const byDefault = new XMLParser(WSMAN_PARSER_OPTIONS);
+const ordered = new XMLParser({ ...WSMAN_PARSER_OPTIONS, preserveOrder: true });
 /** The JSON of the result, or what was thrown: the library refuses some names in both modes. */
 const outcome = (parse: () => unknown): string => {
   try {

@@ -3,7 +3,7 @@
  * chooses (`a:`, `g:`, `h:` or a default namespace all read the same). Entity processing is off and
  * documents with a DOCTYPE are refused, so nothing a device sends can expand or resolve entities.
  */
-import { XMLParser, type EntityDecoderOptions } from 'fast-xml-parser';
+import { XMLParser, type EntityDecoderOptions, type X2jOptions } from 'fast-xml-parser';
 import { AmtError } from './errors.js';
 import { decodeXmlEntities } from './xml-text.js';
 import { shapeOrdered, type OrderedNode } from './ordered-tree.js';
@@ -52,7 +52,8 @@ const noEntityDecoder: EntityDecoderOptions = {
   decode: (text) => text,
   setXmlVersion: () => undefined,
 };
-const parser = new XMLParser({
+/** The parser's options but its tree's shape (ordered-tree.ts's test reads them to compare both shapes). */
+export const WSMAN_PARSER_OPTIONS = {
   ignoreAttributes: false,
   attributeNamePrefix: '@',
   // Drops every prefix, and with them the xmlns declarations (fast-xml-parser resolves them to no name).
@@ -71,9 +72,9 @@ const parser = new XMLParser({
   maxNestedTags: 64,
   // Matchers instead of jPath strings: nothing here needs paths, and building them costs.
   jPath: false,
-  // The ordered tree, shaped by ordered-tree.ts into what the default mode gives at far less garbage.
-  preserveOrder: true,
-});
+} satisfies Partial<X2jOptions>;
+// The ordered tree, shaped by ordered-tree.ts into what the default mode gives at far less garbage.
+const parser = new XMLParser({ ...WSMAN_PARSER_OPTIONS, preserveOrder: true });
 
 function bad(message: string): AmtError {
   return new AmtError('AMT_ERR_BAD_RESPONSE', message);
