@@ -19,7 +19,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fullyRead } from './device-list.js';
 import { bareReadAll, dropSilentBlocks, SIZES, threadDiff } from './field-namespace.js';
 import { FLEET_PASSWORD, startBenchFleet, type BenchFleet } from './fleet-process.js';
-import { GatewayClient, type ScanView } from './gateway-client.js';
+import { GatewayClient } from './gateway-client.js';
 import { startGatewayProcess } from './gateway-process.js';
 import type { Device } from '../../plugins/rest-api/api.js';
 import { readCpuSeconds, readThreadCpu } from './process-rss.js';
@@ -35,12 +35,7 @@ async function scanOnce(client: GatewayClient, pid: number, fleet: BenchFleet): 
   const threadsBefore = readThreadCpu(pid);
   const fleetBefore = readCpuSeconds(fleet.pid) ?? 0;
   const started = await client.startScan(size.range);
-  let scan: ScanView;
-  for (;;) {
-    scan = await client.json<ScanView>('GET', `/api/scan/${started.id}`);
-    if (scan.status !== 'running') break;
-    await sleep(50);
-  }
+  const scan = await client.waitScan(started.id, 900_000, 50);
   const threads = threadDiff(threadsBefore, readThreadCpu(pid));
   const fleetCpu = (readCpuSeconds(fleet.pid) ?? 0) - fleetBefore;
   const counters = await fleet.counters();

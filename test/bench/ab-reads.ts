@@ -14,7 +14,7 @@
  * by a suffix `#label`.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -25,29 +25,13 @@ import { ADMIN_PASSWORD, BENCH_NETWORK, BENCH_RMCP_PORT, MASTER_KEY } from './ga
 import { freePort } from './free-port.js';
 import { fullyRead, listDevices } from './device-list.js';
 import { readAll } from './wsman-reference-client.js';
-import { readRss } from './process-rss.js';
+import { readRss, readThreadCpu } from './process-rss.js';
 
 const N = Number(process.env.N ?? 1000);
 const K = Number(process.env.K ?? 2);
 const ROUNDS = Number(process.env.ROUNDS ?? 1);
 const roots = process.argv.slice(2);
 const rootDir = (root: string) => root.split('#')[0]!;
-
-function threadCpu(pid: number): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      const key = Number(tid) === pid ? 'main' : `${comm}#${tid}`;
-      out.set(key, (Number(f[11]) + Number(f[12])) / 100);
-    } catch {
-      // thread gone
-    }
-  }
-  return out;
-}
 
 function groupDiff(before: Map<string, number>, after: Map<string, number>): Record<string, number> {
   const groups: Record<string, number> = {};
@@ -135,11 +119,11 @@ try {
           }
           const set = all.slice(s * N, (s + 1) * N);
           if (process.env.AB_MARK) console.log(`@@ scan ${s}`);
-          const before = threadCpu(gw.pid);
+          const before = readThreadCpu(gw.pid);
           const t0 = performance.now();
           await client.scan(`${set[0]}-${set.at(-1)}`);
           const seconds = (performance.now() - t0) / 1000;
-          const groups = groupDiff(before, threadCpu(gw.pid));
+          const groups = groupDiff(before, readThreadCpu(gw.pid));
           const total = Object.values(groups).reduce((a, b) => a + b, 0);
           const wanted = new Set(set);
           const read = (await listDevices(client)).filter((d) => wanted.has(d.ipAddress) && fullyRead(d)).length;

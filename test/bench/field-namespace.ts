@@ -9,13 +9,12 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Device } from '../../plugins/rest-api/api.js';
 import { fleetAddresses } from '../sim/address-range.js';
 import type { BenchResult, Figure } from './bench-result.js';
 import { fullyRead } from './device-list.js';
 import { FLEET_PASSWORD, startBenchFleet, type BenchFleet } from './fleet-process.js';
-import { GatewayClient, type ScanView } from './gateway-client.js';
+import { GatewayClient } from './gateway-client.js';
 import { startGatewayProcess } from './gateway-process.js';
 import { ensureNmap, runNmap, tunedNmapArgs, type NmapRun } from './nmap.js';
 import { mib, readCpuSeconds, readThreadCpu } from './process-rss.js';
@@ -84,12 +83,7 @@ async function gatewayScan(dataDir: string, size: FieldSize, fleetPid: number): 
     const t0 = performance.now();
     const started = await client.startScan(size.range);
     await probing.subscribe(started.id);
-    let scan: ScanView;
-    for (;;) {
-      scan = await client.json<ScanView>('GET', `/api/scan/${started.id}`);
-      if (scan.status !== 'running') break;
-      await sleep(50);
-    }
+    const scan = await client.waitScan(started.id, 900_000, 50);
     const probedAt = probing.probedAt();
     await probing.stop();
     const probeWindowSeconds = probedAt === null ? 0 : (probedAt - t0) / 1000;

@@ -53,16 +53,32 @@ export function watchRss(pid: number, intervalMs = 50): { stop(): RssReading } {
 
 export const mib = (kib: number) => kib / 1024;
 
-/** CPU seconds (user + system) a process has used so far, from /proc/<pid>/stat; undefined when it has exited. */
-export function readCpuSeconds(pid: number): number | undefined {
+/**
+ * The fields of /proc/<pid>/stat (or /proc/<pid>/task/<tid>/stat) after the command name, or
+ * undefined when it has gone. Of these, [7] is minor faults, [11] and [12] user and system time in
+ * clock ticks (100 per second on Linux): fields 10, 14 and 15 of stat(5).
+ */
+export function procStat(path: string): string[] | undefined {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // Fields 14 and 15 of stat (utime, stime) are the 12th and 13th after the command name, in clock ticks (100 per second on Linux).
-    return (Number(fields[11]) + Number(fields[12])) / 100;
+    const stat = readFileSync(path, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   } catch {
     return undefined;
   }
+}
+
+const cpuOf = (fields: string[]) => (Number(fields[11]) + Number(fields[12])) / 100;
+
+/** CPU seconds (user + system) a process has used so far; undefined when it has exited. */
+export function readCpuSeconds(pid: number): number | undefined {
+  const fields = procStat(`/proc/${pid}/stat`);
+  return fields ? cpuOf(fields) : undefined;
+}
+
+/** CPU seconds and minor page faults of a process so far; undefined when it has exited. */
+export function readCpuAndFaults(pid: number): { cpu: number; faults: number } | undefined {
+  const fields = procStat(`/proc/${pid}/stat`);
+  return fields ? { cpu: cpuOf(fields), faults: Number(fields[7]) } : undefined;
 }
 
 /**
@@ -79,13 +95,9 @@ export function readThreadCpu(pid: number): Map<string, number> {
     return out;
   }
   for (const tid of tids) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      out.set(Number(tid) === pid ? 'main' : tid, (Number(fields[11]) + Number(fields[12])) / 100);
-    } catch {
-      // the thread ended between the listing and the read
-    }
+    // A thread that ended between the listing and the read is left out.
+    const fields = procStat(`/proc/${pid}/task/${tid}/stat`);
+    if (fields) out.set(Number(tid) === pid ? 'main' : tid, cpuOf(fields));
   }
   return out;
 }

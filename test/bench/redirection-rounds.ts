@@ -6,9 +6,9 @@
  * latencies, and the CPU seconds the benchmark process and the gateway process spent while it was
  * measured (so that a ratio can be told apart from one process starving the other).
  */
-import { readFileSync } from 'node:fs';
 import type { RfbClient } from '../helpers/rfb-client.js';
 import { percentile } from './latency.js';
+import { readCpuAndFaults } from './process-rss.js';
 
 export interface WaySession {
   rfb: RfbClient;
@@ -56,20 +56,9 @@ interface Usage {
   faults: number;
 }
 
-/** CPU seconds and minor faults of a process so far, from /proc/<pid>/stat (fields 10, 14 and 15). */
-function processUsage(pid: number): Usage {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return { cpu: (Number(fields[11]) + Number(fields[12])) / 100, faults: Number(fields[7]) };
-  } catch {
-    return { cpu: 0, faults: 0 };
-  }
-}
-
 function usageNow(gatewayPid: number | undefined): { bench: Usage; gateway: Usage } {
   const own = process.resourceUsage();
-  return { bench: { cpu: (own.userCPUTime + own.systemCPUTime) / 1e6, faults: own.minorPageFault }, gateway: gatewayPid === undefined ? { cpu: 0, faults: 0 } : processUsage(gatewayPid) };
+  return { bench: { cpu: (own.userCPUTime + own.systemCPUTime) / 1e6, faults: own.minorPageFault }, gateway: gatewayPid === undefined ? { cpu: 0, faults: 0 } : (readCpuAndFaults(gatewayPid) ?? { cpu: 0, faults: 0 }) };
 }
 
 /** Full 32 bpp frames requested one after another for `framesMs` (at least `minFrames`): MB and seconds. */
