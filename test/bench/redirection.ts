@@ -7,9 +7,10 @@
  * Throughput is measured in alternating rounds (redirection-rounds.ts) so that a machine whose load
  * changes from second to second weighs on both ways alike; the figures are medians of the rounds,
  * the notes give every round, the ratio of each round pair and the CPU each process spent.
- * Beside them, in the same rounds, bare TCP proxy processes between the same viewer and device
- * (relay-floor.ts: a Node process that only pipes, and HAProxy with splice when installed): floors
- * of a relay in a process of its own on this machine, since the direct way needs no second process.
+ * Beside them, in the same rounds, bare proxy processes between the same viewer and device
+ * (relay-floor.ts: a Node process that only pipes TCP, HAProxy with splice when installed, and the
+ * cheapest Node + ws relay that serves the viewer a WebSocket, as a browser needs): floors of a relay
+ * in a process of its own on this machine, since the direct way needs no second process.
  * Key presses go one on a direct session and one on a relayed session in turn (two devices of the
  * same fleet, swapped every round), so both latencies see the same moments.
  * Memory per idle session and /api/health with 200 sessions are read first, on a gateway process of
@@ -37,14 +38,14 @@ import { BENCH_RMCP_PORT, startGatewayProcess, type BenchGateway } from './gatew
 import { healthLatencyApart } from './health-sampler.js';
 import { percentile } from './latency.js';
 import { CIRA_MPS } from './cira-scale.js';
-import { directKvm, relayKvm, relaySocket } from './redirection-clients.js';
-import { floorKinds, startRelayFloor, type RelayFloor } from './relay-floor.js';
+import { directKvm, relayKvm, relaySocket, wsPipeKvm } from './redirection-clients.js';
+import { FLOORS, floorKinds, startRelayFloor, type RelayFloor } from './relay-floor.js';
 import { alternate, alternateKeys, describeWay, median, pairRatios, type RoundWork, type Way, type WayResult } from './redirection-rounds.js';
 
 const BASE = '127.201.0.1';
 const CIRA_BASE = '127.201.1.1';
-/** Where the bare TCP proxies in front of the first device listen (the relay's floors), by kind. */
-const FLOOR_ADDRESSES = { node: '127.201.2.1', haproxy: '127.201.2.2' } as const;
+/** Where the bare proxies in front of the first device listen (the relay's floors), by kind. */
+const FLOOR_ADDRESSES = { node: '127.201.2.1', haproxy: '127.201.2.2', ws: '127.201.2.3', 'ws-slabs': '127.201.2.4' } as const;
 const SESSIONS = 100;
 const PASSWORD = 'P@ssw0rd1';
 /** LAN rounds (direct and relay in turn) and what each does. */
@@ -126,15 +127,16 @@ export const redirection: Benchmark = {
       for (const kind of floorKinds()) floors.push(await startRelayFloor(kind, workDir, FLOOR_ADDRESSES[kind], 16994, { host: first.address, port: 16994 }));
       const floorWays = floors.map(
         (floor): Way => ({
-          name: floor.kind === 'node' ? 'Node pipe' : 'HAProxy',
+          name: FLOORS[floor.kind].short,
           relay: { name: 'proxy', pid: floor.pid },
           async open() {
-            const rfb = await directKvm(FLOOR_ADDRESSES[floor.kind], PASSWORD);
+            const address = FLOOR_ADDRESSES[floor.kind];
+            const rfb = FLOORS[floor.kind].viewer === 'websocket' ? await wsPipeKvm(`ws://${address}:16994/`, PASSWORD) : await directKvm(address, PASSWORD);
             return { rfb, close: async () => (rfb.stream.destroy(), await waitFree(first, 'kvm')) };
           },
         }),
       );
-      log(`  and through bare TCP proxy processes in front of the device, the floors of a relay: ${floors.map((f) => f.name).join('; ')}`);
+      log(`  and through bare proxy processes in front of the device, the floors of a relay: ${floors.map((f) => f.name).join('; ')}`);
       const lanWays = await alternate([directWay, relayWay, ...floorWays], ROUNDS, WORK, gateway.pid).finally(() => Promise.all(floors.map((f) => f.stop())));
       const [direct, relay, ...floorResults] = lanWays as [WayResult, WayResult, ...WayResult[]];
       log(`key presses: ${KEY_ROUNDS} rounds of ${KEYS} on a direct and ${KEYS} on a relay session, in turn`);
@@ -194,9 +196,14 @@ export const redirection: Benchmark = {
       const figures: Figure[] = [
         { label: `KVM frames through the relay, MB/s (median of ${ROUNDS} rounds)`, unit: 'MB/s', gateway: median(relay.rounds), reference: median(direct.rounds), better: 'higher', note: 'target >= 0.9x; reference: direct RFB to the same device' },
         ...floors.map((floor, i): Figure => ({
-          label: `KVM frames through the relay against ${floor.kind === 'node' ? 'a Node process piping TCP' : 'HAProxy in TCP mode'}, MB/s (median of ${ROUNDS} rounds)`, unit: 'MB/s', gateway: median(relay.rounds), reference: median(floorResults[i]!.rounds), better: 'higher',
+          label: `KVM frames through the relay against ${FLOORS[floor.kind].short}, MB/s (median of ${ROUNDS} rounds)`, unit: 'MB/s', gateway: median(relay.rounds), reference: median(floorResults[i]!.rounds), better: 'higher',
           note: `reference: ${floor.name} between the same viewer and device (a floor of a relay in a process of its own); it is x${(median(floorResults[i]!.rounds)! / median(direct.rounds)!).toFixed(3)} of direct`,
         })),
+        ...floors.flatMap((floor, i): Figure[] =>
+          FLOORS[floor.kind].viewer !== 'websocket'
+            ? []
+            : [{ label: `KVM frames through ${FLOORS[floor.kind].short} (no gateway), MB/s (median of ${ROUNDS} rounds)`, unit: 'MB/s', gateway: median(floorResults[i]!.rounds), reference: median(direct.rounds), better: 'higher', note: 'the cheapest Node + ws relay serving a WebSocket; reference: direct RFB, as for the relay (target >= 0.9x)' }],
+        ),
         { label: `key press to its screen update, p50 ms (${relayKeys.length} each)`, unit: 'ms', gateway: p(relayKeys, 50), reference: p(directKeys, 50), better: 'lower', note: `added ${added(50)?.toFixed(2)} ms (target <= 1 ms)` },
         { label: 'key press to its screen update, p99 ms', unit: 'ms', gateway: p(relayKeys, 99), reference: p(directKeys, 99), better: 'lower', note: `added ${added(99)?.toFixed(2)} ms (target <= 5 ms)` },
         { label: `/api/health p99 with ${live} sessions open (${SESSIONS} KVM + ${SESSIONS} SOL), ms`, unit: 'ms', gateway: healthSessions.p99, reference: healthBare.p99, better: 'lower', note: 'target <= 20 ms; reference: no session open' },
