@@ -20,6 +20,8 @@
  * Both gateways run as a site runs them, the compiled bin with its shebang's allocator setting and
  * node flags (dist/ is built if stale): under tsx, glibc's malloc thresholds move with what the
  * process happened to free before, and with them the page faults, and so the CPU, per MB relayed.
+ * The benchmark's own process (devices and viewers of every way) runs with an allocator that keeps
+ * what it frees (redirection-process.ts), for the same reason: rounds that spread by x20 otherwise.
  *   npm run bench -- redirection
  */
 import { spawnSync } from 'node:child_process';
@@ -28,8 +30,8 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Benchmark } from './bench-context.js';
-import type { Figure } from './bench-result.js';
+import type { BenchContext, Benchmark } from './bench-context.js';
+import type { BenchResult, Figure } from './bench-result.js';
 import type { RfbClient } from '../helpers/rfb-client.js';
 import { startFleet } from '../sim/index.js';
 import { freePort } from './free-port.js';
@@ -39,6 +41,7 @@ import { healthLatencyApart } from './health-sampler.js';
 import { percentile } from './latency.js';
 import { CIRA_MPS } from './cira-scale.js';
 import { directKvm, relayKvm, relaySocket, wsPipeKvm } from './redirection-clients.js';
+import { inTunedProcess } from './redirection-process.js';
 import { FLOORS, floorKinds, startRelayFloor, type RelayFloor } from './relay-floor.js';
 import { alternate, alternateKeys, describeWay, median, pairRatios, type RoundWork, type Way, type WayResult } from './redirection-rounds.js';
 
@@ -76,164 +79,166 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const redirection: Benchmark = {
   name: 'redirection',
   title: 'Remote console: KVM relay throughput and latency, 100 KVM + 100 SOL sessions, KVM through CIRA',
-  async run({ workDir, log }) {
-    log('building dist/ if stale: the gateways run as a site runs them, the compiled bin');
-    const build = spawnSync(process.execPath, [join(ROOT, 'scripts/build.mjs'), '--if-stale'], { cwd: ROOT, stdio: 'inherit' });
-    if (build.status !== 0) throw new Error('npm run build failed; the compiled gateway cannot be measured');
-    const ciraPort = await freePort();
-    const gateway = await startGatewayProcess({
-      runner: 'compiled',
-      dataDir: workDir,
-      plugins: {
-        'rest-api': {},
-        redirection: {},
-        cira: { options: { port: ciraPort, host: '127.0.0.1', keepAliveIntervalSeconds: 5, keepAliveTimeoutSeconds: 15, forwardSettleMs: 50 } },
-      },
-    });
-    const client = new GatewayClient(gateway.url);
-    await client.login();
-    await client.addCredential('admin', PASSWORD);
-    await client.json('POST', '/api/cira/accounts', CIRA_MPS);
-    const ca = (await client.json<{ pem: string }>('GET', '/api/cira/certificate')).pem;
-    const fleet = await startFleet({ count: SESSIONS, base: BASE, rmcpPort: BENCH_RMCP_PORT, seed: 'bench-redirection', provisioningModes: [1] });
-    const ciraFleet = await startFleet({
-      count: 1, base: CIRA_BASE, rmcpPort: 0, seed: 'bench-redirection-cira', provisioningModes: [1], ciraLan: true, tlsEvery: 1,
-      cira: {
-        host: '127.0.0.1', port: ciraPort, username: CIRA_MPS.username, password: CIRA_MPS.password, ca, keepAliveSeconds: 5, reconnectMs: 200,
-        dataPieces: CIRA_DATA_PIECES, forwardPorts: CIRA_FORWARDS,
-      },
-    });
-    try {
-      await client.scan(`${BASE.replace(/\.1$/, '.1')}-${SESSIONS}`, { timeoutMs: 2000 });
-      const devices = await client.json<Array<{ id: string; ipAddress: string; uuid: string | null; connections?: string[] }>>('GET', '/api/devices');
-      const idOf = (address: string) => devices.find((d) => d.ipAddress === address)!.id;
-      const first = fleet.devices[0]!;
+  run: (ctx) => inTunedProcess(ctx, measure),
+};
 
-      // On a gateway of its own, stopped before the frame rounds: memory the allocator keeps after a
-      // relay's frames would hide what sessions add, and the rounds run on a gateway without the GC
-      // probe's flags and without the heap 200 sessions left behind.
-      const { memorySteps, healthBare, healthSessions, live } = await sessionsPhase(join(workDir, 'sessions-gateway'), fleet.devices, log);
+async function measure({ workDir, log }: BenchContext): Promise<BenchResult> {
+  log('building dist/ if stale: the gateways run as a site runs them, the compiled bin');
+  const build = spawnSync(process.execPath, [join(ROOT, 'scripts/build.mjs'), '--if-stale'], { cwd: ROOT, stdio: 'inherit' });
+  if (build.status !== 0) throw new Error('npm run build failed; the compiled gateway cannot be measured');
+  const ciraPort = await freePort();
+  const gateway = await startGatewayProcess({
+    runner: 'compiled',
+    dataDir: workDir,
+    plugins: {
+      'rest-api': {},
+      redirection: {},
+      cira: { options: { port: ciraPort, host: '127.0.0.1', keepAliveIntervalSeconds: 5, keepAliveTimeoutSeconds: 15, forwardSettleMs: 50 } },
+    },
+  });
+  const client = new GatewayClient(gateway.url);
+  await client.login();
+  await client.addCredential('admin', PASSWORD);
+  await client.json('POST', '/api/cira/accounts', CIRA_MPS);
+  const ca = (await client.json<{ pem: string }>('GET', '/api/cira/certificate')).pem;
+  const fleet = await startFleet({ count: SESSIONS, base: BASE, rmcpPort: BENCH_RMCP_PORT, seed: 'bench-redirection', provisioningModes: [1] });
+  const ciraFleet = await startFleet({
+    count: 1, base: CIRA_BASE, rmcpPort: 0, seed: 'bench-redirection-cira', provisioningModes: [1], ciraLan: true, tlsEvery: 1,
+    cira: {
+      host: '127.0.0.1', port: ciraPort, username: CIRA_MPS.username, password: CIRA_MPS.password, ca, keepAliveSeconds: 5, reconnectMs: 200,
+      dataPieces: CIRA_DATA_PIECES, forwardPorts: CIRA_FORWARDS,
+    },
+  });
+  try {
+    await client.scan(`${BASE.replace(/\.1$/, '.1')}-${SESSIONS}`, { timeoutMs: 2000 });
+    const devices = await client.json<Array<{ id: string; ipAddress: string; uuid: string | null; connections?: string[] }>>('GET', '/api/devices');
+    const idOf = (address: string) => devices.find((d) => d.ipAddress === address)!.id;
+    const first = fleet.devices[0]!;
 
-      log(`LAN: ${ROUNDS} rounds, direct RFB and through the relay in turn: full 640x400 frames at 32 bpp for ${WORK.framesMs} ms`);
-      const directWay: Way = {
-        name: 'direct',
+    // On a gateway of its own, stopped before the frame rounds: memory the allocator keeps after a
+    // relay's frames would hide what sessions add, and the rounds run on a gateway without the GC
+    // probe's flags and without the heap 200 sessions left behind.
+    const { memorySteps, healthBare, healthSessions, live } = await sessionsPhase(join(workDir, 'sessions-gateway'), fleet.devices, log);
+
+    log(`LAN: ${ROUNDS} rounds, direct RFB and through the relay in turn: full 640x400 frames at 32 bpp for ${WORK.framesMs} ms`);
+    const directWay: Way = {
+      name: 'direct',
+      async open() {
+        const rfb = await directKvm(first.address, PASSWORD);
+        return { rfb, close: async () => (rfb.stream.destroy(), await waitFree(first, 'kvm')) };
+      },
+    };
+    const relayWay: Way = { name: 'relay', open: () => relayed(client, idOf(first.address), first) };
+    const floors: RelayFloor[] = [];
+    for (const kind of floorKinds()) floors.push(await startRelayFloor(kind, workDir, FLOOR_ADDRESSES[kind], 16994, { host: first.address, port: 16994 }));
+    const floorWays = floors.map(
+      (floor): Way => ({
+        name: FLOORS[floor.kind].short,
+        relay: { name: 'proxy', pid: floor.pid },
         async open() {
-          const rfb = await directKvm(first.address, PASSWORD);
+          const address = FLOOR_ADDRESSES[floor.kind];
+          const rfb = FLOORS[floor.kind].viewer === 'websocket' ? await wsPipeKvm(`ws://${address}:16994/`, PASSWORD) : await directKvm(address, PASSWORD);
           return { rfb, close: async () => (rfb.stream.destroy(), await waitFree(first, 'kvm')) };
         },
-      };
-      const relayWay: Way = { name: 'relay', open: () => relayed(client, idOf(first.address), first) };
-      const floors: RelayFloor[] = [];
-      for (const kind of floorKinds()) floors.push(await startRelayFloor(kind, workDir, FLOOR_ADDRESSES[kind], 16994, { host: first.address, port: 16994 }));
-      const floorWays = floors.map(
-        (floor): Way => ({
-          name: FLOORS[floor.kind].short,
-          relay: { name: 'proxy', pid: floor.pid },
-          async open() {
-            const address = FLOOR_ADDRESSES[floor.kind];
-            const rfb = FLOORS[floor.kind].viewer === 'websocket' ? await wsPipeKvm(`ws://${address}:16994/`, PASSWORD) : await directKvm(address, PASSWORD);
-            return { rfb, close: async () => (rfb.stream.destroy(), await waitFree(first, 'kvm')) };
-          },
-        }),
-      );
-      log(`  and through bare proxy processes in front of the device, the floors of a relay: ${floors.map((f) => f.name).join('; ')}`);
-      const lanWays = await alternate([directWay, relayWay, ...floorWays], ROUNDS, WORK, gateway.pid).finally(() => Promise.all(floors.map((f) => f.stop())));
-      const [direct, relay, ...floorResults] = lanWays as [WayResult, WayResult, ...WayResult[]];
-      log(`key presses: ${KEY_ROUNDS} rounds of ${KEYS} on a direct and ${KEYS} on a relay session, in turn`);
-      const directKeys: number[] = [];
-      const relayKeys: number[] = [];
-      for (let round = 0; round < KEY_ROUNDS; round++) {
-        const [toDirect, toRelay] = round % 2 === 0 ? [fleet.devices[1]!, fleet.devices[2]!] : [fleet.devices[2]!, fleet.devices[1]!];
-        const d = await directKvm(toDirect.address, PASSWORD);
-        const r = await relayed(client, idOf(toRelay.address), toRelay);
-        await alternateKeys(d, r.rfb, KEYS, directKeys, relayKeys);
-        d.stream.destroy();
-        await r.close();
-        await waitFree(toDirect, 'kvm');
-      }
-
-      const sim = ciraFleet.devices[0]!;
-      await sim.cira!.waitFor('connected');
-      let ciraId: string | undefined;
-      for (let i = 0; i < 200 && !ciraId; i++) {
-        ciraId = (await client.json<Array<{ id: string; uuid: string | null; connections?: string[] }>>('GET', '/api/devices')).find((d) => d.uuid === sim.config.uuid && d.connections?.includes('cira'))?.id;
-        if (!ciraId) await sleep(100);
-      }
-      if (!ciraId) throw new Error('the CIRA device never came up');
-      // Found on the LAN too (TLS, its certificate pinned), as an operator's scan finds it.
-      await client.scan(`${sim.address}-${sim.address.split('.').at(-1)}`, { timeoutMs: 2000 });
-      const tunnelDown = async () => {
-        if (sim.cira!.status === 'stopped') return;
-        await sim.cira!.stop();
-        await waitConnections(client, ciraId!, (c) => !c.includes('cira'));
-      };
-      const tunnelUp = async () => {
-        if (sim.cira!.status === 'connected') return;
-        sim.cira!.start();
-        await sim.cira!.waitFor('connected');
-        await waitConnections(client, ciraId!, (c) => c.includes('cira'));
-      };
-      log(`CIRA: ${CIRA_ROUNDS} rounds, through the tunnel and (tunnel down) over the LAN in turn, frames for ${CIRA_WORK.framesMs} ms`);
-      const [tunnel, lan] = (await alternate(
-        [
-          { name: 'tunnel', prepare: tunnelUp, open: () => relayed(client, ciraId!, sim) },
-          { name: 'LAN', prepare: tunnelDown, open: () => relayed(client, ciraId!, sim) },
-        ],
-        CIRA_ROUNDS,
-        CIRA_WORK,
-        gateway.pid,
-      )) as [WayResult, WayResult];
-
-      const p = (xs: number[], q: number) => percentile(sorted(xs), q);
-      const added = (q: number) => (p(relayKeys, q) !== null && p(directKeys, q) !== null ? p(relayKeys, q)! - p(directKeys, q)! : null);
-      type Field = 'rssKiB' | 'heapUsed' | 'external' | 'arrayBuffers';
-      const [memoryBare, memoryFull] = [memorySteps[0]!, memorySteps.at(-1)!];
-      const sessionsPerStep = (2 * SESSIONS) / MEMORY_STEPS;
-      const stepsPerSession = (field: Field, unit: number) => memorySteps.slice(1).map((r, i) => (r[field] - memorySteps[i]![field]) / sessionsPerStep / unit);
-      const overall = (field: Field, unit: number) => (memoryFull[field] - memoryBare[field]) / (2 * SESSIONS) / unit;
-      const rssPerSession = median(stepsPerSession('rssKiB', 1))!;
-      const ratios = (a: WayResult, b: WayResult) => `per round pair x${pairRatios(a, b).map((r) => r.toFixed(2)).join(', x')} (median x${median(pairRatios(a, b))?.toFixed(2)})`;
-      const figures: Figure[] = [
-        { label: `KVM frames through the relay, MB/s (median of ${ROUNDS} rounds)`, unit: 'MB/s', gateway: median(relay.rounds), reference: median(direct.rounds), better: 'higher', note: 'target >= 0.9x; reference: direct RFB to the same device' },
-        ...floors.map((floor, i): Figure => ({
-          label: `KVM frames through the relay against ${FLOORS[floor.kind].short}, MB/s (median of ${ROUNDS} rounds)`, unit: 'MB/s', gateway: median(relay.rounds), reference: median(floorResults[i]!.rounds), better: 'higher',
-          note: `reference: ${floor.name} between the same viewer and device (a floor of a relay in a process of its own); it is x${(median(floorResults[i]!.rounds)! / median(direct.rounds)!).toFixed(3)} of direct`,
-        })),
-        ...floors.flatMap((floor, i): Figure[] =>
-          FLOORS[floor.kind].viewer !== 'websocket'
-            ? []
-            : [{ label: `KVM frames through ${FLOORS[floor.kind].short} (no gateway), MB/s (median of ${ROUNDS} rounds)`, unit: 'MB/s', gateway: median(floorResults[i]!.rounds), reference: median(direct.rounds), better: 'higher', note: 'the cheapest Node + ws relay serving a WebSocket; reference: direct RFB, as for the relay (target >= 0.9x)' }],
-        ),
-        { label: `key press to its screen update, p50 ms (${relayKeys.length} each)`, unit: 'ms', gateway: p(relayKeys, 50), reference: p(directKeys, 50), better: 'lower', note: `added ${added(50)?.toFixed(2)} ms (target <= 1 ms)` },
-        { label: 'key press to its screen update, p99 ms', unit: 'ms', gateway: p(relayKeys, 99), reference: p(directKeys, 99), better: 'lower', note: `added ${added(99)?.toFixed(2)} ms (target <= 5 ms)` },
-        { label: `/api/health p99 with ${live} sessions open (${SESSIONS} KVM + ${SESSIONS} SOL), ms`, unit: 'ms', gateway: healthSessions.p99, reference: healthBare.p99, better: 'lower', note: 'target <= 20 ms; reference: no session open' },
-        {
-          label: `gateway RSS added per idle session, KiB (after forced GCs; median of ${MEMORY_STEPS} steps of ${sessionsPerStep})`, unit: 'KiB', gateway: Math.round(rssPerSession), better: 'lower',
-          note: `target <= 256 KiB; RSS ${memoryBare.rssKiB} -> ${memoryFull.rssKiB} KiB from 0 to ${live} sessions (main thread and ${memoryFull.workers} worker threads collected)`,
-        },
-        { label: `KVM frames through a CIRA tunnel, MB/s (median of ${CIRA_ROUNDS} rounds)`, unit: 'MB/s', gateway: median(tunnel.rounds), reference: median(lan.rounds), better: 'higher', note: 'target >= 0.8x; reference: the same (TLS) device over the LAN on 16995, same relay' },
-      ];
-      return {
-        name: 'redirection',
-        title: redirection.title,
-        reference: 'direct RFB / no sessions / LAN, measured in the same run, in alternating rounds',
-        figures,
-        notes: [
-          `relay / direct ${ratios(relay, direct)}; ${floorResults.map((f) => `relay / ${f.name} ${ratios(relay, f)}; ${f.name} / direct ${ratios(f, direct)}`).join('; ')}; tunnel / LAN ${ratios(tunnel, lan)}`,
-          `per idle session (after forced GCs), RSS KiB by step of ${sessionsPerStep}: ${stepsPerSession('rssKiB', 1).map((x) => x.toFixed(0)).join(', ')} (median ${rssPerSession.toFixed(1)}; from 0 to ${2 * SESSIONS}: ${overall('rssKiB', 1).toFixed(1)}); ` +
-            `JS heap ${overall('heapUsed', 1024).toFixed(1)} KiB (by step: median ${median(stepsPerSession('heapUsed', 1024))!.toFixed(1)}), external ${overall('external', 1024).toFixed(1)} KiB (ArrayBuffers ${overall('arrayBuffers', 1024).toFixed(1)} KiB)`,
-          ...[direct, relay, ...floorResults, tunnel, lan].map(describeWay),
-          `AES-128-GCM in this Node (the TLS of the tunnel and of the LAN way, done once by the device and once by the gateway): ${aesMsPerMb().toFixed(2)} ms of CPU per MB`,
-          `key press p50 / p99 / max ms: direct ${[50, 99, 100].map((q) => p(directKeys, q)?.toFixed(2)).join(' / ')}, relay ${[50, 99, 100].map((q) => p(relayKeys, q)?.toFixed(2)).join(' / ')}`,
-        ],
-      };
-    } finally {
-      await ciraFleet.stop();
-      await fleet.stop();
-      await gateway.stop();
+      }),
+    );
+    log(`  and through bare proxy processes in front of the device, the floors of a relay: ${floors.map((f) => f.name).join('; ')}`);
+    const lanWays = await alternate([directWay, relayWay, ...floorWays], ROUNDS, WORK, gateway.pid).finally(() => Promise.all(floors.map((f) => f.stop())));
+    const [direct, relay, ...floorResults] = lanWays as [WayResult, WayResult, ...WayResult[]];
+    log(`key presses: ${KEY_ROUNDS} rounds of ${KEYS} on a direct and ${KEYS} on a relay session, in turn`);
+    const directKeys: number[] = [];
+    const relayKeys: number[] = [];
+    for (let round = 0; round < KEY_ROUNDS; round++) {
+      const [toDirect, toRelay] = round % 2 === 0 ? [fleet.devices[1]!, fleet.devices[2]!] : [fleet.devices[2]!, fleet.devices[1]!];
+      const d = await directKvm(toDirect.address, PASSWORD);
+      const r = await relayed(client, idOf(toRelay.address), toRelay);
+      await alternateKeys(d, r.rfb, KEYS, directKeys, relayKeys);
+      d.stream.destroy();
+      await r.close();
+      await waitFree(toDirect, 'kvm');
     }
-  },
-};
+
+    const sim = ciraFleet.devices[0]!;
+    await sim.cira!.waitFor('connected');
+    let ciraId: string | undefined;
+    for (let i = 0; i < 200 && !ciraId; i++) {
+      ciraId = (await client.json<Array<{ id: string; uuid: string | null; connections?: string[] }>>('GET', '/api/devices')).find((d) => d.uuid === sim.config.uuid && d.connections?.includes('cira'))?.id;
+      if (!ciraId) await sleep(100);
+    }
+    if (!ciraId) throw new Error('the CIRA device never came up');
+    // Found on the LAN too (TLS, its certificate pinned), as an operator's scan finds it.
+    await client.scan(`${sim.address}-${sim.address.split('.').at(-1)}`, { timeoutMs: 2000 });
+    const tunnelDown = async () => {
+      if (sim.cira!.status === 'stopped') return;
+      await sim.cira!.stop();
+      await waitConnections(client, ciraId!, (c) => !c.includes('cira'));
+    };
+    const tunnelUp = async () => {
+      if (sim.cira!.status === 'connected') return;
+      sim.cira!.start();
+      await sim.cira!.waitFor('connected');
+      await waitConnections(client, ciraId!, (c) => c.includes('cira'));
+    };
+    log(`CIRA: ${CIRA_ROUNDS} rounds, through the tunnel and (tunnel down) over the LAN in turn, frames for ${CIRA_WORK.framesMs} ms`);
+    const [tunnel, lan] = (await alternate(
+      [
+        { name: 'tunnel', prepare: tunnelUp, open: () => relayed(client, ciraId!, sim) },
+        { name: 'LAN', prepare: tunnelDown, open: () => relayed(client, ciraId!, sim) },
+      ],
+      CIRA_ROUNDS,
+      CIRA_WORK,
+      gateway.pid,
+    )) as [WayResult, WayResult];
+
+    const p = (xs: number[], q: number) => percentile(sorted(xs), q);
+    const added = (q: number) => (p(relayKeys, q) !== null && p(directKeys, q) !== null ? p(relayKeys, q)! - p(directKeys, q)! : null);
+    type Field = 'rssKiB' | 'heapUsed' | 'external' | 'arrayBuffers';
+    const [memoryBare, memoryFull] = [memorySteps[0]!, memorySteps.at(-1)!];
+    const sessionsPerStep = (2 * SESSIONS) / MEMORY_STEPS;
+    const stepsPerSession = (field: Field, unit: number) => memorySteps.slice(1).map((r, i) => (r[field] - memorySteps[i]![field]) / sessionsPerStep / unit);
+    const overall = (field: Field, unit: number) => (memoryFull[field] - memoryBare[field]) / (2 * SESSIONS) / unit;
+    const rssPerSession = median(stepsPerSession('rssKiB', 1))!;
+    const ratios = (a: WayResult, b: WayResult) => `per round pair x${pairRatios(a, b).map((r) => r.toFixed(2)).join(', x')} (median x${median(pairRatios(a, b))?.toFixed(2)})`;
+    const figures: Figure[] = [
+      { label: `KVM frames through the relay, MB/s (median of ${ROUNDS} rounds)`, unit: 'MB/s', gateway: median(relay.rounds), reference: median(direct.rounds), better: 'higher', note: 'target >= 0.9x; reference: direct RFB to the same device' },
+      ...floors.map((floor, i): Figure => ({
+        label: `KVM frames through the relay against ${FLOORS[floor.kind].short}, MB/s (median of ${ROUNDS} rounds)`, unit: 'MB/s', gateway: median(relay.rounds), reference: median(floorResults[i]!.rounds), better: 'higher',
+        note: `reference: ${floor.name} between the same viewer and device (a floor of a relay in a process of its own); it is x${(median(floorResults[i]!.rounds)! / median(direct.rounds)!).toFixed(3)} of direct`,
+      })),
+      ...floors.flatMap((floor, i): Figure[] =>
+        FLOORS[floor.kind].viewer !== 'websocket'
+          ? []
+          : [{ label: `KVM frames through ${FLOORS[floor.kind].short} (no gateway), MB/s (median of ${ROUNDS} rounds)`, unit: 'MB/s', gateway: median(floorResults[i]!.rounds), reference: median(direct.rounds), better: 'higher', note: 'the cheapest Node + ws relay serving a WebSocket; reference: direct RFB, as for the relay (target >= 0.9x)' }],
+      ),
+      { label: `key press to its screen update, p50 ms (${relayKeys.length} each)`, unit: 'ms', gateway: p(relayKeys, 50), reference: p(directKeys, 50), better: 'lower', note: `added ${added(50)?.toFixed(2)} ms (target <= 1 ms)` },
+      { label: 'key press to its screen update, p99 ms', unit: 'ms', gateway: p(relayKeys, 99), reference: p(directKeys, 99), better: 'lower', note: `added ${added(99)?.toFixed(2)} ms (target <= 5 ms)` },
+      { label: `/api/health p99 with ${live} sessions open (${SESSIONS} KVM + ${SESSIONS} SOL), ms`, unit: 'ms', gateway: healthSessions.p99, reference: healthBare.p99, better: 'lower', note: 'target <= 20 ms; reference: no session open' },
+      {
+        label: `gateway RSS added per idle session, KiB (after forced GCs; median of ${MEMORY_STEPS} steps of ${sessionsPerStep})`, unit: 'KiB', gateway: Math.round(rssPerSession), better: 'lower',
+        note: `target <= 256 KiB; RSS ${memoryBare.rssKiB} -> ${memoryFull.rssKiB} KiB from 0 to ${live} sessions (main thread and ${memoryFull.workers} worker threads collected)`,
+      },
+      { label: `KVM frames through a CIRA tunnel, MB/s (median of ${CIRA_ROUNDS} rounds)`, unit: 'MB/s', gateway: median(tunnel.rounds), reference: median(lan.rounds), better: 'higher', note: 'target >= 0.8x; reference: the same (TLS) device over the LAN on 16995, same relay' },
+    ];
+    return {
+      name: 'redirection',
+      title: redirection.title,
+      reference: 'direct RFB / no sessions / LAN, measured in the same run, in alternating rounds',
+      figures,
+      notes: [
+        `relay / direct ${ratios(relay, direct)}; ${floorResults.map((f) => `relay / ${f.name} ${ratios(relay, f)}; ${f.name} / direct ${ratios(f, direct)}`).join('; ')}; tunnel / LAN ${ratios(tunnel, lan)}`,
+        `per idle session (after forced GCs), RSS KiB by step of ${sessionsPerStep}: ${stepsPerSession('rssKiB', 1).map((x) => x.toFixed(0)).join(', ')} (median ${rssPerSession.toFixed(1)}; from 0 to ${2 * SESSIONS}: ${overall('rssKiB', 1).toFixed(1)}); ` +
+          `JS heap ${overall('heapUsed', 1024).toFixed(1)} KiB (by step: median ${median(stepsPerSession('heapUsed', 1024))!.toFixed(1)}), external ${overall('external', 1024).toFixed(1)} KiB (ArrayBuffers ${overall('arrayBuffers', 1024).toFixed(1)} KiB)`,
+        ...[direct, relay, ...floorResults, tunnel, lan].map(describeWay),
+        `AES-128-GCM in this Node (the TLS of the tunnel and of the LAN way, done once by the device and once by the gateway): ${aesMsPerMb().toFixed(2)} ms of CPU per MB`,
+        `key press p50 / p99 / max ms: direct ${[50, 99, 100].map((q) => p(directKeys, q)?.toFixed(2)).join(' / ')}, relay ${[50, 99, 100].map((q) => p(relayKeys, q)?.toFixed(2)).join(' / ')}`,
+      ],
+    };
+  } finally {
+    await ciraFleet.stop();
+    await fleet.stop();
+    await gateway.stop();
+  }
+}
 
 /**
  * The gateway's memory after forced GCs, once settled: readings 300 ms apart (at most MAX_READINGS)
