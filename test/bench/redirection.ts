@@ -26,7 +26,6 @@
  */
 import { spawnSync } from 'node:child_process';
 import { createCipheriv, randomBytes } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -36,11 +35,11 @@ import type { RfbClient } from '../helpers/rfb-client.js';
 import { startFleet } from '../sim/index.js';
 import { freePort } from './free-port.js';
 import { GatewayClient } from './gateway-client.js';
-import { BENCH_RMCP_PORT, startGatewayProcess, type BenchGateway } from './gateway-process.js';
-import { healthLatencyApart } from './health-sampler.js';
+import { BENCH_RMCP_PORT, startGatewayProcess } from './gateway-process.js';
 import { percentile } from './latency.js';
 import { CIRA_MPS } from './cira-scale.js';
-import { directKvm, relayKvm, relaySocket, wsPipeKvm } from './redirection-clients.js';
+import { directKvm, relayKvm, wsPipeKvm } from './redirection-clients.js';
+import { MEMORY_STEPS, sessionsPhase, waitFree, type SimDevice } from './redirection-sessions.js';
 import { inTunedProcess } from './redirection-process.js';
 import { FLOORS, floorKinds, startRelayFloor, type RelayFloor } from './relay-floor.js';
 import { alternate, alternateKeys, describeWay, median, pairRatios, type RoundWork, type Way, type WayResult } from './redirection-rounds.js';
@@ -118,7 +117,7 @@ async function measure({ workDir, log }: BenchContext): Promise<BenchResult> {
     // On a gateway of its own, stopped before the frame rounds: memory the allocator keeps after a
     // relay's frames would hide what sessions add, and the rounds run on a gateway without the GC
     // probe's flags and without the heap 200 sessions left behind.
-    const { memorySteps, healthBare, healthSessions, live } = await sessionsPhase(join(workDir, 'sessions-gateway'), fleet.devices, log);
+    const { memorySteps, healthBare, healthSessions, live } = await sessionsPhase(join(workDir, 'sessions-gateway'), fleet.devices, { base: BASE, password: PASSWORD }, log);
 
     log(`LAN: ${ROUNDS} rounds, direct RFB and through the relay in turn: full 640x400 frames at 32 bpp for ${WORK.framesMs} ms`);
     const directWay: Way = {
@@ -229,6 +228,7 @@ async function measure({ workDir, log }: BenchContext): Promise<BenchResult> {
         `per idle session (after forced GCs), RSS KiB by step of ${sessionsPerStep}: ${stepsPerSession('rssKiB', 1).map((x) => x.toFixed(0)).join(', ')} (median ${rssPerSession.toFixed(1)}; from 0 to ${2 * SESSIONS}: ${overall('rssKiB', 1).toFixed(1)}); ` +
           `JS heap ${overall('heapUsed', 1024).toFixed(1)} KiB (by step: median ${median(stepsPerSession('heapUsed', 1024))!.toFixed(1)}), external ${overall('external', 1024).toFixed(1)} KiB (ArrayBuffers ${overall('arrayBuffers', 1024).toFixed(1)} KiB)`,
         ...[direct, relay, ...floorResults, tunnel, lan].map(describeWay),
+        ...viewerCeiling(direct, floorResults[floors.findIndex((f) => f.kind === 'ws')]),
         `AES-128-GCM in this Node (the TLS of the tunnel and of the LAN way, done once by the device and once by the gateway): ${aesMsPerMb().toFixed(2)} ms of CPU per MB`,
         `key press p50 / p99 / max ms: direct ${[50, 99, 100].map((q) => p(directKeys, q)?.toFixed(2)).join(' / ')}, relay ${[50, 99, 100].map((q) => p(relayKeys, q)?.toFixed(2)).join(' / ')}`,
       ],
@@ -236,95 +236,6 @@ async function measure({ workDir, log }: BenchContext): Promise<BenchResult> {
   } finally {
     await ciraFleet.stop();
     await fleet.stop();
-    await gateway.stop();
-  }
-}
-
-/**
- * The gateway's memory after forced GCs, once settled: readings 300 ms apart (at most MAX_READINGS)
- * until the last SETTLED_OF span at most SETTLED_KIB of RSS (a gateway that just started or just
- * relayed gives memory back for a while); the median of those, field by field, and how many it took.
- */
-const MAX_READINGS = 8;
-/** Steps in which the idle sessions are opened (memory is read after each). */
-const MEMORY_STEPS = 10;
-const SETTLED_OF = 3;
-const SETTLED_KIB = 128;
-type MemoryReading = Awaited<ReturnType<BenchGateway['memoryAfterGc']>> & { readings: number };
-
-async function memoryReadings(gateway: BenchGateway): Promise<MemoryReading> {
-  const readings: Array<Awaited<ReturnType<BenchGateway['memoryAfterGc']>>> = [];
-  for (;;) {
-    readings.push(await gateway.memoryAfterGc());
-    const last = readings.slice(-SETTLED_OF);
-    const rss = last.map((r) => r.rssKiB);
-    if ((last.length === SETTLED_OF && Math.max(...rss) - Math.min(...rss) <= SETTLED_KIB) || readings.length >= MAX_READINGS) break;
-    await sleep(300);
-  }
-  const last = readings.slice(-SETTLED_OF);
-  const mid = (field: 'rssKiB' | 'heapUsed' | 'external' | 'arrayBuffers') => median(last.map((r) => r[field]))!;
-  return { rssKiB: mid('rssKiB'), heapUsed: mid('heapUsed'), external: mid('external'), arrayBuffers: mid('arrayBuffers'), workers: Math.min(...last.map((r) => r.workers)), readings: readings.length };
-}
-
-async function waitFree(sim: { redirection: { open: Set<string> } }, mode: string): Promise<void> {
-  for (let i = 0; i < 200 && sim.redirection.open.has(mode); i++) await sleep(10);
-}
-
-type SimDevice = { redirection: { open: Set<string> } };
-
-type FleetDevice = SimDevice & { address: string };
-
-/**
- * 100 KVM + 100 SOL sessions held open on a gateway of their own (rest-api and redirection, with the
- * GC probe): /api/health p99 with none and with all of them open, and the gateway's memory after
- * forced GCs at each of MEMORY_STEPS steps. The gateway is stopped before this returns.
- */
-async function sessionsPhase(dataDir: string, devices: readonly FleetDevice[], log: (line: string) => void) {
-  mkdirSync(dataDir, { recursive: true });
-  const gateway = await startGatewayProcess({ runner: 'compiled', dataDir, gcProbe: true, plugins: { 'rest-api': {}, redirection: {} } });
-  try {
-    const client = new GatewayClient(gateway.url);
-    await client.login();
-    await client.addCredential('admin', PASSWORD);
-    await client.scan(`${BASE}-${SESSIONS}`, { timeoutMs: 2000 });
-    const listed = await client.json<Array<{ id: string; ipAddress: string }>>('GET', '/api/devices');
-    const idOf = (address: string) => listed.find((d) => d.ipAddress === address)!.id;
-    log(`health and memory (a gateway of its own): no session open, then ${SESSIONS} KVM + ${SESSIONS} SOL sessions held open (memory read after forced GCs, every ${SESSIONS / MEMORY_STEPS} devices)`);
-    const open: Array<{ ws: import('ws').WebSocket }> = [];
-    const healthBare = await healthLatencyApart(gateway.url, 5_000);
-    const openSessions = async (some: readonly FleetDevice[]) => {
-      for (const sim of some) {
-        const id = idOf(sim.address);
-        const kvm = await relayKvm(client, id);
-        kvm.rfb.requestUpdate(false);
-        await kvm.rfb.readUpdate();
-        open.push(kvm);
-        open.push(await relaySocket(client, id, 'sol'));
-      }
-      await sleep(1_000);
-    };
-    // One KVM and one SOL session opened and closed first, so the code and pools they use once are in place.
-    await openSessions(devices.slice(0, 1));
-    for (const s of open.splice(0)) s.ws.close();
-    await waitFree(devices[0]!, 'kvm');
-    await waitFree(devices[0]!, 'sol');
-    await sleep(2_000);
-    // In steps, each read after forced GCs: the median step is the figure, so that memory the
-    // allocator gives back now and then (tens of MiB at once, sessions or not) does not decide it.
-    const memorySteps = [await memoryReadings(gateway)];
-    const perStep = SESSIONS / MEMORY_STEPS;
-    for (let step = 0; step < MEMORY_STEPS; step++) {
-      await openSessions(devices.slice(step * perStep, (step + 1) * perStep));
-      memorySteps.push(await memoryReadings(gateway));
-    }
-    await sleep(2_000);
-    const healthSessions = await healthLatencyApart(gateway.url, 5_000);
-    const live = (await client.json<unknown[]>('GET', '/api/redirection/sessions')).length;
-    for (const s of open) s.ws.close();
-    for (const device of devices) await waitFree(device, 'kvm');
-    for (const device of devices) await waitFree(device, 'sol');
-    return { memorySteps, healthBare, healthSessions, live };
-  } finally {
     await gateway.stop();
   }
 }
@@ -342,6 +253,18 @@ async function waitConnections(client: GatewayClient, deviceId: string, ok: (con
     await sleep(25);
   }
   throw new Error(`the device's connections did not change in time`);
+}
+
+/**
+ * The devices and the viewers share this process's one thread, the busiest of every way here; a
+ * viewer reading a WebSocket spends more of it per MB than one reading TCP (the ws client copies the
+ * messages that span its reads and collects them). While that thread is the bottleneck, its CPU per
+ * MB direct over its CPU per MB behind the ws pipe bounds any WebSocket relay's ratio in this run.
+ */
+function viewerCeiling(direct: WayResult, wsPipe: WayResult | undefined): string[] {
+  if (!wsPipe || !direct.megabytes || !wsPipe.megabytes) return [];
+  const [d, w] = [(direct.benchCpu * 1000) / direct.megabytes, (wsPipe.benchCpu * 1000) / wsPipe.megabytes];
+  return [`benchmark process (devices and viewers, one thread) CPU per MB: direct ${d.toFixed(2)} ms, ws pipe ${w.toFixed(2)} ms: while it is the busiest process, a relay its viewer reaches over a WebSocket is bounded near x${(d / w).toFixed(2)} of direct`];
 }
 
 /** What this Node's OpenSSL spends on AES-128-GCM per MB (TLS 1.3's usual cipher): the floor of a TLS way's cost on this machine. */
