@@ -1,14 +1,14 @@
 /**
- * The redirection benchmark's own process: its simulated devices and viewers (every way's, direct,
- * relayed and through the floors alike) run in a child whose glibc allocator keeps what it frees
- * (TUNED_MALLOC). What it buys: with glibc's defaults the process gives the read buffers V8 frees
- * back to the kernel after each GC and faults them in again page by page, which on this VM (free
- * pages go back to the host) cost 78-80 minor faults and 3.2-3.3 ms of CPU per MB on the direct way
- * and made its rounds spread by x20 (coefficient of variation 1.15); with these settings 4 faults
- * and 1.7-2.0 ms per MB, rounds within x2.5 (0.30-0.35), per-pair ratios' spread 0.65-0.76 -> 0.41
- * (BENCHMARKS.md, "The cheapest WebSocket relay"). The settings are removed from the child's
+ * BENCH_REDIRECTION_MALLOC=keep: the redirection benchmark's own process (its simulated devices and
+ * the viewers of every way, direct, relayed and through the floors alike) runs as a child whose glibc
+ * allocator keeps what it frees (TUNED_MALLOC); the settings are removed from the child's
  * environment once it runs, so the gateways keep their bin's settings and the floors Node's defaults.
- * BENCH_PLAIN_MALLOC=1 runs the benchmark in the runner's process, with glibc's defaults, as before.
+ * What it buys: glibc's default thresholds move with what the process freed before, so the process
+ * sometimes gives the read buffers V8 frees back to the kernel after each GC and faults them in again
+ * (78-94 minor faults and ~3.3 ms of CPU per MB direct, rounds spread by x20; with these settings 4
+ * faults and 1.7-2.0 ms, x2.5) and sometimes not (2.5 faults per MB in a whole benchmark run). Not
+ * the default: in the benchmark's own runs the rounds spread as much with it as without it, the
+ * machine's load decided (BENCHMARKS.md, "The cheapest WebSocket relay").
  */
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -21,9 +21,9 @@ const HERE = fileURLToPath(import.meta.url);
 
 type ChildMessage = { log: string } | { result: BenchResult } | { error: string };
 
-/** Runs `runHere` in a child process with TUNED_MALLOC (or here, in that child or with BENCH_PLAIN_MALLOC). */
+/** With BENCH_REDIRECTION_MALLOC=keep, runs `runHere` in a child process with TUNED_MALLOC; else here. */
 export function inTunedProcess(ctx: BenchContext, runHere: (ctx: BenchContext) => Promise<BenchResult>): Promise<BenchResult> {
-  if (process.env[CHILD_MARK] || process.env.BENCH_PLAIN_MALLOC) return runHere(ctx);
+  if (process.env[CHILD_MARK] || process.env.BENCH_REDIRECTION_MALLOC !== 'keep') return runHere(ctx);
   ctx.log(`in a process of its own with ${Object.entries(TUNED_MALLOC).map(([k, v]) => `${k}=${v}`).join(' ')} (its devices and viewers; not the gateways)`);
   const child = fork(HERE, [JSON.stringify({ options: ctx.options, workDir: ctx.workDir })], { execArgv: ['--import', 'tsx'], env: { ...process.env, ...TUNED_MALLOC, [CHILD_MARK]: '1' } });
   return new Promise((resolve, reject) => {

@@ -20,8 +20,8 @@
  * Both gateways run as a site runs them, the compiled bin with its shebang's allocator setting and
  * node flags (dist/ is built if stale): under tsx, glibc's malloc thresholds move with what the
  * process happened to free before, and with them the page faults, and so the CPU, per MB relayed.
- * The benchmark's own process (devices and viewers of every way) runs with an allocator that keeps
- * what it frees (redirection-process.ts), for the same reason: rounds that spread by x20 otherwise.
+ * BENCH_REDIRECTION_MALLOC=keep runs the benchmark's own process (devices and viewers of every way)
+ * with an allocator that keeps what it frees (redirection-process.ts; not the default, see there).
  *   npm run bench -- redirection
  */
 import { spawnSync } from 'node:child_process';
@@ -228,7 +228,7 @@ async function measure({ workDir, log }: BenchContext): Promise<BenchResult> {
         `per idle session (after forced GCs), RSS KiB by step of ${sessionsPerStep}: ${stepsPerSession('rssKiB', 1).map((x) => x.toFixed(0)).join(', ')} (median ${rssPerSession.toFixed(1)}; from 0 to ${2 * SESSIONS}: ${overall('rssKiB', 1).toFixed(1)}); ` +
           `JS heap ${overall('heapUsed', 1024).toFixed(1)} KiB (by step: median ${median(stepsPerSession('heapUsed', 1024))!.toFixed(1)}), external ${overall('external', 1024).toFixed(1)} KiB (ArrayBuffers ${overall('arrayBuffers', 1024).toFixed(1)} KiB)`,
         ...[direct, relay, ...floorResults, tunnel, lan].map(describeWay),
-        ...viewerCeiling(direct, floorResults[floors.findIndex((f) => f.kind === 'ws')]),
+        ...viewerCeiling(direct, [relay, ...floorResults.filter((_, i) => FLOORS[floors[i]!.kind].viewer === 'websocket')]),
         `AES-128-GCM in this Node (the TLS of the tunnel and of the LAN way, done once by the device and once by the gateway): ${aesMsPerMb().toFixed(2)} ms of CPU per MB`,
         `key press p50 / p99 / max ms: direct ${[50, 99, 100].map((q) => p(directKeys, q)?.toFixed(2)).join(' / ')}, relay ${[50, 99, 100].map((q) => p(relayKeys, q)?.toFixed(2)).join(' / ')}`,
       ],
@@ -258,13 +258,15 @@ async function waitConnections(client: GatewayClient, deviceId: string, ok: (con
 /**
  * The devices and the viewers share this process's one thread, the busiest of every way here; a
  * viewer reading a WebSocket spends more of it per MB than one reading TCP (the ws client copies the
- * messages that span its reads and collects them). While that thread is the bottleneck, its CPU per
- * MB direct over its CPU per MB behind the ws pipe bounds any WebSocket relay's ratio in this run.
+ * messages that span its reads, and collects them). While that thread is the bottleneck, its CPU per
+ * MB direct over its CPU per MB behind a WebSocket (the relay and the ws pipes together) bounds any
+ * WebSocket relay's ratio in this run, however cheap the relay's own process.
  */
-function viewerCeiling(direct: WayResult, wsPipe: WayResult | undefined): string[] {
-  if (!wsPipe || !direct.megabytes || !wsPipe.megabytes) return [];
-  const [d, w] = [(direct.benchCpu * 1000) / direct.megabytes, (wsPipe.benchCpu * 1000) / wsPipe.megabytes];
-  return [`benchmark process (devices and viewers, one thread) CPU per MB: direct ${d.toFixed(2)} ms, ws pipe ${w.toFixed(2)} ms: while it is the busiest process, a relay its viewer reaches over a WebSocket is bounded near x${(d / w).toFixed(2)} of direct`];
+function viewerCeiling(direct: WayResult, behindWebSocket: WayResult[]): string[] {
+  const perMb = (ways: WayResult[]) => (ways.reduce((sum, w) => sum + w.benchCpu, 0) * 1000) / ways.reduce((sum, w) => sum + w.megabytes, 0);
+  const [d, w] = [perMb([direct]), perMb(behindWebSocket)];
+  if (!Number.isFinite(d) || !Number.isFinite(w)) return [];
+  return [`benchmark process (devices and viewers, one thread) CPU per MB: direct ${d.toFixed(2)} ms, behind a WebSocket (relay and ws pipes) ${w.toFixed(2)} ms: while it is the busiest process, a relay its viewer reaches over a WebSocket is bounded near x${(d / w).toFixed(2)} of direct`];
 }
 
 /** What this Node's OpenSSL spends on AES-128-GCM per MB (TLS 1.3's usual cipher): the floor of a TLS way's cost on this machine. */
