@@ -1,0 +1,14 @@
+/**
+ * The gateway's own read in the read floor's pool (read-floor-host.ts): workers/tasks/interrogate.ts
+ * with a credential, as the device gate runs it, but without the gateway around it (no probing, no
+ * gate, no store, no scan): the step between the design floor and the whole gateway.
+ */
+import interrogate from '../../workers/tasks/interrogate.js';
+import type { FloorReadInput } from './read-floor-task.js';
+
+const tools = { progress: () => undefined, cancelled: () => false, signal: new AbortController().signal };
+
+export default async function readGatewayTask(input: FloorReadInput): Promise<boolean> {
+  const out = await interrogate({ address: input.address, ports: { http: 16992, https: 16993 }, tls: false, credential: { id: 'bench', username: 'admin', password: input.password }, readUuid: true }, tools);
+  return out.authStatus === 'ok' && out.hostname !== null && out.uuid !== null;
+}
