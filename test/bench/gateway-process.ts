@@ -116,7 +116,7 @@ function siteFile(options: BenchGatewayOptions, port: number): string {
  * What the bin's shebang gives (`#!/usr/bin/env -S NAME=value node <flags>`): its environment
  * settings and node flags, so that the bench runs what a site runs.
  */
-function binSettings(root: string): { env: Record<string, string>; flags: string[] } {
+export function binSettings(root: string): { env: Record<string, string>; flags: string[] } {
   const shebang = readFileSync(join(root, 'dist/core/main.js'), 'utf8').split('\n', 1)[0]!;
   const match = /^#!\S*env -S (.*?)\bnode\b(.*)$/.exec(shebang);
   if (!match) return { env: {}, flags: [] };

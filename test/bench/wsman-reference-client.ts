@@ -65,7 +65,7 @@ function post(agent: Agent, host: string, port: number, body: string, authorizat
 }
 
 /** Reads one device; HTTP round trips are counted by the simulator, not here. */
-export async function readDevice(host: string, port: number, username: string, password: string): Promise<ReferenceDeviceResult> {
+export async function readDevice(host: string, port: number, username: string, password: string, extract: (xml: string, name: string) => string | null = element): Promise<ReferenceDeviceResult> {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   let session: Session | undefined;
   const send = async (body: string): Promise<string> => {
@@ -86,11 +86,11 @@ export async function readDevice(host: string, port: number, username: string, p
     throw new Error(`${host} refused the credentials`);
   };
   try {
-    const firmwareVersion = element(await send(envelope(`${NS.transfer}/Get`, 'CIM_SoftwareIdentity', '', ['InstanceID', 'AMT'])), 'VersionString');
+    const firmwareVersion = extract(await send(envelope(`${NS.transfer}/Get`, 'CIM_SoftwareIdentity', '', ['InstanceID', 'AMT'])), 'VersionString');
     const get = (className: string) => send(envelope(`${NS.transfer}/Get`, className));
-    const provisioningState = element(await get('AMT_SetupAndConfigurationService'), 'ProvisioningState');
-    const hostname = element(await get('AMT_GeneralSettings'), 'HostName');
-    const uuid = element(await get('CIM_ComputerSystemPackage'), 'PlatformGUID');
+    const provisioningState = extract(await get('AMT_SetupAndConfigurationService'), 'ProvisioningState');
+    const hostname = extract(await get('AMT_GeneralSettings'), 'HostName');
+    const uuid = extract(await get('CIM_ComputerSystemPackage'), 'PlatformGUID');
     return { ok: firmwareVersion !== null && provisioningState !== null && hostname !== null, firmwareVersion, provisioningState, hostname, uuid };
   } finally {
     agent.destroy();
