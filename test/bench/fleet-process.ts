@@ -8,6 +8,7 @@ import type { FleetOptions } from '../sim/fleet-options.js';
 import type { DeviceCounters } from '../sim/device-state.js';
 import type { FleetReply, FleetRequest } from './fleet-host.js';
 import { BENCH_RMCP_PORT } from './gateway-process.js';
+import { askChild } from './child-ask.js';
 
 const HOST = fileURLToPath(new URL('./fleet-host.ts', import.meta.url));
 /** The password every benchmark device uses (admin / this). */
@@ -26,26 +27,7 @@ export interface BenchFleet {
   stop(): Promise<void>;
 }
 
-function ask<K extends FleetReply['type']>(child: ChildProcess, request: FleetRequest | null, type: K): Promise<Extract<FleetReply, { type: K }>> {
-  return new Promise((resolve, reject) => {
-    const onMessage = (message: FleetReply) => {
-      if (message.type !== type) return;
-      cleanup();
-      resolve(message as Extract<FleetReply, { type: K }>);
-    };
-    const onExit = (code: number | null) => {
-      cleanup();
-      reject(new Error(`the simulated fleet exited (${code})`));
-    };
-    const cleanup = () => {
-      child.off('message', onMessage);
-      child.off('exit', onExit);
-    };
-    child.on('message', onMessage);
-    child.once('exit', onExit);
-    if (request) child.send(request);
-  });
-}
+const ask = <K extends FleetReply['type']>(child: ChildProcess, request: FleetRequest | null, type: K) => askChild<FleetReply, K>(child, request, type, 'the simulated fleet');
 
 /**
  * Starts `count` simulated devices from 127.200.0.1 with RMCP on the benchmark port. An address in

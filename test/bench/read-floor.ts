@@ -7,12 +7,13 @@
  * design's parser spends at least, against which the gateway's own overhead and the bare client's
  * regex reads in one isolate can both be told apart.
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import { fork } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { binSettings } from './gateway-process.js';
 import type { FloorReply, FloorRequest } from './read-floor-host.js';
+import { askChild } from './child-ask.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /**
@@ -48,34 +49,19 @@ export interface ReadFloor {
   stop(): Promise<void>;
 }
 
-function reply<K extends FloorReply['type']>(child: ChildProcess, type: K): Promise<Extract<FloorReply, { type: K }>> {
-  return new Promise((resolve, reject) => {
-    const onMessage = (message: FloorReply) => {
-      if (message.type !== type) return;
-      child.off('exit', onExit);
-      child.off('message', onMessage);
-      resolve(message as Extract<FloorReply, { type: K }>);
-    };
-    const onExit = (code: number | null) => reject(new Error(`the read floor's process exited (${code})`));
-    child.on('message', onMessage);
-    child.once('exit', onExit);
-  });
-}
-
 /** `as: 'bin'` runs under the compiled bin's shebang settings (dist/ must be built), `'defaults'` under Node's. */
 export async function startReadFloor(as: 'bin' | 'defaults', kind: FloorTask, threads: number, concurrency: number): Promise<ReadFloor> {
   const { env, flags } = as === 'bin' ? binSettings(ROOT) : { env: {}, flags: [] };
   const { host, task } = await bundle(kind);
   const child = fork(host, [JSON.stringify({ task, threads, concurrency })], { execArgv: flags, env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  await reply(child, 'ready');
+  await askChild<FloorReply, 'ready'>(child, null, 'ready', "the read floor's process");
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const settings = as === 'bin' ? [...Object.entries(env).map(([k, v]) => `${k}=${v}`), ...flags].join(' ') || 'none' : "Node's defaults";
   return {
     settings,
     async pass(addresses, password) {
-      const answer = reply(child, 'pass');
-      child.send({ type: 'pass', addresses, password } satisfies FloorRequest);
-      const { read, seconds, cpuSeconds } = await answer;
+      const request: FloorRequest = { type: 'pass', addresses, password };
+      const { read, seconds, cpuSeconds } = await askChild<FloorReply, 'pass'>(child, request, 'pass', "the read floor's process");
       return { read, seconds, cpuSeconds };
     },
     async stop() {
