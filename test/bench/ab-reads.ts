@@ -21,7 +21,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fleetAddresses } from '../sim/address-range.js';
 import { FLEET_BASE, FLEET_PASSWORD, startBenchFleet } from './fleet-process.js';
 import { GatewayClient } from './gateway-client.js';
-import { ADMIN_PASSWORD, BENCH_NETWORK, BENCH_RMCP_PORT, MASTER_KEY } from './gateway-process.js';
+import { ADMIN_PASSWORD, BENCH_NETWORK, BENCH_RMCP_PORT, MASTER_KEY, binSettings } from './gateway-process.js';
 import { freePort } from './free-port.js';
 import { fullyRead, listDevices } from './device-list.js';
 import { readAll } from './wsman-reference-client.js';
@@ -45,11 +45,10 @@ function groupDiff(before: Map<string, number>, after: Map<string, number>): Rec
 
 async function startGateway(root: string, dataDir: string, siteExtra: string | undefined): Promise<{ pid: number; url: string; stop(): Promise<void> }> {
   const port = await freePort();
-  const shebang = readFileSync(join(rootDir(root), 'dist/core/main.js'), 'utf8').split('\n', 1)[0]!;
-  const m = /^#!\S*env -S (.*?)\bnode\b(.*)$/.exec(shebang)!;
-  const env: Record<string, string> = Object.fromEntries(m[1]!.trim().split(/\s+/).filter((t) => t.includes('=')).map((t) => [t.slice(0, t.indexOf('=')), t.slice(t.indexOf('=') + 1)]));
+  const bin = binSettings(rootDir(root));
+  const env = bin.env;
   const given = process.env[`AB_BIN_FLAGS_${roots.indexOf(root)}`] ?? process.env.AB_BIN_FLAGS;
-  const flags = given !== undefined ? given.split(' ').filter(Boolean) : m[2]!.trim().split(/\s+/).filter(Boolean);
+  const flags = given !== undefined ? given.split(' ').filter(Boolean) : bin.flags;
   const defaults = JSON.parse(readFileSync(join(rootDir(root), 'config/default.json'), 'utf8')) as { plugins: Record<string, unknown> };
   const plugins: Record<string, unknown> = Object.fromEntries(Object.keys(defaults.plugins).map((n) => [n, { enable: false }]));
   plugins['rest-api'] = { enable: true };
