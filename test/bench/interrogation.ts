@@ -6,6 +6,7 @@
  * code paths as it goes), and on a second scan of as many other devices (warm, as a running gateway).
  */
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { fleetAddresses } from '../sim/address-range.js';
 import type { Benchmark } from './bench-context.js';
@@ -65,8 +66,8 @@ async function referencePass(fleet: BenchFleet, addresses: string[]): Promise<Pa
   return { read, seconds: (performance.now() - started) / 1000, cpuSeconds: (cpu.user + cpu.system) / 1e6, counters: await fleet.counters() };
 }
 
-/** The gateway's default worker threads (config/default.json), which the design floor's pool matches. */
-const THREADS = 2;
+/** The gateway's default worker threads, which the design floor's pool matches. */
+const THREADS = (JSON.parse(readFileSync(`${ROOT}config/default.json`, 'utf8')) as { workers: { threads: number } }).workers.threads;
 
 async function floorPasses(as: 'bin' | 'defaults', kind: FloorTask, cold: string[], warm: string[]): Promise<{ settings: string; cold: FloorPass; warm: FloorPass }> {
   const floor = await startReadFloor(as, kind, THREADS, CONCURRENCY);

@@ -3,7 +3,7 @@
  * @microsoft/signalr client) with every TCP probe decided. The scan's `scanned` counts an address
  * once its read is done too, so it cannot tell where the probing ended.
  */
-import { HttpTransportType, HubConnectionBuilder, LogLevel } from '@microsoft/signalr';
+import { scanHubConnection } from '../helpers/scan-hub-connection.js';
 import type { ScanProgressEvent } from '../../plugins/rest-api/api.js';
 
 export interface ProbingWatch {
@@ -14,10 +14,7 @@ export interface ProbingWatch {
 }
 
 export async function watchProbing(baseUrl: string, token: string): Promise<ProbingWatch> {
-  const hub = new HubConnectionBuilder()
-    .withUrl(`${baseUrl}/scanHub`, { accessTokenFactory: () => token, transport: HttpTransportType.WebSockets })
-    .configureLogging(LogLevel.Error)
-    .build();
+  const hub = scanHubConnection(baseUrl, token);
   let probedAt: number | null = null;
   let scanId: string | null = null;
   hub.on('ScanProgress', (p: ScanProgressEvent) => {

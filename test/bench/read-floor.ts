@@ -29,9 +29,18 @@ const TASK_ENTRY: Record<FloorTask, string> = { parse: 'read-floor-task', interr
 
 async function bundle(kind: FloorTask): Promise<{ host: string; task: string }> {
   const entry = (name: string) => fileURLToPath(new URL(`./${name}.ts`, import.meta.url));
-  await build({ entryPoints: [entry('read-floor-host'), entry(TASK_ENTRY[kind])], outdir: BUNDLE_DIR, bundle: true, platform: 'node', format: 'esm', target: 'node20', external: ['piscina'], outExtension: { '.js': '.mjs' }, logLevel: 'warning',
+  await build({
+    entryPoints: [entry('read-floor-host'), entry(TASK_ENTRY[kind])],
+    outdir: BUNDLE_DIR,
+    outExtension: { '.js': '.mjs' },
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    external: ['piscina'],
     // As scripts/build.mjs: the inlined CommonJS dependencies require Node's built-ins.
     banner: { js: "import { createRequire as __floorRequire } from 'node:module'; const require = __floorRequire(import.meta.url);" },
+    logLevel: 'warning',
   });
   return { host: join(BUNDLE_DIR, 'read-floor-host.mjs'), task: join(BUNDLE_DIR, `${TASK_ENTRY[kind]}.mjs`) };
 }

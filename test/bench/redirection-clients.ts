@@ -34,6 +34,13 @@ export function directKvm(address: string, password: string, port = 16994): Prom
  * the target's channel, which the session code accepts in place of a TCP connection).
  */
 export async function wsPipeKvm(url: string, password: string): Promise<RfbClient> {
+  const { stream } = await openWebSocketStream(url);
+  const host = new URL(url).hostname;
+  return signedInKvm({ address: host, port: 16994, tls: false, channel: { key: url, connect: async () => stream } }, password);
+}
+
+/** A WebSocket wrapped as a stream, its handlers set before it opens (the device's first bytes may come with the upgrade). */
+async function openWebSocketStream(url: string): Promise<{ ws: WebSocket; stream: Duplex }> {
   const ws = new WebSocket(url);
   const stream = createWebSocketStream(ws);
   stream.on('error', () => undefined);
@@ -41,21 +48,13 @@ export async function wsPipeKvm(url: string, password: string): Promise<RfbClien
     ws.once('open', () => resolve());
     ws.once('error', reject);
   });
-  const host = new URL(url).hostname;
-  return signedInKvm({ address: host, port: 16994, tls: false, channel: { key: url, connect: async () => stream } }, password);
+  return { ws, stream };
 }
 
-/** A session's WebSocket, its handlers set before it opens (the device's first bytes may come with the upgrade). */
+/** A session's WebSocket through the gateway's relay. */
 export async function relaySocket(client: GatewayClient, deviceId: string, mode: 'kvm' | 'sol'): Promise<{ ws: WebSocket; stream: Duplex }> {
   const { url } = await client.json<{ url: string }>('POST', `/api/redirection/${deviceId}/sessions`, { mode });
-  const ws = new WebSocket(client.url.replace(/^http/, 'ws') + url);
-  const stream = createWebSocketStream(ws);
-  stream.on('error', () => undefined);
-  await new Promise<void>((resolve, reject) => {
-    ws.once('open', () => resolve());
-    ws.once('error', reject);
-  });
-  return { ws, stream };
+  return openWebSocketStream(client.url.replace(/^http/, 'ws') + url);
 }
 
 export async function relayKvm(client: GatewayClient, deviceId: string): Promise<{ ws: WebSocket; rfb: RfbClient }> {

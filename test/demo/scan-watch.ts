@@ -2,7 +2,7 @@
  * Follows a scan as a front end would: over /scanHub with the @microsoft/signalr client, calling
  * `onUpdate` on each progress or discovery event, until the scan ends.
  */
-import { HubConnectionBuilder, HttpTransportType, LogLevel } from '@microsoft/signalr';
+import { scanHubConnection } from '../helpers/scan-hub-connection.js';
 import type { Device, Scan, ScanProgressEvent } from '../../plugins/rest-api/api.js';
 
 export interface ScanUpdate {
@@ -19,10 +19,7 @@ export interface ScanWatch {
 }
 
 export async function watchScans(baseUrl: string, token: string): Promise<ScanWatch> {
-  const hub = new HubConnectionBuilder()
-    .withUrl(`${baseUrl}/scanHub`, { accessTokenFactory: () => token, transport: HttpTransportType.WebSockets })
-    .configureLogging(LogLevel.Error)
-    .build();
+  const hub = scanHubConnection(baseUrl, token);
   await hub.start();
   return {
     follow(scanId, onUpdate) {
