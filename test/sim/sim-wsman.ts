@@ -215,6 +215,7 @@ const METHODS_BY_CLASS: Record<string, Record<string, MethodHandler>> = {
       if (off && ctx.state.redirection.open.has('kvm')) return methodOutput(ctx, 'RequestPowerStateChange', [['ReturnValue', 0]]);
       const wasOff = ctx.state.powerState !== 2;
       ctx.state.powerState = transition(ctx.state.powerState);
+      if (wasOff !== (ctx.state.powerState !== 2)) ctx.state.redirection.solHost.power(ctx.state.powerState === 2);
       // A reset, a power cycle or a power-on boots, using up the one-time boot setting.
       if (requested === 10 || requested === 5 || requested === 14 || (requested === 2 && wasOff)) ctx.state.redirection.reset();
       return methodOutput(ctx, 'RequestPowerStateChange', [['ReturnValue', 0]]);
