@@ -66,7 +66,8 @@ function optInService(s: DeviceState): SimInstance {
   return {
     className: 'IPS_OptInService',
     props: [
-      ['CanModifyOptInPolicy', !r.optInPolicyFixed],
+      // uint32 in the schema: firmware sends 1 / 0 (wsman-vectors ips/optin/get.xml).
+      ['CanModifyOptInPolicy', r.optInPolicyFixed ? 0 : 1],
       ['CreationClassName', 'IPS_OptInService'],
       ['ElementName', 'Intel(r) AMT OptIn Service'],
       ['Name', 'Intel(r) AMT OptIn Service'],

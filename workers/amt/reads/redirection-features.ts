@@ -5,7 +5,7 @@
  */
 import { AmtError } from '../errors.js';
 import type { WsmanClient } from '../wsman-client.js';
-import { flattenProperties, intOf, textOf, type WsmanItem } from '../wsman-parse.js';
+import { booleanOf, flattenProperties, intOf } from '../wsman-parse.js';
 
 export const REDIRECTION_SERVICE = 'AMT_RedirectionService';
 export const KVM_SAP = 'CIM_KVMRedirectionSAP';
@@ -38,7 +38,6 @@ export interface FeatureChange {
   optInRequired?: number;
 }
 
-const isTrue = (item: WsmanItem, name: string) => textOf(item.properties[name])?.toLowerCase() === 'true';
 
 /** The features and consent as the device reports them. */
 export async function readRedirectionFeatures(client: WsmanClient): Promise<RedirectionFeatures> {
@@ -47,17 +46,18 @@ export async function readRedirectionFeatures(client: WsmanClient): Promise<Redi
   const optIn = await client.get(OPT_IN_SERVICE);
   const enabled = (intOf(service.properties['EnabledState']) ?? REDIRECTION_BASE) - REDIRECTION_BASE;
   const kvmState = intOf(kvm.properties['EnabledState']);
-  const canModify = textOf(optIn.properties['CanModifyOptInPolicy']);
+  // uint32 in the schema (1 / 0); a device that does not say is left to refuse the change itself.
+  const canModify = intOf(optIn.properties['CanModifyOptInPolicy']);
   return {
     // 6: enabled, no session; 2: enabled, a session open. Both mean enabled.
     kvm: kvmState === 2 || kvmState === 6,
     sol: (enabled & 2) === 2,
     ider: (enabled & 1) === 1,
-    listener: isTrue(service, 'ListenerEnabled'),
+    listener: booleanOf(service.properties['ListenerEnabled']) === true,
     kvmSessionOpen: kvmState === 2,
     optInRequired: intOf(optIn.properties['OptInRequired']),
     optInState: intOf(optIn.properties['OptInState']),
-    canModifyOptInPolicy: canModify === null ? true : canModify.toLowerCase() === 'true',
+    canModifyOptInPolicy: canModify !== 0,
   };
 }
 
