@@ -151,12 +151,23 @@ function inputReader(input: Node): InputReader {
   };
 }
 
+const PUT_RESPONSE = 'http://schemas.xmlsoap.org/ws/2004/09/transfer/PutResponse';
+
+/**
+ * A Put's answer: the instance as stored, as most of the vectors' Put answers are
+ * (amt/redirectionservice/put.xml), or, on a device set to `empty-put-answers`, an empty Body, as
+ * others are (amt/mps/put.xml).
+ */
+function putAnswer(ctx: Ctx, instance: SimInstance): WsmanReply {
+  if (ctx.state.misbehaviour !== 'empty-put-answers') return instanceAnswer(ctx, PUT_RESPONSE, instance);
+  return ok(ctx, PUT_RESPONSE, '', instanceNamespaces(instance.className, instance.declaresCommon));
+}
+
 function put(ctx: Ctx): WsmanReply {
   const redirectionPut = REDIRECTION_PUTS[ctx.className];
   if (redirectionPut) {
     if (!redirectionPut(ctx.state, inputReader(obj(ctx.body[ctx.className]) ?? {}))) return fault(ctx.state, FAULTS.invalidParameter, ctx.relatesTo);
-    // A Put answers the instance as stored, as the vectors' Put answers (amt/redirectionservice/put.xml) do.
-    return instanceAnswer(ctx, 'http://schemas.xmlsoap.org/ws/2004/09/transfer/PutResponse', REDIRECTION_INSTANCES[ctx.className]!(ctx.state));
+    return putAnswer(ctx, REDIRECTION_INSTANCES[ctx.className]!(ctx.state));
   }
   if (ctx.className !== 'AMT_GeneralSettings') return fault(ctx.state, FAULTS.actionNotSupported, ctx.relatesTo);
   const input = obj(ctx.body['AMT_GeneralSettings']) ?? {};
@@ -164,7 +175,7 @@ function put(ctx: Ctx): WsmanReply {
   const domain = text(input['DomainName']);
   if (host !== undefined) ctx.state.hostname = host;
   if (domain !== undefined) ctx.state.domain = domain;
-  return instanceAnswer(ctx, 'http://schemas.xmlsoap.org/ws/2004/09/transfer/PutResponse', GETTABLE['AMT_GeneralSettings']!(ctx.state));
+  return putAnswer(ctx, GETTABLE['AMT_GeneralSettings']!(ctx.state));
 }
 
 function enumerate(ctx: Ctx): WsmanReply {
