@@ -8,25 +8,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { until } from '../helpers/poll.js';
+import { freePort } from '../bench/free-port.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-
-/** A port free on loopback now (bound, read and released). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 test('the demo prints the SOAP port it listens on (AMTGW_SOAP_PORT), serves there and stops on SIGINT', { timeout: 120_000 }, async () => {
   const soapPort = await freePort();
