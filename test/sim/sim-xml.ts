@@ -42,30 +42,6 @@ export function classUri(className: string): string {
   return `http://schemas.dmtf.org/wbem/wscim/1/cim-schema/2/${className}`;
 }
 
-const node = (ns: string, name: string, content: string | XmlTree[], attrs: Record<string, string> = {}): XmlTree => ({
-  ns,
-  name,
-  attrs,
-  children: typeof content === 'string' ? [] : content,
-  text: typeof content === 'string' ? content : '',
-  declared: {},
-});
-
-/** An endpoint reference value. */
-export function epr(className: string, selectors: Record<string, string>): SimElementValue {
-  const selectorSet = Object.entries(selectors).map(([name, value]) => node(NS.wsman, 'Selector', value, { Name: name }));
-  return {
-    element: [
-      node(NS.addressing, 'Address', ANONYMOUS),
-      node(NS.addressing, 'ReferenceParameters', [node(NS.wsman, 'ResourceURI', classUri(className)), node(NS.wsman, 'SelectorSet', selectorSet)]),
-    ],
-  };
-}
-
-export function datetime(iso: string): SimElementValue {
-  return { element: [node(NS.common, 'Datetime', iso)] };
-}
-
 /** The prefix of each namespace an answer declares (URI -> prefix). */
 export type Prefixes = ReadonlyMap<string, string>;
 
@@ -80,9 +56,20 @@ function elementXml(tree: XmlTree, prefixes: Prefixes): string {
   return `<${prefix}:${tree.name}${declare}${attrs}>${inner}</${prefix}:${tree.name}>`;
 }
 
+/** Structured values rendered once per answer shape: a template's references and datetimes are the same objects every time. */
+const renderedElements = new WeakMap<SimElementValue, Map<Prefixes, string>>();
+
+function elementsXml(value: SimElementValue, prefixes: Prefixes): string {
+  let byPrefixes = renderedElements.get(value);
+  if (!byPrefixes) renderedElements.set(value, (byPrefixes = new Map()));
+  let xml = byPrefixes.get(prefixes);
+  if (xml === undefined) byPrefixes.set(prefixes, (xml = value.element.map((e) => elementXml(e, prefixes)).join('')));
+  return xml;
+}
+
 function valueXml(prefix: string, name: string, value: SimValue, prefixes: Prefixes): string {
   if (Array.isArray(value)) return value.map((v) => valueXml(prefix, name, v, prefixes)).join('');
-  const inner = typeof value === 'object' ? (value as SimElementValue).element.map((e) => elementXml(e, prefixes)).join('') : esc(String(value));
+  const inner = typeof value === 'object' ? elementsXml(value as SimElementValue, prefixes) : esc(String(value));
   return `<${prefix}:${name}>${inner}</${prefix}:${name}>`;
 }
 
@@ -96,10 +83,20 @@ export function instanceXml(prefix: string, instance: SimInstance, prefixes: Pre
 /** The namespaces an answer declares beyond a..f and xsi, in order (`g`, `h`, `i`). */
 export type AnswerNamespaces = ReadonlyArray<readonly [prefix: string, uri: string]>;
 
+/** One array per answer shape, so that what is rendered for it can be remembered. */
+const shapes = new Map<string, AnswerNamespaces>();
+function shape(key: string, make: () => AnswerNamespaces): AnswerNamespaces {
+  let namespaces = shapes.get(key);
+  if (!namespaces) shapes.set(key, (namespaces = make()));
+  return namespaces;
+}
+
 /** A Get or Put answer (and a method's, whose class has no common namespace in the vectors). */
-export const instanceNamespaces = (className: string, common = false): AnswerNamespaces => [['g', classUri(className)], ...(common ? [['h', NS.common] as const] : [])];
+export const instanceNamespaces = (className: string, common = false): AnswerNamespaces =>
+  shape(`instance ${className} ${common}`, () => [['g', classUri(className)], ...(common ? [['h', NS.common] as const] : [])]);
 /** A Pull answer whose items are of `itemClass`. */
-export const pullNamespaces = (itemClass: string, common = false): AnswerNamespaces => [['g', NS.enumeration], ['h', classUri(itemClass)], ...(common ? [['i', NS.common] as const] : [])];
+export const pullNamespaces = (itemClass: string, common = false): AnswerNamespaces =>
+  shape(`pull ${itemClass} ${common}`, () => [['g', NS.enumeration], ['h', classUri(itemClass)], ...(common ? [['i', NS.common] as const] : [])]);
 export const ENUMERATION_NAMESPACES: AnswerNamespaces = [['g', NS.enumeration]];
 
 const FIXED_NAMESPACES: AnswerNamespaces = [
@@ -111,9 +108,13 @@ const FIXED_NAMESPACES: AnswerNamespaces = [
   ['f', 'http://schemas.dmtf.org/wbem/wsman/1/cimbinding.xsd'],
 ];
 
-/** The prefixes of an answer's elements, for rendering values. */
+const prefixMaps = new WeakMap<AnswerNamespaces, Prefixes>();
+
+/** The prefixes of an answer's elements, for rendering values (one map per answer shape). */
 export function prefixesOf(namespaces: AnswerNamespaces): Prefixes {
-  return new Map([...FIXED_NAMESPACES, ...namespaces].map(([prefix, uri]) => [uri, prefix]));
+  let prefixes = prefixMaps.get(namespaces);
+  if (!prefixes) prefixMaps.set(namespaces, (prefixes = new Map([...FIXED_NAMESPACES, ...namespaces].map(([prefix, uri]) => [uri, prefix]))));
+  return prefixes;
 }
 
 export interface EnvelopeParts {
