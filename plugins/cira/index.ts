@@ -41,6 +41,8 @@ export default definePlugin<CiraConfig>({
     const accounts = await openAccountStore(ctx.store.namespace('accounts'), ctx.secrets);
     const bindings = await openBindingStore(ctx.store.namespace('bindings'));
     const server = createCiraServer({ config, host: config.host ?? ctx.site.host, certificate, accounts, bindings, logger: ctx.logger });
+    // Registered before the integration's hooks, so it runs after them: reads through the tunnels stop first.
+    ctx.onStopping(() => server.close());
     let mpsAddress = '';
     server.service.onTunnel((event) => {
       if (event.type === 'up') ctx.events.publish('CiraTunnelUp', { ...event.connection, mpsAddress });
@@ -67,6 +69,5 @@ export default definePlugin<CiraConfig>({
     registerAccountRoutes(ctx, accounts);
     registerConnectionRoutes(ctx, server.service);
     registerBindingRoutes(ctx, { cira: server.service, accounts, bindings });
-    ctx.onStopping(() => server.close());
   },
 });

@@ -18,7 +18,7 @@ import { RedirectionErrors } from './errors.js';
 import { KVM_MODE } from './modes/kvm.js';
 import type { ModeSpec, SessionCodec } from './modes/mode.js';
 import { SOL_MODE } from './modes/sol.js';
-import { startRelay } from './relay.js';
+import { startRelay, type RelayedBytes } from './relay.js';
 import { createSessionRegistry, type EndReason, type LiveSession } from './sessions.js';
 import { createTicketStore, type Ticket } from './tickets.js';
 
@@ -123,10 +123,10 @@ export function createSessionService({ devices, reads, sessionAccess, auth, logg
       },
       end: (reason) => relay.end(reason),
     };
-    const onEnd = (reason: EndReason) => {
+    // Reads nothing of `relay`: it runs before `startRelay` returns when the codec refuses the leftover bytes.
+    const onEnd = (reason: EndReason, { bytesToDevice, bytesFromDevice }: RelayedBytes) => {
       registry.closed(session);
       const durationMs = Date.now() - startedMs;
-      const { bytesToDevice, bytesFromDevice } = relay;
       logger.info('remote console session ended', { sessionId: session.id, user: session.user, deviceId: session.deviceId, mode: session.mode, reason, durationMs, bytesToDevice, bytesFromDevice });
       events.publish('RemoteConsoleSessionClosed', { mode: session.mode, bytesToDevice, bytesFromDevice, durationSeconds: durationMs / 1000 });
       const by = endedBy.get(session.id) ?? { user: session.user, address };
@@ -140,11 +140,11 @@ export function createSessionService({ devices, reads, sessionAccess, auth, logg
     };
     registry.open(session);
     events.publish('RemoteConsoleSessionOpened', { mode: session.mode });
+    logger.info('remote console session started', { sessionId: session.id, user: session.user, deviceId: session.deviceId, mode: session.mode });
     const relay = startRelay({
       ws, viewerSocket: socket, stream: opened.stream, slabReads: opened.slabReads, leftover: opened.leftover, codec: opened.begun, idleMs: config.idleTimeoutSeconds * 1000,
       deviceClose: ticket.mode === 'kvm' ? 'deviceIdleKvm' : 'device', onEnd,
     });
-    logger.info('remote console session started', { sessionId: session.id, user: session.user, deviceId: session.deviceId, mode: session.mode });
   }
 
   /** Ends the sessions whose user was deleted or no longer holds the permission. */

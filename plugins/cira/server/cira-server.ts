@@ -181,7 +181,8 @@ export function createCiraServer(options: CiraServerOptions): CiraServer {
       registry.close();
       // Tunnels got a DISCONNECT; whatever is still open a moment later (handshakes, deaf peers) is cut.
       const cut = setTimeout(() => listener.cutAll(), CLOSE_GRACE_MS);
-      await closed;
+      // Device lookups of tunnels that were signing in write to the store: done before it closes.
+      await Promise.all([closed, registry.drained()]);
       clearTimeout(cut);
     },
   };

@@ -4,6 +4,7 @@
  * sessions open now, and the keys typed into its KVM screen.
  */
 import { SeededBytes } from '../device-identity.js';
+import { SolHost } from './sol-host.js';
 
 export type RedirectionMode = 'sol' | 'kvm' | 'ider';
 /** What the device booted into at its last reset (`hdd` when nothing was asked). */
@@ -54,6 +55,8 @@ export class RedirectionState {
   readonly open = new Set<RedirectionMode>();
   /** Keys pressed on the KVM screen, in order (what was typed into the simulated screen). */
   readonly typed: number[] = [];
+  /** The host's serial port as SOL sessions see it (its lines, and a test control for a chattering device). */
+  readonly solHost = new SolHost();
   readonly counters: RedirectionCounters = { starts: 0, busy: 0, signIns: 0, signInFailures: 0, idleCloses: 0 };
   #consentTimer: NodeJS.Timeout | undefined;
   #codes: SeededBytes;
@@ -128,6 +131,7 @@ export class RedirectionState {
   /** A reset or power-on: the armed one-time boot setting decides what it boots into, and is used up. */
   reset(): void {
     this.resets++;
+    this.solHost.reset();
     this.lastBoot = this.boot.armed ? (this.boot.biosSetup ? 'bios' : this.boot.pxe ? 'pxe' : 'hdd') : 'hdd';
     Object.assign(this.boot, { biosSetup: false, pxe: false, armed: false });
     this.screenChanged();
