@@ -9,7 +9,8 @@ import { openBindingStore } from './identity/uuid-bindings.js';
 import type { CiraService } from './api.js';
 import { CIRA_CONFIG_SCHEMA, type CiraConfig } from './config.js';
 import { registerCiraIntegration } from './integration.js';
-import { ciraMpsAddress, splitMpsAddress } from './mps-address.js';
+import { splitHostPort } from '../../core/net/host-port.js';
+import { ciraMpsAddress, STANDARD_CIRA_PORT } from './mps-address.js';
 import { registerAccountRoutes } from './routes/account-routes.js';
 import { registerBindingRoutes } from './routes/binding-routes.js';
 import { registerConnectionRoutes } from './routes/connection-routes.js';
@@ -45,7 +46,7 @@ export default definePlugin<CiraConfig>({
     let mpsAddress = '';
     const deviceAccounts = createDeviceAccounts(accounts, bindings);
     const service: CiraService = Object.assign(server.service, {
-      dialIn: () => (mpsAddress ? { ...splitMpsAddress(mpsAddress), certificatePem: certificate.cert } : null),
+      dialIn: () => (mpsAddress ? { ...splitHostPort(mpsAddress, STANDARD_CIRA_PORT), certificatePem: certificate.cert } : null),
       provisionAccount: (uuid: string) => deviceAccounts.provision(uuid),
       releaseAccount: (uuid: string) => deviceAccounts.release(uuid),
     });

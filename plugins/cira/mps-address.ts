@@ -17,9 +17,3 @@ export function ciraMpsAddress(publicAddress: string | null, listening: { host: 
   return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
 }
 
-/** `host` and port of an MPS address as {@link ciraMpsAddress} writes it (`host`, `host:port`, `[v6]:port`). */
-export function splitMpsAddress(address: string): { host: string; port: number } {
-  const match = /^(\[[^\]]+\]|[^:]+)(?::(\d{1,5}))?$/.exec(address);
-  const host = match?.[1] ?? address;
-  return { host: host.startsWith('[') ? host.slice(1, -1) : host, port: match?.[2] ? Number(match[2]) : STANDARD_CIRA_PORT };
-}

@@ -58,24 +58,18 @@ function unlistedDevice(uuid: string, address: string): Device {
   };
 }
 
-export interface OperationResult<T> {
-  value: T;
-  /** WS-Management requests the operation made. */
-  calls: number;
-}
-
 export interface DeviceLink {
   /**
    * Runs one named operation on the device behind `agent`, signed in with `credential`, as one
    * pass of the device gate along the agent's path.
    * @throws the operation's own problem, the agent's (timeout, gone), or the gate's
    */
-  run<T>(agent: ConnectedAgent, credential: TaskCredential, name: string, operation: (calls: FirmwareCalls) => Promise<T>): Promise<OperationResult<T>>;
+  run<T>(agent: ConnectedAgent, credential: TaskCredential, name: string, operation: (calls: FirmwareCalls) => Promise<T>): Promise<T>;
 }
 
 export function createDeviceLink(gate: DeviceGate, devices: DeviceRegistry, stepTimeoutMs: number): DeviceLink {
   return {
-    async run<T>(agent: ConnectedAgent, credential: TaskCredential, name: string, operation: (calls: FirmwareCalls) => Promise<T>): Promise<OperationResult<T>> {
+    async run<T>(agent: ConnectedAgent, credential: TaskCredential, name: string, operation: (calls: FirmwareCalls) => Promise<T>): Promise<T> {
       const device = devices.findByUuid(agent.uuid) ?? unlistedDevice(agent.uuid, agent.session.remoteAddress);
       // A problem thrown by the operation itself (a refusal it judged) keeps its code and text.
       let own: unknown;
@@ -87,7 +81,7 @@ export function createDeviceLink(gate: DeviceGate, devices: DeviceRegistry, step
             runDeviceOperation(input.target, input.credential, undefined, async (client) => {
               const calls = new FirmwareCalls(client);
               try {
-                return { result: { value: await operation(calls), calls: calls.calls } };
+                return { result: await operation(calls) };
               } catch (error) {
                 if (!isAmtError(error)) own = error;
                 throw error;
@@ -100,7 +94,7 @@ export function createDeviceLink(gate: DeviceGate, devices: DeviceRegistry, step
             timeouts: { connectMs: 5_000, firstByteMs: stepTimeoutMs + 1_000, totalMs: stepTimeoutMs + 2_000 },
           },
         );
-        return value.result as OperationResult<T>;
+        return value.result as T;
       } catch (error) {
         throw own ?? agent.session.lastFailure ?? Object.assign(error as Error, { operation: name });
       }

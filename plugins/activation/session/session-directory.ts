@@ -19,13 +19,10 @@ export interface SessionDirectory {
   /** Claims the UUID for `session`; false when another agent holds it now. */
   claim(uuid: string, session: AgentSession): ConnectedAgent | null;
   get(uuid: string): ConnectedAgent | undefined;
-  /** Agents connected now (claimed or not). */
-  readonly size: number;
 }
 
-export function createSessionDirectory(): SessionDirectory & { count(delta: 1 | -1): void } {
+export function createSessionDirectory(): SessionDirectory {
   const byUuid = new Map<string, ConnectedAgent>();
-  let connected = 0;
   return {
     claim(uuid, session) {
       if (byUuid.has(uuid)) return null;
@@ -37,11 +34,5 @@ export function createSessionDirectory(): SessionDirectory & { count(delta: 1 | 
       return entry;
     },
     get: (uuid) => byUuid.get(uuid.toLowerCase()),
-    get size() {
-      return connected;
-    },
-    count(delta) {
-      connected += delta;
-    },
   };
 }
