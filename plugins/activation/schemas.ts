@@ -20,22 +20,25 @@ const AMT_PASSWORD = Type.String({
 export const MODES = ['ccm', 'acm'] as const;
 export const CONSENTS = ['none', 'kvm', 'all'] as const;
 
+/** Request bodies get no defaults filled in: a field left out takes the default the description names (profile-store.ts applies them). */
 const FEATURES = Type.Object(
-  { kvm: Type.Boolean({ default: true }), sol: Type.Boolean({ default: true }), ider: Type.Boolean({ default: true }) },
-  { additionalProperties: false, default: {}, description: 'Redirection features turned on (true) or off' },
+  { kvm: Type.Optional(Type.Boolean({ default: true })), sol: Type.Optional(Type.Boolean({ default: true })), ider: Type.Optional(Type.Boolean({ default: true })) },
+  { additionalProperties: false, description: 'Redirection features turned on (true, the default) or off' },
 );
 
 const PROFILE_FIELDS = {
   mode: StringEnum(MODES, { description: '`ccm`: client control mode (Setup); `acm`: admin control mode (AdminSetup with a provisioning certificate)' }),
-  password: StringEnum(['generate', 'fixed'], {
-    default: 'generate',
-    description: '`generate` (default): every device gets its own random AMT password; `fixed`: every device gets `fixedPassword`, which one device\'s exchange reveals for all',
-  }),
+  password: Type.Optional(
+    StringEnum(['generate', 'fixed'], {
+      default: 'generate',
+      description: '`generate` (default): every device gets its own random AMT password; `fixed`: every device gets `fixedPassword`, which one device\'s exchange reveals for all',
+    }),
+  ),
   fixedPassword: Type.Optional(AMT_PASSWORD),
   mebxPassword: Type.Optional({ ...AMT_PASSWORD, description: 'The MEBx (BIOS extension) password set in admin control mode; required with `acm`' }),
-  userConsent: StringEnum(CONSENTS, { default: 'all', description: 'What needs the user at the machine to consent; client control mode allows only `all`' }),
-  features: FEATURES,
-  connection: StringEnum(['cira', 'lan'], { default: 'lan', description: '`cira`: the device is set up to dial in to this gateway; `lan`: reached at its address' }),
+  userConsent: Type.Optional(StringEnum(CONSENTS, { default: 'all', description: 'What needs the user at the machine to consent; client control mode allows only `all` (the default)' })),
+  features: Type.Optional(FEATURES),
+  connection: Type.Optional(StringEnum(['cira', 'lan'], { default: 'lan', description: '`cira`: the device is set up to dial in to this gateway; `lan` (default): reached at its address' })),
 };
 
 export const PROFILE_INPUT_SCHEMA = Type.Object({ name: NAME, ...PROFILE_FIELDS }, { additionalProperties: false });

@@ -22,15 +22,33 @@ export function problemOf(error: unknown): { code: string; detail: string } {
   return { code: 'GW_ERR_ACTIVATION_INTERNAL', detail: 'the action failed unexpectedly (see the gateway log)' };
 }
 
+/** What the agent prints as each step begins. */
+const STEP_LINES: Record<string, string> = {
+  check: 'Checking the request',
+  approval: 'Waiting for an operator to approve replacing the managed device with this UUID',
+  read: 'Reading the firmware',
+  setup: 'Activating',
+  confirm: 'Confirming the control mode',
+  mebx: 'Setting the MEBx password',
+  features: 'Configuring redirection features and user consent',
+  cira: 'Configuring CIRA',
+  unprovision: 'Deactivating',
+  forget: 'Removing the stored password',
+};
+
 export class ActionTracker {
   #stepStarted = performance.now();
   #callsAtStep = 0;
 
-  /** @param relayed the requests relayed to the firmware so far (the session's count: every HTTP exchange, Digest challenges included) */
+  /**
+   * @param relayed the requests relayed to the firmware so far (the session's count: every HTTP exchange, Digest challenges included)
+   * @param tell a line for the agent to print at each step (rpc-go 2.x prints RPS's progress messages)
+   */
   constructor(
     private readonly parts: TrackerParts,
     readonly record: ActivationRecord,
     private readonly relayed: () => number,
+    private readonly tell: (line: string) => void = () => undefined,
   ) {}
 
   async start(): Promise<void> {
@@ -45,6 +63,7 @@ export class ActionTracker {
     this.record.step = name;
     this.#callsAtStep = this.record.calls;
     this.record.steps.push({ step: name, at: new Date().toISOString() });
+    this.tell(STEP_LINES[name] ?? name);
     this.#publish();
   }
 

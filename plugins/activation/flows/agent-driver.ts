@@ -70,7 +70,7 @@ export async function driveSession(parts: DriverParts, session: AgentSession): P
     session.finish('error', ActivationErrors.busy(`another agent works on device ${request.facts.uuid} now`).message);
     return;
   }
-  const tracker = new ActionTracker(parts.tracking, newRecord(parts, session, request), () => session.counters.exchanges);
+  const tracker = new ActionTracker(parts.tracking, newRecord(parts, session, request), () => session.counters.exchanges, (line) => session.progress(line));
   const controller = new AbortController();
   const timeoutMs = parts.config.actionTimeoutMs;
   const timer = setTimeout(() => {

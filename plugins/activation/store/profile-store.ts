@@ -64,10 +64,10 @@ export async function openProfileStore(store: KeyValueStore, secrets: PluginSecr
   };
   const fields = (input: ProfileUpdate, current: StoredProfile | undefined) => ({
     mode: input.mode,
-    password: input.password,
-    userConsent: input.userConsent,
-    features: { kvm: input.features.kvm, sol: input.features.sol, ider: input.features.ider },
-    connection: input.connection,
+    password: input.password ?? 'generate',
+    userConsent: input.userConsent ?? 'all',
+    features: { kvm: input.features?.kvm ?? true, sol: input.features?.sol ?? true, ider: input.features?.ider ?? true },
+    connection: input.connection ?? 'lan',
     // A password left out of an update keeps the stored one while the choice still wants it.
     sealedFixedPassword: input.fixedPassword !== undefined ? secrets.seal(input.fixedPassword) : input.password === 'fixed' ? (current?.sealedFixedPassword ?? null) : null,
     sealedMebxPassword: input.mebxPassword !== undefined ? secrets.seal(input.mebxPassword) : input.mode === 'acm' ? (current?.sealedMebxPassword ?? null) : null,

@@ -31,6 +31,8 @@ export interface MachineOptions {
   ciraReconnectMs?: number;
   /** The tunnel is dialled once the CIRA settings stop changing for this long (default 200 ms). */
   ciraSettleMs?: number;
+  /** The port the firmware answers on the network once activated (e.g. 16992); default none. */
+  networkPort?: number;
 }
 
 /** What rpc-go reads from the firmware over HECI for its first message. */
@@ -61,6 +63,8 @@ export class SimMachine {
   cira: SimCiraClient | undefined;
   #lms: Server;
   #lmsPort = 0;
+  #network: Server | undefined;
+  #networkOpen = false;
   #settle: NodeJS.Timeout | undefined;
   #ciraShape = '';
 
@@ -90,6 +94,7 @@ export class SimMachine {
       res.once('finish', () => this.#review());
       handler(req, res);
     });
+    if (options.networkPort !== undefined) this.#network = createServer({ keepAliveTimeout: 5_000 }, handler);
   }
 
   get uuid(): string {
@@ -114,6 +119,7 @@ export class SimMachine {
 
   async stop(): Promise<void> {
     clearTimeout(this.#settle);
+    await this.#setNetwork(false);
     await this.cira?.stop();
     this.cira = undefined;
     this.#lms.closeAllConnections();
@@ -136,9 +142,26 @@ export class SimMachine {
     };
   }
 
-  /** After each request: when the CIRA settings changed, what the firmware does about them is decided once they settle. */
+  /** The firmware's network face: open while activated (a machine in pre-provisioning answers only locally). */
+  async #setNetwork(open: boolean): Promise<void> {
+    const server = this.#network;
+    if (!server || open === this.#networkOpen) return;
+    this.#networkOpen = open;
+    if (open) {
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(this.options.networkPort, this.options.address, () => resolve());
+      });
+    } else {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  }
+
+  /** After each request: the network face follows the control mode; when the CIRA settings changed, what the firmware does about them is decided once they settle. */
   #review(): void {
     const { cira, controlMode } = this.firmware;
+    void this.#setNetwork(controlMode !== 0);
     const shape = JSON.stringify([controlMode, cira.servers, cira.rules, cira.trustedRoots.map((c) => c.fingerprint256), cira.detectionStrings, cira.userInitiated]);
     if (shape === this.#ciraShape) return;
     this.#ciraShape = shape;
