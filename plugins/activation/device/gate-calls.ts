@@ -10,6 +10,7 @@ import type { Device, DeviceGate, DevicePathOffer, DeviceRegistry } from 'amt-ga
 import type { TaskCredential } from '../../../workers/tasks/task-types.js';
 import { runDeviceOperation } from '../../../workers/amt/device-operation.js';
 import { isAmtError } from '../../../workers/amt/errors.js';
+import { LATE_ANSWER_GRACE_MS } from '../session/agent-session.js';
 import type { ConnectedAgent, SessionDirectory } from '../session/session-directory.js';
 import { FirmwareCalls } from './firmware-calls.js';
 
@@ -91,7 +92,8 @@ export function createDeviceLink(gate: DeviceGate, devices: DeviceRegistry, step
             via: PATH_KIND,
             credential,
             credentialAttempts: 1,
-            timeouts: { connectMs: 5_000, firstByteMs: stepTimeoutMs + 1_000, totalMs: stepTimeoutMs + 2_000 },
+            // The session bounds each exchange (stepTimeoutMs, after a grace when the one before was given up on); these only back it.
+            timeouts: { connectMs: 5_000, firstByteMs: stepTimeoutMs + LATE_ANSWER_GRACE_MS + 1_000, totalMs: stepTimeoutMs + LATE_ANSWER_GRACE_MS + 2_000 },
           },
         );
         return value.result as T;

@@ -21,7 +21,7 @@ export interface AgentSessionOptions {
  * firmware 1.5 s to start answering and 1 s between pieces, so a request sent later waits this long
  * first, and nothing that arrives meanwhile is taken for the next request's answer.
  */
-const LATE_ANSWER_GRACE_MS = 3_000;
+export const LATE_ANSWER_GRACE_MS = 3_000;
 
 interface Pending {
   resolve(bytes: Buffer): void;

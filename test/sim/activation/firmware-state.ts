@@ -146,7 +146,9 @@ export class FirmwareState {
     const config = this.#config as { provisioningState: number; provisioningMode: number };
     config.provisioningState = mode === 0 ? 0 : 2;
     config.provisioningMode = mode === 2 ? 1 : 4;
+    // Client control mode asks consent for everything and the policy is fixed; admin control mode may change it.
     if (mode === 1) this.device.redirection.setClientControlMode();
+    else this.device.redirection.optInPolicyFixed = false;
   }
 
   /** Unprovision: back to pre-provisioning, every setting the server made gone. */

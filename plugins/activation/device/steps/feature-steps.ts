@@ -56,7 +56,8 @@ export async function applyFeatures(calls: FirmwareCalls, wanted: WantedFeatures
     const required = OPT_IN_REQUIRED[wanted.userConsent];
     if (intOf(optIn.properties['OptInRequired']) !== required) {
       const properties = { ...flattenProperties(optIn.properties), OptInRequired: String(required) };
-      await calls.put(calls.ips.OptInService.Put(safeProperties(properties) as never), 'IPS_OptInService');
+      // This builder takes the instance under its class name.
+      await calls.put(calls.ips.OptInService.Put({ IPS_OptInService: safeProperties(properties) } as never), 'IPS_OptInService');
       changed.push('consent');
     }
   }
