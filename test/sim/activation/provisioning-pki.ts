@@ -37,7 +37,7 @@ function keyPair() {
   return { key, publicKey: forge.pki.setRsaPublicKey(key.n, key.e) };
 }
 
-function certificate(subject: string, issuer: { cn: string; key: forge.pki.PrivateKey }, publicKey: forge.pki.PublicKey, days: number, extensions: object[], serial: string) {
+function certificate(subject: string, issuer: { cn: string; key: forge.pki.rsa.PrivateKey }, publicKey: forge.pki.PublicKey, days: number, extensions: object[], serial: string) {
   const cert = forge.pki.createCertificate();
   cert.publicKey = publicKey;
   cert.serialNumber = serial;
