@@ -28,6 +28,8 @@ export const ACTIVATION_CONFIG_SCHEMA = Section({
   approvalWaitSeconds: int(0, 86_400, 300, 'Seconds an activation waits for approval (0: fail at once, approve, run again)'),
   /** How long an approval stays valid for its UUID once given. */
   approvalValidSeconds: int(60, 604_800, 3600, 'Seconds an approval stays valid'),
+  /** How long a one-time code for `rpc deactivate` / `rpc maintenance` stays valid. */
+  codeValidSeconds: int(60, 86_400, 900, 'Seconds a one-time code stays valid'),
   /** Records kept (oldest dropped first). */
   maxRecords: int(100, 10_000_000, 100_000, 'Activation records kept'),
   /** What devices dial for CIRA (`host` or `host:port`); null: the cira plugin's address (its publicAddress, else its listener). */

@@ -12,8 +12,10 @@ import { openDomainStore } from './domains/domain-store.js';
 import { driveSession, type DriverParts } from './flows/agent-driver.js';
 import { registerDomainRoutes } from './routes/domain-routes.js';
 import { registerProfileRoutes } from './routes/profile-routes.js';
+import { registerCodeRoutes } from './routes/code-routes.js';
 import { registerRecordRoutes } from './routes/record-routes.js';
 import { createSessionDirectory } from './session/session-directory.js';
+import { createActionCodes } from './store/action-codes.js';
 import { openApprovals } from './store/approvals.js';
 import { openProfileStore } from './store/profile-store.js';
 import { openRecordLog } from './store/record-log.js';
@@ -42,11 +44,13 @@ export default definePlugin({
     const records = await openRecordLog(ctx.store.namespace('records'), config.maxRecords);
     const approvals = await openApprovals(ctx.store.namespace('approvals'), config.approvalValidSeconds);
     const directory = createSessionDirectory();
+    const codes = createActionCodes();
     registerAgentPath(gate, directory, ctx.name);
     const parts: DriverParts = {
       profiles,
       domains,
       approvals,
+      codes,
       link: createDeviceLink(gate, devices, config.stepTimeoutMs),
       devices,
       presence: ctx.use('devicePresence'),
@@ -73,6 +77,7 @@ export default definePlugin({
     registerProfileRoutes(ctx, profiles);
     registerDomainRoutes(ctx, domains);
     registerRecordRoutes(ctx, records, approvals, (uuid) => devices.findByUuid(uuid)?.id);
+    registerCodeRoutes(ctx, codes, (uuid) => parts.vault.boundTo(uuid) !== undefined, config.codeValidSeconds);
     ctx.onStopping(() => endpoint.close());
   },
 });

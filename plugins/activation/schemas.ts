@@ -151,3 +151,11 @@ export const PROGRESS_SCHEMA = Type.Object({
   deviceId: Type.Optional(Type.String()),
 });
 export type ActivationProgressEvent = Static<typeof PROGRESS_SCHEMA>;
+
+export const CODE_REQUEST_SCHEMA = Type.Object({ uuid: Type.String({ pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$' }) }, { additionalProperties: false });
+export const CODE_SCHEMA = Type.Object({
+  uuid: Type.String(),
+  code: Type.String({ description: 'Type it as the AMT password: `rpc deactivate --password CODE`, `rpc maintenance -password CODE ...`; works once' }),
+  expiresAt: DATE_TIME,
+});
+export type ActionCode = Static<typeof CODE_SCHEMA>;

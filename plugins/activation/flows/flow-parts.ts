@@ -5,6 +5,7 @@ import type { ActivationConfig } from '../config.js';
 import type { DeviceLink } from '../device/gate-calls.js';
 import type { DomainStore } from '../domains/domain-store.js';
 import type { ConnectedAgent } from '../session/session-directory.js';
+import type { ActionCodes } from '../store/action-codes.js';
 import type { Approvals } from '../store/approvals.js';
 import type { ProfileStore } from '../store/profile-store.js';
 import type { ActionTracker } from './action-tracker.js';
@@ -13,6 +14,8 @@ export interface FlowParts {
   profiles: ProfileStore;
   domains: DomainStore;
   approvals: Approvals;
+  /** One-time codes operators type instead of a device's password. */
+  codes: ActionCodes;
   link: DeviceLink;
   devices: DeviceRegistry;
   presence: DevicePresence;
