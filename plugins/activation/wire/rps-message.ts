@@ -102,9 +102,10 @@ export function payloadBytes(envelope: RpsEnvelope): Buffer {
 
 /** A JSON payload (the first message's): an object, else a bad message. */
 export function payloadObject(envelope: RpsEnvelope): Record<string, unknown> {
+  const bytes = payloadBytes(envelope);
   let value: unknown;
   try {
-    value = JSON.parse(payloadBytes(envelope).toString('utf8'));
+    value = JSON.parse(bytes.toString('utf8'));
   } catch {
     throw ActivationErrors.badMessage('payload is not JSON');
   }
