@@ -15,7 +15,7 @@ export const ACTIVATION_CONFIG_SCHEMA = Section({
   /** Agents from one source address at once (one machine runs one agent; NAT may put a few behind one). */
   maxSessionsPerAddress: int(1, 10_000, 16, 'Agent connections from one address at once'),
   /** Bound of every exchange relayed through an agent: the agent must answer each request within it. */
-  stepTimeoutMs: int(1000, 600_000, 60_000, 'Most time one relayed WS-Management request may take'),
+  stepTimeoutMs: int(1000, 600_000, 20_000, 'Most time one relayed WS-Management request may take (rpc-go gives up on silent firmware after 1.5 s)'),
   /** The agent's first message must come within this. */
   helloTimeoutMs: int(100, 120_000, 15_000, 'Most time from connect to the first message'),
   /** Bound of one whole action (activation, deactivation, maintenance). */
