@@ -6,6 +6,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { WebSocketServer } from 'ws';
+import { createConnectionBudget } from '../../../core/net/connection-budget.js';
 import { insideNetworks, parseCidr, parseIpv4, type Cidr } from '../../../core/net/ipv4.js';
 import { refuseUpgrade, type Logger, type UpgradeHandler } from '../../../core/plugin-api.js';
 import { ActivationErrors } from '../errors.js';
@@ -38,8 +39,7 @@ export function createActivateEndpoint(options: EndpointOptions): { upgrade: Upg
     return ip !== undefined && insideNetworks(ip, ip, networks);
   };
   const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxMessageBytes, perMessageDeflate: false });
-  const perAddress = new Map<string, number>();
-  let total = 0;
+  const budget = createConnectionBudget({ total: options.maxSessions, perAddress: options.maxSessionsPerAddress });
   const open = new Set<AgentSession>();
 
   const upgrade: UpgradeHandler = (req, socket, head) => {
@@ -50,20 +50,11 @@ export function createActivateEndpoint(options: EndpointOptions): { upgrade: Upg
       return refuseUpgrade(socket, ActivationErrors.sourceRefused(address));
     }
     // Counted from the upgrade on, before the handshake completes.
-    const fromAddress = perAddress.get(address) ?? 0;
-    if (total >= options.maxSessions) return refuseUpgrade(socket, ActivationErrors.busy(`${options.maxSessions} agents are connected`));
-    if (fromAddress >= options.maxSessionsPerAddress) return refuseUpgrade(socket, ActivationErrors.busy(`${options.maxSessionsPerAddress} agents are connected from ${address}`));
-    total++;
-    perAddress.set(address, fromAddress + 1);
-    let released = false;
-    const release = () => {
-      if (released) return;
-      released = true;
-      total--;
-      const left = (perAddress.get(address) ?? 1) - 1;
-      if (left > 0) perAddress.set(address, left);
-      else perAddress.delete(address);
-    };
+    const ticket = budget.admit(address);
+    if ('refused' in ticket) {
+      return refuseUpgrade(socket, ActivationErrors.busy(ticket.refused === 'total' ? `${options.maxSessions} agents are connected` : `${options.maxSessionsPerAddress} agents are connected from ${address}`));
+    }
+    const release = () => ticket.release();
     socket.once('close', release);
     wss.handleUpgrade(req, socket, head, (ws) => {
       const session = new AgentSession(ws, address, { ...options.session, logger: options.logger });
@@ -79,7 +70,7 @@ export function createActivateEndpoint(options: EndpointOptions): { upgrade: Upg
   return {
     upgrade,
     get sessions() {
-      return total;
+      return budget.held;
     },
     close() {
       for (const session of open) session.finish('error', 'the gateway is shutting down');

@@ -34,23 +34,27 @@ export function firmwareRequestHandler(fw: FirmwareState): (req: IncomingMessage
     res.end(reply.body);
   };
   return (req, res) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= MAX_REQUEST_BYTES) chunks.push(chunk);
-    });
-    req.on('end', () => {
-      if (size > MAX_REQUEST_BYTES) {
+    void readBody(req).then((body) => {
+      if (!body) {
         res.writeHead(413, { 'Content-Length': 0, Connection: 'close' });
         res.end();
         return;
       }
-      const body = Buffer.concat(chunks);
       const delay = fw.options.responseDelayMs;
       if (delay <= 0) return answer(req, res, body);
       const timer = setTimeout(() => answer(req, res, body), delay);
       res.once('close', () => clearTimeout(timer));
-    });
+    }, () => res.destroy());
   };
+}
+
+/** The request's body, or null past the bound (the rest is read and dropped). */
+async function readBody(req: IncomingMessage): Promise<Buffer | null> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size <= MAX_REQUEST_BYTES) chunks.push(chunk);
+  }
+  return size > MAX_REQUEST_BYTES ? null : Buffer.concat(chunks);
 }
