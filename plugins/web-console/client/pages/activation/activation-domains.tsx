@@ -1,8 +1,9 @@
 /** Provisioning certificates by DNS suffix: upload a PFX (read in the browser, sent base64), see expiry, delete. */
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import type { ProvisioningDomain } from '../../../../activation/schemas.js';
 import { api, errorFields, errorText } from '../../api.js';
 import { Field, formatTime, Message } from '../../components/field.js';
+import { useListSection } from './list-section.js';
 
 /** A file's bytes as base64, without building a string per byte of a large file. */
 async function base64Of(file: File): Promise<string> {
@@ -13,15 +14,11 @@ async function base64Of(file: File): Promise<string> {
 }
 
 export function ActivationDomains({ manager }: { manager: boolean }) {
-  const [list, setList] = useState<ProvisioningDomain[] | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [notice, setNotice] = useState<string | null>(null);
+  const { list, error, notice, setError, setNotice, reload, act } = useListSection<ProvisioningDomain>('/activation/domains');
   const [suffix, setSuffix] = useState('');
   const [file, setFile] = useState<File | null>(null);
   const [password, setPassword] = useState('');
   const [errors, setErrors] = useState<Record<string, string>>({});
-  const reload = () => api<ProvisioningDomain[]>('GET', '/activation/domains').then(setList, (err) => setError(errorText(err)));
-  useEffect(() => void reload(), []);
 
   const upload = async (e: Event) => {
     e.preventDefault();
@@ -41,16 +38,7 @@ export function ActivationDomains({ manager }: { manager: boolean }) {
       setError(Object.keys(fields).length ? null : errorText(err));
     }
   };
-  const remove = async (d: ProvisioningDomain) => {
-    if (!confirm(`Delete the provisioning certificate for ${d.suffix}?`)) return;
-    try {
-      await api('DELETE', `/activation/domains/${encodeURIComponent(d.id)}`);
-      await reload();
-      setNotice(`${d.suffix} deleted.`);
-    } catch (err) {
-      setError(errorText(err));
-    }
-  };
+  const remove = (d: ProvisioningDomain) => act(`Delete the provisioning certificate for ${d.suffix}?`, () => api('DELETE', `/activation/domains/${encodeURIComponent(d.id)}`), `${d.suffix} deleted.`);
 
   return (
     <section aria-labelledby="domains-title">

@@ -1,28 +1,15 @@
 /** Activation profiles: list, create, delete; passwords write-only, a fixed password warned about. */
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import type { ActivationProfile } from '../../../../activation/schemas.js';
 import { api, errorFields, errorText } from '../../api.js';
 import { Field, Message } from '../../components/field.js';
+import { useListSection } from './list-section.js';
 
 export function ActivationProfiles({ manager }: { manager: boolean }) {
-  const [list, setList] = useState<ActivationProfile[] | null>(null);
+  const { list, error, notice, act } = useListSection<ActivationProfile>('/activation/profiles');
   const [adding, setAdding] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const [notice, setNotice] = useState<string | null>(null);
-  const reload = () => api<ActivationProfile[]>('GET', '/activation/profiles').then(setList, (err) => setError(errorText(err)));
-  useEffect(() => void reload(), []);
-
-  const remove = async (p: ActivationProfile) => {
-    if (!confirm(`Delete the profile ${p.name}? Devices activated with it keep what they got.`)) return;
-    setError(null);
-    try {
-      await api('DELETE', `/activation/profiles/${encodeURIComponent(p.name)}`);
-      await reload();
-      setNotice(`${p.name} deleted.`);
-    } catch (err) {
-      setError(errorText(err));
-    }
-  };
+  const remove = (p: ActivationProfile) =>
+    act(`Delete the profile ${p.name}? Devices activated with it keep what they got.`, () => api('DELETE', `/activation/profiles/${encodeURIComponent(p.name)}`), `${p.name} deleted.`);
 
   return (
     <section aria-labelledby="profiles-title">
@@ -36,11 +23,9 @@ export function ActivationProfiles({ manager }: { manager: boolean }) {
       )}
       {adding && (
         <ProfileForm
-          onDone={async (saved) => {
+          onDone={(saved) => {
             setAdding(false);
-            if (!saved) return;
-            await reload();
-            setNotice(saved);
+            if (saved) void act(null, async () => {}, saved);
           }}
         />
       )}
