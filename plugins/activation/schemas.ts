@@ -9,13 +9,13 @@ import { StringEnum } from '../../core/validation/schema-types.js';
 const DATE_TIME = Type.String({ format: 'date-time' });
 const NAME = Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$', description: 'What `rpc activate -profile NAME` names' });
 /** AMT's rule for its passwords (8 to 32 characters, upper, lower, digit and one other), without XML markup characters. */
-const AMT_PASSWORD = Type.String({
+const AMT_PASSWORD_RULE = {
   minLength: 8,
   maxLength: 32,
   pattern: '^(?=.*[a-z])(?=.*[A-Z])(?=.*[0-9])(?=.*[^A-Za-z0-9])[^<>&\\s]{8,32}$',
   'x-pattern-message': 'must be 8 to 32 characters with an upper-case and a lower-case letter, a digit and a special character (none of < > & or white space)',
   writeOnly: true,
-});
+};
 
 export const MODES = ['ccm', 'acm'] as const;
 export const CONSENTS = ['none', 'kvm', 'all'] as const;
@@ -34,8 +34,8 @@ const PROFILE_FIELDS = {
       description: '`generate` (default): every device gets its own random AMT password; `fixed`: every device gets `fixedPassword`, which one device\'s exchange reveals for all',
     }),
   ),
-  fixedPassword: Type.Optional(AMT_PASSWORD),
-  mebxPassword: Type.Optional({ ...AMT_PASSWORD, description: 'The MEBx (BIOS extension) password set in admin control mode; required with `acm`' }),
+  fixedPassword: Type.Optional(Type.String(AMT_PASSWORD_RULE)),
+  mebxPassword: Type.Optional(Type.String({ ...AMT_PASSWORD_RULE, description: 'The MEBx (BIOS extension) password set in admin control mode; required with `acm`' })),
   userConsent: Type.Optional(StringEnum(CONSENTS, { default: 'all', description: 'What needs the user at the machine to consent; client control mode allows only `all` (the default)' })),
   features: Type.Optional(FEATURES),
   connection: Type.Optional(StringEnum(['cira', 'lan'], { default: 'lan', description: '`cira`: the device is set up to dial in to this gateway; `lan` (default): reached at its address' })),
