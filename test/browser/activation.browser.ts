@@ -24,9 +24,10 @@ let gw: TestGateway;
 let browser: Browser;
 let machine: SimMachine;
 const recorded: Recorded[] = [];
-const pki = provisioningPki({ commonName: 'provision.console.example' });
+let pki: Awaited<ReturnType<typeof provisioningPki>>;
 
 before(async () => {
+  pki = await provisioningPki({ commonName: 'provision.console.example' });
   gw = await startTestGateway({
     plugins: [...CONSOLE_PLUGINS, 'activation'],
     overrides: mergeConfig(SIM_AMT_SETTINGS, { plugins: { 'web-console': { options: { bundleDir: join(tmpdir(), `amtgw-no-bundle-${randomUUID()}`) } }, activation: { enable: true } } }),

@@ -20,7 +20,7 @@ describe('admin control mode activation', () => {
 
   before(async () => {
     gateway = await startActivationGateway({ options: { stepTimeoutMs: 1_500 } });
-    pki = provisioningPki();
+    pki = await provisioningPki();
     await createProfile(gateway, { name: 'acm', mode: 'acm', mebxPassword: MEBX, userConsent: 'none' });
   });
   after(async () => {
@@ -47,8 +47,8 @@ describe('admin control mode activation', () => {
   test('refuses a PFX it cannot use, saying why', async () => {
     const cases: Array<[Record<string, unknown>, RegExp]> = [
       [{ suffix: 'a.example', certificate: pki.pfxBase64, certificatePassword: 'wrong' }, /password does not open it/],
-      [{ suffix: 'b.example', certificate: provisioningPki({ commonName: 'provision.b.example', withoutRoot: true }).pfxBase64, certificatePassword: 'Pfx-P@ssw0rd' }, /up to the root/],
-      [{ suffix: 'c.example', certificate: provisioningPki({ commonName: 'provision.c.example', withoutProvisioningMark: true }).pfxBase64, certificatePassword: 'Pfx-P@ssw0rd' }, /not an AMT provisioning certificate/],
+      [{ suffix: 'b.example', certificate: (await provisioningPki({ commonName: 'provision.b.example', withoutRoot: true })).pfxBase64, certificatePassword: 'Pfx-P@ssw0rd' }, /up to the root/],
+      [{ suffix: 'c.example', certificate: (await provisioningPki({ commonName: 'provision.c.example', withoutProvisioningMark: true })).pfxBase64, certificatePassword: 'Pfx-P@ssw0rd' }, /not an AMT provisioning certificate/],
       [{ suffix: 'd.example', certificate: pki.pfxBase64, certificatePassword: pki.password }, /not within 'd.example'/],
     ];
     for (const [body, why] of cases) {
@@ -61,7 +61,7 @@ describe('admin control mode activation', () => {
   });
 
   test('flags a certificate that expires within 30 days', async () => {
-    const soon = provisioningPki({ commonName: 'provision.soon.example', validDays: 10 });
+    const soon = await provisioningPki({ commonName: 'provision.soon.example', validDays: 10 });
     const res = await gateway.send('POST', '/api/activation/domains', { suffix: 'soon.example', certificate: soon.pfxBase64, certificatePassword: soon.password });
     assert.equal(res.status, 201);
     assert.equal(((await res.json()) as { expiresSoon: boolean }).expiresSoon, true);

@@ -4,7 +4,8 @@
  * packed as the PKCS#12 file a CA hands out. RSA keys from Node's crypto, certificates and PKCS#12 by
  * node-forge. What the firmware checks it checks with Node's X509Certificate, not with node-forge.
  */
-import { createHash, generateKeyPairSync } from 'node:crypto';
+import { createHash, generateKeyPair } from 'node:crypto';
+import { promisify } from 'node:util';
 import forge from 'node-forge';
 
 export interface PkiOptions {
@@ -31,8 +32,9 @@ export interface Pki {
 
 const PROVISIONING_OID = '2.16.840.1.113741.1.2.3';
 
-function keyPair() {
-  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+/** Off the event loop (a test's gateway keeps answering meanwhile). */
+async function keyPair() {
+  const { privateKey } = await promisify(generateKeyPair)('rsa', { modulusLength: 2048 });
   const key = forge.pki.privateKeyFromPem(privateKey.export({ type: 'pkcs1', format: 'pem' }) as string) as forge.pki.rsa.PrivateKey;
   return { key, publicKey: forge.pki.setRsaPublicKey(key.n, key.e) };
 }
@@ -50,12 +52,10 @@ function certificate(subject: string, issuer: { cn: string; key: forge.pki.rsa.P
   return cert;
 }
 
-export function provisioningPki(options: PkiOptions = {}): Pki {
+export async function provisioningPki(options: PkiOptions = {}): Promise<Pki> {
   const password = options.password ?? 'Pfx-P@ssw0rd';
   const leafName = options.commonName ?? 'provision.vprodemo.example';
-  const root = keyPair();
-  const intermediate = keyPair();
-  const leaf = keyPair();
+  const [root, intermediate, leaf] = await Promise.all([keyPair(), keyPair(), keyPair()]);
   const ca = [{ name: 'basicConstraints', cA: true }, { name: 'keyUsage', keyCertSign: true, cRLSign: true }];
   const rootCert = certificate('Test Provisioning Root', { cn: 'Test Provisioning Root', key: root.key }, root.publicKey, 3650, ca, '01');
   const interCert = certificate('Test Provisioning CA', { cn: 'Test Provisioning Root', key: root.key }, intermediate.publicKey, 1825, ca, '02');
