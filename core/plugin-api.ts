@@ -53,9 +53,11 @@ export { Type, type Static, type TSchema } from '@sinclair/typebox';
 export { ComponentRef, NullableString, StringEnum } from './validation/schema-types.js';
 export type { ReadinessCheck, ReadinessResult } from './health/readiness.js';
 export { HttpError, isHttpError, type HttpErrorShape, type ProblemFieldError } from './http/http-error.js';
+/** Answers a refused WebSocket upgrade (in an {@link UpgradeHandler}) with a problem+json response and closes the socket. Since kernel API 1.4. */
+export { refuseUpgrade } from './http/upgrade-refusal.js';
 
 /** The version of the plugin API this kernel implements. Plugins declare the majors they accept. */
-export const KERNEL_API_VERSION = '1.3.0';
+export const KERNEL_API_VERSION = '1.4.0';
 
 /**
  * Events carried on the bus, by name: the payload type. The kernel's own are here; each plugin

@@ -44,6 +44,11 @@ export interface Credential {
   name: string;
   username: string;
   isDefault: boolean;
+  /**
+   * The UUID of the one device this credential belongs to (its own AMT password, set when the
+   * gateway activated it): in no credential list, tried for that device first and for no other.
+   */
+  boundTo?: string;
   createdAt: string;
   updatedAt: string;
 }
@@ -164,6 +169,12 @@ export interface CredentialVault {
   unseal(id: string): Promise<UnsealedCredential>;
   /** The credentials to try, in order: `preferredId` alone when given, else default first. */
   signInOrder(preferredId?: string): Promise<UnsealedCredential[]>;
+  /** The credential bound to the device with this UUID, if any (see {@link Credential.boundTo}). */
+  boundTo(uuid: string): Credential | undefined;
+  /** Seals `password` as the credential of the device with this UUID alone, replacing one it had. */
+  bind(uuid: string, input: { username: string; password: string }): Promise<Credential>;
+  /** Forgets the device's own credential; false when it had none. */
+  unbind(uuid: string): Promise<boolean>;
 }
 
 /** What every device task returns: its value or a failure, and the certificate it saw. */

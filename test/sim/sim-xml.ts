@@ -42,6 +42,22 @@ export function classUri(className: string): string {
   return `http://schemas.dmtf.org/wbem/wscim/1/cim-schema/2/${className}`;
 }
 
+/** An element of an answer's structured value. */
+function element(ns: string, name: string, text: string, children: XmlTree[] = [], attrs: Record<string, string> = {}): XmlTree {
+  return { ns, name, attrs, children, text, declared: {} };
+}
+
+/** An endpoint reference value (a method's output that names an instance it created), as AMT writes one. */
+export function epr(className: string, selectors: Record<string, string>): SimElementValue {
+  const selectorSet = Object.entries(selectors).map(([name, value]) => element(NS.wsman, 'Selector', value, [], { Name: name }));
+  return {
+    element: [
+      element(NS.addressing, 'Address', ANONYMOUS),
+      element(NS.addressing, 'ReferenceParameters', '', [element(NS.wsman, 'ResourceURI', classUri(className)), element(NS.wsman, 'SelectorSet', '', selectorSet)]),
+    ],
+  };
+}
+
 /** The prefix of each namespace an answer declares (URI -> prefix). */
 export type Prefixes = ReadonlyMap<string, string>;
 

@@ -16,6 +16,11 @@ export interface DeviceChannel {
   readonly key: string;
   /** Opens one connection to the device's management port (plain bytes; TLS, if any, runs inside). */
   connect(signal?: AbortSignal): Promise<Duplex>;
+  /**
+   * Each connection carries one request (an agent relaying to the firmware's local port closes it
+   * after the answer): requests say `Connection: close` and none waits for a reused connection.
+   */
+  readonly oneRequestPerConnection?: boolean;
 }
 
 export interface TransportTimeouts {

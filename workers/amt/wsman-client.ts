@@ -142,7 +142,15 @@ export class WsmanClient {
    * `AMT_ERR_HTTP_STATUS` for other statuses, and the transport's errors.
    */
   async send(request: WsmanRequest): Promise<WsmanEnvelope> {
-    const { response, session } = await this.#exchange(buildEnvelope(request));
+    return this.sendEnvelope(buildEnvelope(request));
+  }
+
+  /**
+   * Sends a request envelope built elsewhere (e.g. by Intel's `wsman-messages`), as {@link send} does.
+   * The caller escapes what it put in the envelope.
+   */
+  async sendEnvelope(xml: string): Promise<WsmanEnvelope> {
+    const { response, session } = await this.#exchange(xml);
     try {
       const env = this.#interpret(response);
       this.#proven(session);

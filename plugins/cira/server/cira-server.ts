@@ -8,7 +8,7 @@ import type { Logger } from '../../../core/plugin-api.js';
 import type { AccountStore } from '../accounts/account-store.js';
 import type { BindingStore } from '../identity/uuid-bindings.js';
 import { admitTunnel } from './tunnel-admission.js';
-import type { CiraService, CiraTunnelEvent } from '../api.js';
+import type { CiraTunnelEvent, CiraTunnelService } from '../api.js';
 import type { CiraConfig } from '../config.js';
 import { CiraChannelError } from '../errors.js';
 import { ApfTunnel, type TunnelHost, type TunnelLimits } from '../tunnel/apf-tunnel.js';
@@ -61,7 +61,7 @@ export interface CiraServerStats {
 }
 
 export interface CiraServer {
-  readonly service: CiraService;
+  readonly service: CiraTunnelService;
   /** Which listener runs, and where. */
   readonly plan: ListenerPlan;
   listen(): Promise<void>;
@@ -138,7 +138,7 @@ export function createCiraServer(options: CiraServerOptions): CiraServer {
   };
   const listener = createCiraListener({ plan, config, certificate, logger, counters: stats, admit: (raw, address) => admission.admit(raw, address), accepted });
 
-  const service: CiraService = {
+  const service: CiraTunnelService = {
     async openChannel(deviceId, port, openOptions) {
       const tunnel = registry.get(deviceId);
       if (!tunnel) throw new CiraChannelError('GW_ERR_CIRA_NOT_CONNECTED', `device '${deviceId}' has no live CIRA tunnel`);

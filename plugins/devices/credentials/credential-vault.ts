@@ -39,7 +39,13 @@ export async function openCredentialVault(store: KeyValueStore, secrets: PluginS
   for await (const [id, credential] of store.entries<StoredCredential>()) cache.set(id, credential);
   const serial = createSerialQueue();
 
-  const ordered = () => [...cache.values()].sort((a, b) => Number(b.isDefault) - Number(a.isDefault) || byCreation(a, b));
+  // A credential bound to one device is that device's alone: in no list, tried for no other device.
+  const ordered = () => [...cache.values()].filter((c) => c.boundTo === undefined).sort((a, b) => Number(b.isDefault) - Number(a.isDefault) || byCreation(a, b));
+  const boundOf = (uuid: string) => {
+    const wanted = uuid.toLowerCase();
+    for (const credential of cache.values()) if (credential.boundTo === wanted) return credential;
+    return undefined;
+  };
   const load = (id: string) => {
     const credential = cache.get(id);
     if (!credential) throw DeviceErrors.credentialNotFound(id);
@@ -75,6 +81,37 @@ export async function openCredentialVault(store: KeyValueStore, secrets: PluginS
     async unseal(id) {
       return unsealOne(load(id));
     },
+    boundTo(uuid) {
+      const credential = boundOf(uuid);
+      return credential ? publicView(credential) : undefined;
+    },
+    bind: (uuid, input) =>
+      serial(async () => {
+        const now = new Date().toISOString();
+        const current = boundOf(uuid);
+        const credential: StoredCredential = {
+          id: current?.id ?? randomUUID(),
+          name: `device ${uuid.toLowerCase()}`,
+          username: input.username,
+          isDefault: false,
+          boundTo: uuid.toLowerCase(),
+          createdAt: current?.createdAt ?? now,
+          updatedAt: now,
+          sealedPassword: secrets.seal(input.password),
+          ...(current ? { secretChangedAt: now } : {}),
+        };
+        await store.put(credential.id, credential);
+        cache.set(credential.id, credential);
+        return publicView(credential);
+      }),
+    unbind: (uuid) =>
+      serial(async () => {
+        const credential = boundOf(uuid);
+        if (!credential) return false;
+        await store.del(credential.id);
+        cache.delete(credential.id);
+        return true;
+      }),
     async signInOrder(preferredId) {
       if (preferredId) return [unsealOne(load(preferredId))];
       return ordered().map(unsealOne);

@@ -113,7 +113,10 @@ export function createDeviceGate(deps: DeviceGateDeps): DeviceGateCore {
     const { device } = subject;
     const { route, path, target, tasks, turnKey } = await choosePath(subject, options);
     const given = options.credential;
-    const candidates = given ? [given.id] : (options.candidates ?? vault.list().map((c) => c.id));
+    // The device's own credential (bound to its UUID) first; no other device's ever.
+    const own = device?.uuid ? vault.boundTo(device.uuid)?.id : undefined;
+    const shared = options.candidates ?? vault.list().map((c) => c.id);
+    const candidates = given ? [given.id] : own ? [own, ...shared.filter((id) => id !== own)] : shared;
     // Concurrent operations on one device take turns on its failed-login budget rather than fail.
     const plan =
       candidates.length === 0

@@ -11,6 +11,7 @@ import { DeviceHardware } from './device-hardware.js';
 import { DeviceEvents } from './device-events.js';
 import { DevicePower } from './device-power.js';
 import { DeviceRemote } from '../remote/device-remote.js';
+import { DeviceActivation } from './activation/device-activation.js';
 
 export function DevicePage({ id, session }: { id: string; session: Session }) {
   const [device, setDevice] = useState<Device | null>(null);
@@ -72,6 +73,7 @@ export function DevicePage({ id, session }: { id: string; session: Session }) {
           Delete device
         </button>
       )}
+      {device.uuid && can(session, 'activation:read') && <DeviceActivation uuid={device.uuid} />}
       {can(session, 'power:read') && <DevicePower deviceId={device.id} control={can(session, 'power:control')} queue={queue} />}
       {can(session, 'remote:connect') && <DeviceRemote deviceId={device.id} />}
       {can(session, 'monitor:read') && <DeviceHardware deviceId={device.id} queue={queue} />}

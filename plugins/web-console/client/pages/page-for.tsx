@@ -1,6 +1,7 @@
 /** Which page a path shows: the console's own pages by route name, a placeholder for others. */
 import { matchRoute, type FrontendRoute } from '../components/nav-menu.js';
 import type { Session } from '../session.js';
+import { ActivationPage } from './activation/activation-page.js';
 import { CiraPage } from './cira-page.js';
 
 import { AuditPage } from './audit-page.js';
@@ -44,6 +45,8 @@ export function PageFor({ path, routes, session }: { path: string; routes: Front
       return <UsersPage session={session} />;
     case 'cira':
       return <CiraPage session={session} />;
+    case 'activation':
+      return <ActivationPage session={session} />;
 
     case 'audit':
       return <AuditPage />;
