@@ -55,7 +55,7 @@ export type { ReadinessCheck, ReadinessResult } from './health/readiness.js';
 export { HttpError, isHttpError, type HttpErrorShape, type ProblemFieldError } from './http/http-error.js';
 
 /** The version of the plugin API this kernel implements. Plugins declare the majors they accept. */
-export const KERNEL_API_VERSION = '1.3.0';
+export const KERNEL_API_VERSION = '1.4.0';
 
 /**
  * Events carried on the bus, by name: the payload type. The kernel's own are here; each plugin
@@ -71,6 +71,12 @@ export interface GatewayEvents {
   SignInAttempted: SignInAttemptedEvent;
   /** The kernel changed a gateway user (published awaited, before the answer is sent). */
   UserChanged: UserChangedEvent;
+  /**
+   * A user's access shrank: a sign-out, a password change, the user's deletion, or permissions taken
+   * away (published awaited, before the answer is sent). Whoever holds something open for a user (a
+   * console session, a hub connection, a cached check) ends or narrows it at once.
+   */
+  AccessRevoked: AccessRevokedEvent;
   /** The main listener answered a request (published after the answer). */
   HttpRequestCompleted: HttpRequestCompletedEvent;
 }
@@ -84,6 +90,18 @@ export interface RequestActor {
 export interface SignInAttemptedEvent extends RequestActor {
   /** `refused`: not checked at all, the client is throttled (429). */
   outcome: 'success' | 'failure' | 'refused';
+  /** The way in: `rest` (`POST /api/auth/login`), `soap` (HTTP Basic), or the door a plugin named in `ctx.auth.signIn`. */
+  door: string;
+}
+
+export interface AccessRevokedEvent extends RequestActor {
+  /** The user whose access shrank: its immutable id (see {@link AuthenticatedUser.id}) and its name. */
+  userId: string;
+  username: string;
+  /** `signed-out`: one token revoked; `password-changed` and `deleted`: all of the user's; `permissions-changed`: tokens hold, permissions changed. */
+  reason: 'signed-out' | 'password-changed' | 'deleted' | 'permissions-changed';
+  /** The tokens that no longer hold, by `PluginAuth.tokenId` (empty for `permissions-changed`). */
+  tokenIds: string[];
 }
 
 export interface UserChangedEvent extends RequestActor {
@@ -175,17 +193,52 @@ export interface PluginOpenApi {
   addTag(name: string, description: string): void;
 }
 
+/** A password sign-in through the kernel's sign-in throttle (see {@link PluginAuth.signIn}). */
+export interface SignInRequest {
+  username: string;
+  password: string;
+  /** The client's address as the plugin's listener saw it: attempts are counted per address and per name. */
+  address: string;
+  /** Names the way in (`soap`, `activation`, ...) in audit records, log lines and metrics; at most 32 of `a-z0-9-`. */
+  door: string;
+}
+
+/** How a sign-in ended: `refused` means the password was not checked at all (answer 429 with `Retry-After`). */
+export type SignInResult =
+  | { outcome: 'success'; user: AuthenticatedUser }
+  | { outcome: 'failure' }
+  | { outcome: 'refused'; retryAfterSeconds: number };
+
 /** Authentication services for plugins that speak protocols other than bearer JSON. */
 export interface PluginAuth {
-  /** Resolves a bearer token to its user, or null when it is unknown or expired. */
+  /** Resolves a bearer token to its user, or null when it is unknown, expired or revoked. */
   verifyToken(token: string): Promise<AuthenticatedUser | null>;
-  /** Checks a username and password (e.g. HTTP Basic); null when they do not match. */
+  /**
+   * Checks a user name and password through the kernel's one sign-in throttle, the same as
+   * `POST /api/auth/login`'s: each attempt counts as a failure from its start until its password
+   * proves right (per client address and user name, and per address), so parallel guesses gain
+   * nothing; past the free failures attempts are delayed, then refused (`refused`, with the seconds
+   * to retry after) without checking the password. Every attempt publishes `SignInAttempted` (the
+   * audit trail records it, failures aggregated) and refusals are logged, once per address and door
+   * a minute. Every way a plugin lets users sign in with a password must use this. Since 1.4.0.
+   */
+  signIn(request: SignInRequest): Promise<SignInResult>;
+  /**
+   * Checks a username and password. Deprecated since 1.4.0: use {@link signIn}, which counts the
+   * attempt for the client's address. This one goes through the same throttle, counted under the
+   * plugin's name instead of a client address, so one caller's guesses slow every caller of the plugin.
+   * @deprecated
+   */
   verifyPassword(username: string, password: string): Promise<AuthenticatedUser | null>;
+  /** The id of a bearer token (not usable as a token): what `AccessRevoked` names revoked tokens by. Since 1.4.0. */
+  tokenId(token: string): string;
+  /** The user with this id as stored now, or null once it was deleted (a new user of the same name has another id). Since 1.4.0. */
+  userById(id: string): Promise<AuthenticatedUser | null>;
   /** Every permission known to this gateway (core and enabled plugins). */
   allPermissions(): string[];
   /**
-   * The user as stored now (its effective permissions), or null when it was deleted: for plugins
-   * holding long-lived sessions that must end when their user goes or loses a permission.
+   * The user of this name as stored now (its effective permissions), or null when there is none.
+   * For what outlives a request, prefer {@link userById}: a name can be deleted and created again.
    */
   currentUser(username: string): Promise<AuthenticatedUser | null>;
 }

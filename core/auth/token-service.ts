@@ -2,6 +2,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { KeyValueStore } from '../store/key-value-store.js';
 
 interface StoredToken {
+  /** The user's immutable id: the token is the user's, not its name's. Absent in tokens issued before ids, which no longer hold. */
+  userId?: string;
   username: string;
   expiresAt: string;
 }
@@ -11,25 +13,38 @@ export interface IssuedToken {
   expiresAt: string;
 }
 
+/** Who a token was issued to. */
+export interface TokenHolder {
+  id: string;
+  username: string;
+}
+
 /**
  * Opaque bearer tokens: 32 random bytes, stored only as their SHA-256 so that a copy of the
- * data directory yields no usable token. Tokens survive a restart until they expire.
+ * data directory yields no usable token. Tokens survive a restart until they expire. A token is
+ * bound to its user's id, so a user deleted and created again under the same name does not inherit
+ * it. The SHA-256 is also the token's id (`tokenId`): revocations name tokens by it, never by the
+ * token itself.
  */
 export interface TokenService {
-  issue(username: string): Promise<IssuedToken>;
-  /** The username a live token belongs to, or null. */
+  issue(user: TokenHolder): Promise<IssuedToken>;
+  /** The id of the user a live token belongs to, or null. */
   resolve(token: string): Promise<string | null>;
-  revoke(token: string): Promise<void>;
-  revokeUser(username: string): Promise<void>;
+  /** Revokes one token; returns its id. */
+  revoke(token: string): Promise<string>;
+  /** Revokes every token of the user; returns their ids. */
+  revokeUser(userId: string): Promise<string[]>;
   /** Removes expired tokens from the store. */
   sweep(): Promise<void>;
 }
 
-const digest = (token: string) => createHash('sha256').update(token).digest('base64url');
+/** A token's id: its SHA-256, as stored (no use as a token). */
+export const tokenId = (token: string): string => createHash('sha256').update(token).digest('base64url');
+const digest = tokenId;
 
 /** A token in memory, its expiry parsed once. */
 interface LiveToken {
-  username: string;
+  userId: string | undefined;
   expiresAtMs: number;
 }
 
@@ -38,7 +53,7 @@ export function createTokenService(store: KeyValueStore, ttlSeconds: number, now
   const cache = new Map<string, LiveToken>();
   const byDigest = new Map<string, string>();
   const remember = (token: string, record: StoredToken): LiveToken => {
-    const live = { username: record.username, expiresAtMs: Date.parse(record.expiresAt) };
+    const live = { userId: record.userId, expiresAtMs: Date.parse(record.expiresAt) };
     cache.set(token, live);
     byDigest.set(digest(token), token);
     return live;
@@ -48,10 +63,17 @@ export function createTokenService(store: KeyValueStore, ttlSeconds: number, now
     if (token !== undefined) cache.delete(token);
     byDigest.delete(key);
   };
+  const revokeWhere = async (doomedIf: (record: StoredToken) => boolean): Promise<string[]> => {
+    const doomed: string[] = [];
+    for await (const [key, record] of store.entries<StoredToken>()) if (doomedIf(record)) doomed.push(key);
+    for (const key of doomed) forget(key);
+    await store.batch(doomed.map((key) => ({ type: 'del' as const, key })));
+    return doomed;
+  };
   return {
-    async issue(username) {
+    async issue(user) {
       const token = randomBytes(32).toString('base64url');
-      const record: StoredToken = { username: username.toLowerCase(), expiresAt: new Date(now() + ttlSeconds * 1000).toISOString() };
+      const record: StoredToken = { userId: user.id, username: user.username.toLowerCase(), expiresAt: new Date(now() + ttlSeconds * 1000).toISOString() };
       await store.put(digest(token), record);
       remember(token, record);
       return { token, expiresAt: record.expiresAt };
@@ -64,29 +86,20 @@ export function createTokenService(store: KeyValueStore, ttlSeconds: number, now
         if (!record) return null;
         live = remember(token, record);
       }
-      if (!(live.expiresAtMs > now())) {
+      if (!(live.expiresAtMs > now()) || live.userId === undefined) {
         forget(digest(token));
         await store.del(digest(token));
         return null;
       }
-      return live.username;
+      return live.userId;
     },
     async revoke(token) {
-      forget(digest(token));
-      await store.del(digest(token));
+      const id = digest(token);
+      forget(id);
+      await store.del(id);
+      return id;
     },
-    async revokeUser(username) {
-      const name = username.toLowerCase();
-      const doomed: string[] = [];
-      for await (const [key, record] of store.entries<StoredToken>()) if (record.username === name) doomed.push(key);
-      for (const key of doomed) forget(key);
-      await store.batch(doomed.map((key) => ({ type: 'del' as const, key })));
-    },
-    async sweep() {
-      const doomed: string[] = [];
-      for await (const [key, record] of store.entries<StoredToken>()) if (!(Date.parse(record.expiresAt) > now())) doomed.push(key);
-      for (const key of doomed) forget(key);
-      await store.batch(doomed.map((key) => ({ type: 'del' as const, key })));
-    },
+    revokeUser: (userId) => revokeWhere((record) => record.userId === userId),
+    sweep: () => revokeWhere((record) => !(Date.parse(record.expiresAt) > now()) || record.userId === undefined).then(() => undefined),
   };
 }

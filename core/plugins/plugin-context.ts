@@ -104,7 +104,14 @@ export function createPluginContext<TConfig>(def: PluginDefinition<TConfig>, con
     events: parts.events,
     pool: parts.pool,
     logger: parts.logger.child({ plugin: name }),
-    auth: parts.auth,
+    auth: {
+      ...parts.auth,
+      // Deprecated: no client address to count by, so the plugin's name stands for one.
+      verifyPassword: async (username, password) => {
+        const result = await parts.auth.signIn({ username, password, address: `plugin:${name}`, door: 'plugin' });
+        return result.outcome === 'success' ? result.user : null;
+      },
+    },
     secrets: parts.secrets,
     health: {
       addReadinessCheck(checkName, check) {

@@ -58,7 +58,8 @@ export async function startInfrastructure(config: GatewayConfig, options: Infras
     const masterKey = await establishMasterKey(store, coreStore, masterKeyFile(config, cwd), env, dataDir);
     if (masterKey.recovered) logger.warn('finished a key rotation that was cut off: the key file now holds the new key');
     const permissionNames = () => options.permissionNames;
-    const auth = createAuthService(await createUserStore(coreStore.namespace('users')), createTokenService(coreStore.namespace('tokens'), config.auth.tokenTtlSeconds), permissionNames);
+    const secrets = createSealer(masterKey.key);
+    const auth = createAuthService(await createUserStore(coreStore.namespace('users'), secrets), createTokenService(coreStore.namespace('tokens'), config.auth.tokenTtlSeconds), permissionNames);
     await auth.tokens.sweep();
     const sweeper = setInterval(() => void auth.tokens.sweep().catch((err: Error) => logger.warn('token sweep failed', { error: err.message })), TOKEN_SWEEP_MS);
     sweeper.unref();
@@ -68,7 +69,7 @@ export async function startInfrastructure(config: GatewayConfig, options: Infras
     closers.push(() => pool.close());
     const adminSocket = await startAdminSocket(dataDir, store, PACKAGE_VERSION, logger);
     closers.push(() => adminSocket?.close());
-    return { dataDir, store, secrets: createSealer(masterKey.key), auth, pool, generatedAdminPassword: bootstrap.generatedPassword, close };
+    return { dataDir, store, secrets, auth, pool, generatedAdminPassword: bootstrap.generatedPassword, close };
   } catch (err) {
     await close().catch(() => undefined);
     throw err;

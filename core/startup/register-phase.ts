@@ -10,6 +10,8 @@ import type { Logger } from '../log/logger.js';
 import type { PluginManifest, SiteSettings, UpgradeHandler } from '../plugin-api.js';
 import { createEventBus } from '../events/event-bus.js';
 import { createLoginThrottle } from '../auth/login-throttle.js';
+import { createSignInService } from '../auth/sign-in.js';
+import { kernelPluginAuth } from '../auth/plugin-auth.js';
 import { RouteTable } from '../http/route-table.js';
 import { startListener } from '../http/listener.js';
 import { SchemaRegistry } from '../openapi/schema-registry.js';
@@ -46,13 +48,15 @@ export async function registerPlugins(inputs: RegisterInputs): Promise<Registere
   let baseUrl = '';
   const site: SiteSettings = { baseUrl: () => baseUrl, host: config.server.host, dataDir: infra.dataDir, amt: config.amt, deviceTls: readDeviceTls(config, inputs.cwd) };
   const manifests: PluginManifest[] = [];
+  const events = createEventBus(logger);
+  const signIn = createSignInService(infra.auth, createLoginThrottle(config.auth.login), events, logger);
   const parts: KernelParts = {
     site,
     store: infra.store,
-    events: createEventBus(logger),
+    events,
     pool: infra.pool,
     logger,
-    auth: infra.auth,
+    auth: kernelPluginAuth(infra.auth, signIn),
     secrets: infra.secrets,
     routes: new RouteTable(),
     schemas: new SchemaRegistry(),
@@ -74,7 +78,7 @@ export async function registerPlugins(inputs: RegisterInputs): Promise<Registere
     stoppingHooks: lifecycle.stoppingHooks,
     closeHooks: lifecycle.closeHooks,
   };
-  const core = corePlugin({ version: PACKAGE_VERSION, auth: infra.auth, throttle: createLoginThrottle(config.auth.login), plugins: () => manifests.map((p) => p.name), store: () => infra.store.status(), readiness: parts.readiness });
+  const core = corePlugin({ version: PACKAGE_VERSION, auth: infra.auth, signIn, plugins: () => manifests.map((p) => p.name), store: () => infra.store.status(), readiness: parts.readiness });
   await core.register(createPluginContext(core, {}, parts));
   // One ajv for every plugin's options: an instance with its formats costs tens of milliseconds.
   const optionsAjv = createAjv({ useDefaults: true });

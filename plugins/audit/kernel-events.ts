@@ -10,7 +10,7 @@ export function recordKernelEvents(events: EventBus, trail: AuditTrail): Array<(
         action: 'auth.sign-in',
         target: e.user,
         outcome: e.outcome === 'success' ? 'success' : 'failure',
-        detail: e.outcome === 'refused' ? { refused: 'too many failed sign-ins' } : {},
+        detail: { door: e.door, ...(e.outcome === 'refused' ? { refused: 'too many failed sign-ins' } : {}) },
       }),
     ),
     events.subscribe('UserChanged', (e) =>

@@ -13,6 +13,8 @@ export const REDIRECTION_CONFIG_SCHEMA = Section({
   ticketTtlSeconds: Type.Integer({ minimum: 1, maximum: 300, default: 60 }),
   /** Tickets issued and not yet used, at most (each expires by itself). */
   maxTickets: Type.Integer({ minimum: 1, maximum: 100000, default: 1000 }),
+  maxTicketsPerUser: Type.Integer({ minimum: 1, maximum: 1000, default: 8 }),
+  maxSessionsPerUser: Type.Integer({ minimum: 1, maximum: 1000, default: 8 }),
   /** Sessions open at once on this gateway, at most. */
   maxSessions: Type.Integer({ minimum: 1, maximum: 10000, default: 500 }),
   /** A session whose viewer sends nothing for this long is ended. */

@@ -1,6 +1,6 @@
 import { hash, randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import type { PluginAuth } from '../../core/plugin-api.js';
+import type { AccessRevokedEvent, PluginAuth } from '../../core/plugin-api.js';
 import { createNetworkMatcher, peerAddress } from './client-networks.js';
 
 /** The permission a Basic caller needs (a core permission, CONTRACT section 2). */
@@ -15,6 +15,8 @@ export type AuthOutcome =
 /** Decides whether a request may reach the SOAP service (CONTRACT section 8). */
 export interface ClientAuth {
   authorize(req: IncomingMessage): Promise<AuthOutcome>;
+  /** Forgets what it remembered of a user whose access was revoked. */
+  revoked(event: AccessRevokedEvent): void;
 }
 
 export interface ClientAuthOptions {
@@ -25,9 +27,8 @@ export interface ClientAuthOptions {
 
 const CACHE_TTL_MS = 30_000;
 const CACHE_MAX = 1000;
-const FAILURE_WINDOW_MS = 15 * 60_000;
-const MAX_FAILURES = 10;
-const MAX_TRACKED_CLIENTS = 10_000;
+/** How a sign-in through this door is named in audit records, log lines and metrics. */
+export const SOAP_DOOR = 'soap';
 
 function basicCredentials(header: string | undefined): { username: string; password: string } | null {
   const encoded = /^Basic\s+([A-Za-z0-9+/=]{1,1400})\s*$/i.exec(header ?? '')?.[1];
@@ -38,9 +39,10 @@ function basicCredentials(header: string | undefined): { username: string; passw
 }
 
 /**
- * HTTP Basic against the gateway's users (scrypt per check, so a successful check is remembered
- * for 30 s under a salted hash of the header, and repeated failures from one address are refused with
- * 429 for a while), or, in `none` mode, the client address against `allowedClients`.
+ * HTTP Basic against the gateway's users, through the kernel's sign-in (one throttle with the REST
+ * login, counted from each attempt's start, every failure audited and logged). A successful check
+ * is remembered for 30 s under a salted hash of the header (scrypt per check), and forgotten at once
+ * when its user's access is revoked. In `none` mode, the client address against `allowedClients`.
  */
 export function createClientAuth(auth: PluginAuth, options: ClientAuthOptions): ClientAuth {
   const now = options.now ?? Date.now;
@@ -51,6 +53,7 @@ export function createClientAuth(auth: PluginAuth, options: ClientAuthOptions): 
         const address = peerAddress(req.socket.remoteAddress);
         return allowed(address) ? { ok: true, caller: `address:${address}` } : { ok: false, status: 401 };
       },
+      revoked: () => undefined,
     };
   }
 
@@ -58,32 +61,10 @@ export function createClientAuth(auth: PluginAuth, options: ClientAuthOptions): 
   // the digest never leaves the process, and createHmac cost more than the rest of the check.
   const salt = randomBytes(32).toString('base64');
   const cacheKey = (header: string) => hash('sha256', salt + header, 'base64');
-  const verified = new Map<string, { caller: string; until: number }>();
-  const failures = new Map<string, number[]>();
-
-  const recentFailures = (client: string) => {
-    const tracked = failures.get(client);
-    if (!tracked) return [];
-    const list = tracked.filter((t) => t > now() - FAILURE_WINDOW_MS);
-    if (list.length === 0) failures.delete(client);
-    else failures.set(client, list);
-    return list;
-  };
-  const fail = (client: string) => {
-    const list = recentFailures(client);
-    list.push(now());
-    failures.delete(client);
-    failures.set(client, list);
-    if (failures.size > MAX_TRACKED_CLIENTS) failures.delete(failures.keys().next().value!);
-  };
+  const verified = new Map<string, { caller: string; userId: string; until: number }>();
 
   return {
     async authorize(req) {
-      const client = peerAddress(req.socket.remoteAddress);
-      const recent = recentFailures(client);
-      if (recent.length >= MAX_FAILURES) {
-        return { ok: false, status: 429, retryAfterSeconds: Math.max(1, Math.ceil((recent[0]! + FAILURE_WINDOW_MS - now()) / 1000)) };
-      }
       const header = req.headers.authorization;
       if (!header) return { ok: false, status: 401 };
       // Only a header that was parsed and verified before can be in the cache.
@@ -94,15 +75,17 @@ export function createClientAuth(auth: PluginAuth, options: ClientAuthOptions): 
       const credentials = basicCredentials(header);
       if (!credentials) return { ok: false, status: 401 };
 
-      const user = await auth.verifyPassword(credentials.username, credentials.password);
-      if (!user) {
-        fail(client);
-        return { ok: false, status: 401 };
-      }
-      if (!user.permissions.includes(MPS_PERMISSION)) return { ok: false, status: 401 };
-      verified.set(key, { caller: user.username, until: now() + CACHE_TTL_MS });
+      const result = await auth.signIn({ ...credentials, address: peerAddress(req.socket.remoteAddress), door: SOAP_DOOR });
+      if (result.outcome === 'refused') return { ok: false, status: 429, retryAfterSeconds: result.retryAfterSeconds };
+      if (result.outcome === 'failure' || !result.user.permissions.includes(MPS_PERMISSION)) return { ok: false, status: 401 };
+      verified.set(key, { caller: result.user.username, userId: result.user.id, until: now() + CACHE_TTL_MS });
       if (verified.size > CACHE_MAX) verified.delete(verified.keys().next().value!);
-      return { ok: true, caller: user.username };
+      return { ok: true, caller: result.user.username };
+    },
+    revoked(event) {
+      // Basic callers hold no token: a sign-out elsewhere is not theirs; anything else about the user is.
+      if (event.reason === 'signed-out') return;
+      for (const [key, entry] of verified) if (entry.userId === event.userId) verified.delete(key);
     },
   };
 }

@@ -94,11 +94,13 @@ export default definePlugin({
 
     let listenerUrl = '';
     let wsdl = '';
+    const clientAuth = createClientAuth(ctx.auth, { mode: config.auth, allowedClients: config.allowedClients });
+    const stopRevocations = ctx.events.subscribe('AccessRevoked', (event) => clientAuth.revoked(event));
     const handler = createSoapHandler({
       namespace,
       maxBodyBytes: config.maxBodyBytes,
       completed: (event) => ctx.events.publish('SoapRequestCompleted', event),
-      auth: createClientAuth(ctx.auth, { mode: config.auth, allowedClients: config.allowedClients }),
+      auth: clientAuth,
       dispatcher,
       wsdl: (req) => {
         const base = publishedBaseUrl(listenerUrl, req.headers.host);
@@ -126,6 +128,7 @@ export default definePlugin({
     });
     ctx.onClose(async () => {
       stopListening();
+      stopRevocations();
       tunnels.close();
       await sender.close();
     });

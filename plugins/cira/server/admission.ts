@@ -5,7 +5,7 @@
  */
 import type { Socket } from 'node:net';
 import type { Logger } from '../../../core/plugin-api.js';
-import { createLogDigest } from './log-digest.js';
+import { createLogDigest } from '../../../core/log/log-digest.js';
 
 export interface AdmissionOptions {
   maxUnauthenticated: number;

@@ -17,7 +17,7 @@ import type { TunnelPeer, TunnelSocket } from '../tunnel/tunnel-socket.js';
 import { createConnectionAdmission } from './admission.js';
 import { createCiraListener } from './cira-listener.js';
 import { planListener, type ListenerPlan } from './listener-plan.js';
-import { createLogDigest } from './log-digest.js';
+import { createLogDigest } from '../../../core/log/log-digest.js';
 import { createSignIn } from './sign-in.js';
 import type { ServerCertificate } from './server-certificate.js';
 
