@@ -15,6 +15,10 @@ export const RedirectionErrors = {
   wrongCode: (device: Device) => new HttpError(422, 'GW_ERR_CONSENT_CODE_WRONG', `${name(device)} refused the consent code`),
   consentFailed: (device: Device, returnValue: number | null) => new HttpError(502, 'GW_ERR_DEVICE_ERROR', `${name(device)} answered ReturnValue ${returnValue ?? 'none'}`, { expose: true }),
   tooManySessions: () => new HttpError(503, 'GW_ERR_REDIRECTION_FULL', 'too many remote console sessions are open or waiting on this gateway', { expose: true, headers: { 'retry-after': '5' } }),
+  userTickets: (max: number, retryAfterSeconds: number) =>
+    new HttpError(429, 'GW_ERR_REDIRECTION_USER_LIMIT', `you hold ${max} unused session tickets, the most one user may; use them or let them expire`, { headers: { 'retry-after': String(retryAfterSeconds) } }),
+  userSessions: (max: number) =>
+    new HttpError(429, 'GW_ERR_REDIRECTION_USER_LIMIT', `you have ${max} remote console sessions open, the most one user may; close one first`, { headers: { 'retry-after': '5' } }),
   ticketInvalid: () => new HttpError(401, 'GW_ERR_TICKET_INVALID', 'the session ticket is unknown, used or expired; create a new session'),
   originRefused: () => new HttpError(403, 'GW_ERR_ORIGIN_REFUSED', 'this origin may not open remote console sessions'),
   forbidden: () => new HttpError(403, 'GW_ERR_FORBIDDEN', 'the user no longer holds remote:connect'),

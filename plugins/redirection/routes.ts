@@ -74,9 +74,11 @@ function registerSessionRoutes(ctx: PluginContext<RedirectionConfig>, sessions: 
     permission: PERMISSION,
     params,
     body: SESSION_REQUEST_SCHEMA,
-    responses: { 201: { description: 'Ticket issued', schema: ref('RedirectionSessionTicket') }, ...failures },
+    responses: { 201: { description: 'Ticket issued', schema: ref('RedirectionSessionTicket') }, ...failures, 429: { description: 'The user holds its bound of tickets or sessions (`GW_ERR_REDIRECTION_USER_LIMIT`); see Retry-After' } },
     handler: async (req, reply) => {
-      const ticket = await audited(req, 'remote.session.start', () => sessions.create(req.user!, req.params.deviceId, req.body.mode), { mode: req.body.mode }, (t) => ({ sessionId: t.id }));
+      const bearer = /^Bearer\s+(\S+)\s*$/i.exec(req.header('Authorization'))?.[1] ?? '';
+      const create = () => sessions.create(req.user!, ctx.auth.tokenId(bearer), req.params.deviceId, req.body.mode);
+      const ticket = await audited(req, 'remote.session.start', create, { mode: req.body.mode }, (t) => ({ sessionId: t.id }));
       reply.status(201);
       return ticket;
     },

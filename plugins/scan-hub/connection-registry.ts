@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { HubConnectionsChangedEvent } from './api.js';
 import type { WebSocket } from 'ws';
-import type { AuthenticatedUser, Logger, PluginAuth } from '../../core/plugin-api.js';
+import type { AccessRevokedEvent, AuthenticatedUser, Logger, PluginAuth } from '../../core/plugin-api.js';
 import type { HubConfig } from './config.js';
 import { ClientConnection } from './client-connection.js';
 import { HubErrors } from './errors.js';
@@ -10,7 +10,8 @@ import { FlushScheduler } from './flush-scheduler.js';
 
 interface Slot {
   connectionId: string;
-  username: string;
+  /** The immutable id of the user who negotiated it: only that user's socket may claim it. */
+  userId: string;
   /** Unused negotiated ids expire; a claimed one lives as long as its socket. */
   expiresAt: number;
   claimed: boolean;
@@ -65,7 +66,7 @@ export class ConnectionRegistry {
     this.checkCapacity();
     const connectionToken = newId();
     const connectionId = newId();
-    this.slots.set(connectionToken, { connectionId, username: user.username, expiresAt: performance.now() + this.config.clientTimeoutMs, claimed: false });
+    this.slots.set(connectionToken, { connectionId, userId: user.id, expiresAt: performance.now() + this.config.clientTimeoutMs, claimed: false });
     return { connectionId, connectionToken };
   }
 
@@ -78,14 +79,14 @@ export class ConnectionRegistry {
       this.checkCapacity();
       const key = newId();
       const connectionId = newId();
-      this.slots.set(key, { connectionId, username: user.username, expiresAt: Infinity, claimed: true });
+      this.slots.set(key, { connectionId, userId: user.id, expiresAt: Infinity, claimed: true });
       return { key, connectionId };
     }
     if (this.closing) throw HubErrors.unavailable();
     const slot = this.slots.get(id);
     if (!slot) throw HubErrors.unknownConnection();
     if (slot.claimed) throw HubErrors.connectionInUse();
-    if (slot.username !== user.username) throw HubErrors.forbidden();
+    if (slot.userId !== user.id) throw HubErrors.forbidden();
     slot.claimed = true;
     slot.expiresAt = Infinity;
     return { key: id, connectionId: slot.connectionId };
@@ -115,6 +116,14 @@ export class ConnectionRegistry {
     this.connections.add(connection);
     this.counted?.({ change: 'opened', open: this.connections.size });
     if (this.closing) connection.close({ allowReconnect: true });
+  }
+
+  /**
+   * A user's access was revoked or narrowed: each of its connections checks its token at once, so a
+   * revoked token ends its connection and changed permissions apply before the next event.
+   */
+  revoked(event: AccessRevokedEvent): void {
+    for (const connection of this.connections) if (connection.userId === event.userId) connection.recheckNow();
   }
 
   /** Offers an event to every connection; each decides by its permissions and subscriptions. */
