@@ -317,6 +317,12 @@ export interface PluginContext<TConfig = unknown> {
   useOptional<K extends keyof GatewayServices>(name: K): GatewayServices[K] | undefined;
   /** Opens an extra HTTP(S) listener through the kernel (TLS applied when the site configures it). */
   listen(handler: RequestListener, options: ListenerOptions): Promise<PluginListener>;
+  /**
+   * Tells the kernel of a TCP listener the plugin opened itself (not through `listen`), e.g. a server
+   * for a protocol of its own, so that `site.listeners()` names it: whatever may be pointed at an
+   * address (notification receivers, say) must never be this gateway itself. Since 1.4.0.
+   */
+  declareListener(address: ListenerAddress): void;
   /** Runs once every plugin is registered and the main listener is serving. */
   onReady(hook: () => void | Promise<void>): void;
   /**
@@ -328,10 +334,19 @@ export interface PluginContext<TConfig = unknown> {
   onClose(hook: () => void | Promise<void>): void;
 }
 
+/** Where a listener of this gateway accepts connections. */
+export interface ListenerAddress {
+  /** The bound address as the server reports it (`0.0.0.0` or `::` for every interface). */
+  host: string;
+  port: number;
+}
+
 /** Settings of the site that plugins may read. */
 export interface SiteSettings {
   /** The main listener's base URL once listening, e.g. `http://127.0.0.1:8080`. */
   readonly baseUrl: () => string;
+  /** Every TCP listener of this gateway now: the main one, those plugins opened with `listen`, and those they declared. Since 1.4.0. */
+  readonly listeners: () => ReadonlyArray<Readonly<ListenerAddress> & { plugin: string }>;
   /** The host the main listener binds (known at registration, unlike `baseUrl`). */
   readonly host: string;
   readonly dataDir: string;

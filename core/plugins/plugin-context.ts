@@ -50,6 +50,8 @@ export interface KernelParts {
   /** The transitive dependencies of each plugin. */
   dependencyClosure: (plugin: string) => Set<string>;
   listen: (plugin: string, handler: RequestListener, host: string, port: number) => Promise<Listener>;
+  /** Listeners plugins opened themselves and declared (`ctx.declareListener`). */
+  declaredListeners: Array<{ plugin: string; host: string; port: number }>;
   readiness: ReadinessRegistry;
   readyHooks: Hook[];
   stoppingHooks: Array<{ plugin: string; hook: Hook }>;
@@ -129,6 +131,9 @@ export function createPluginContext<TConfig>(def: PluginDefinition<TConfig>, con
     async listen(handler, options) {
       const listener = await parts.listen(name, handler, options.host, options.port);
       return { server: listener.server, url: listener.url };
+    },
+    declareListener(address) {
+      parts.declaredListeners.push({ plugin: name, host: address.host, port: address.port });
     },
     onReady(hook) {
       parts.readyHooks.push(hook);

@@ -46,7 +46,9 @@ export interface RegisterInputs {
 export async function registerPlugins(inputs: RegisterInputs): Promise<Registered> {
   const { config, logger, ordered, infrastructure: infra, lifecycle } = inputs;
   let baseUrl = '';
-  const site: SiteSettings = { baseUrl: () => baseUrl, host: config.server.host, dataDir: infra.dataDir, amt: config.amt, deviceTls: readDeviceTls(config, inputs.cwd) };
+  const declaredListeners: KernelParts['declaredListeners'] = [];
+  const listeners = () => [...lifecycle.owners.map(({ plugin, url }) => ({ plugin, ...hostAndPort(url) })), ...declaredListeners];
+  const site: SiteSettings = { baseUrl: () => baseUrl, listeners, host: config.server.host, dataDir: infra.dataDir, amt: config.amt, deviceTls: readDeviceTls(config, inputs.cwd) };
   const manifests: PluginManifest[] = [];
   const events = createEventBus(logger);
   const signIn = createSignInService(infra.auth, createLoginThrottle(config.auth.login), events, logger);
@@ -73,6 +75,7 @@ export async function registerPlugins(inputs: RegisterInputs): Promise<Registere
       logger.info('plugin listener started', { plugin, url: listener.url });
       return listener;
     },
+    declaredListeners,
     readiness: kernelReadiness(infra, ordered.plugins, lifecycle.serving),
     readyHooks: lifecycle.readyHooks,
     stoppingHooks: lifecycle.stoppingHooks,
@@ -116,6 +119,13 @@ function validateOptions(plugin: LoadedPlugin, ajv: ReturnType<typeof createAjv>
     });
     throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
   }
+}
+
+/** The host (without IPv6 brackets) and port of a listener's URL. */
+function hostAndPort(url: string): { host: string; port: number } {
+  const parsed = new URL(url);
+  const port = parsed.port === '' ? (parsed.protocol === 'https:' ? 443 : 80) : Number(parsed.port);
+  return { host: parsed.hostname.replace(/^\[(.*)\]$/, '$1'), port };
 }
 
 /** Reads the CA bundle of `amt.caFile` once; an unreadable file stops start-up naming it. */

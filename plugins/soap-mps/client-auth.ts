@@ -5,10 +5,22 @@ import { createNetworkMatcher, peerAddress } from './client-networks.js';
 
 /** The permission a Basic caller needs (a core permission, CONTRACT section 2). */
 export const MPS_PERMISSION = 'mps:read';
+/** The permission that lets a caller remove any caller's subscriptions. */
+export const MPS_MANAGE_PERMISSION = 'mps:manage';
+
+/** Who a SOAP request runs for. */
+export interface SoapCaller {
+  /** What the caller's enumeration contexts and subscriptions belong to: `user:<id>` (the user's immutable id), or `address:<ip>` in client-address mode. */
+  key: string;
+  /** For log lines: the user name, or `address:<ip>`. */
+  name: string;
+  /** Holds `mps:manage`: may remove any caller's subscriptions. */
+  manageAll: boolean;
+}
 
 /** The outcome of authenticating a SOAP caller. */
 export type AuthOutcome =
-  | { ok: true; /** A username, or `address:<ip>` in client-address mode. */ caller: string }
+  | { ok: true; caller: SoapCaller }
   | { ok: false; status: 401 }
   | { ok: false; status: 429; retryAfterSeconds: number };
 
@@ -51,7 +63,8 @@ export function createClientAuth(auth: PluginAuth, options: ClientAuthOptions): 
     return {
       async authorize(req) {
         const address = peerAddress(req.socket.remoteAddress);
-        return allowed(address) ? { ok: true, caller: `address:${address}` } : { ok: false, status: 401 };
+        const caller = { key: `address:${address}`, name: `address:${address}`, manageAll: false };
+        return allowed(address) ? { ok: true, caller } : { ok: false, status: 401 };
       },
       revoked: () => undefined,
     };
@@ -61,7 +74,7 @@ export function createClientAuth(auth: PluginAuth, options: ClientAuthOptions): 
   // the digest never leaves the process, and createHmac cost more than the rest of the check.
   const salt = randomBytes(32).toString('base64');
   const cacheKey = (header: string) => hash('sha256', salt + header, 'base64');
-  const verified = new Map<string, { caller: string; userId: string; until: number }>();
+  const verified = new Map<string, { caller: SoapCaller; userId: string; until: number }>();
 
   return {
     async authorize(req) {
@@ -78,9 +91,10 @@ export function createClientAuth(auth: PluginAuth, options: ClientAuthOptions): 
       const result = await auth.signIn({ ...credentials, address: peerAddress(req.socket.remoteAddress), door: SOAP_DOOR });
       if (result.outcome === 'refused') return { ok: false, status: 429, retryAfterSeconds: result.retryAfterSeconds };
       if (result.outcome === 'failure' || !result.user.permissions.includes(MPS_PERMISSION)) return { ok: false, status: 401 };
-      verified.set(key, { caller: result.user.username, userId: result.user.id, until: now() + CACHE_TTL_MS });
+      const caller = { key: `user:${result.user.id}`, name: result.user.username, manageAll: result.user.permissions.includes(MPS_MANAGE_PERMISSION) };
+      verified.set(key, { caller, userId: result.user.id, until: now() + CACHE_TTL_MS });
       if (verified.size > CACHE_MAX) verified.delete(verified.keys().next().value!);
-      return { ok: true, caller: result.user.username };
+      return { ok: true, caller };
     },
     revoked(event) {
       // Basic callers hold no token: a sign-out elsewhere is not theirs; anything else about the user is.

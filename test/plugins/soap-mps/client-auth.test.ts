@@ -42,10 +42,11 @@ function fakeAuth(users: Record<string, { password: string; permissions: string[
 describe('SOAP caller authentication', () => {
   test('client-address mode admits the allowed networks only, IPv4-mapped addresses included', async () => {
     const auth = createClientAuth(fakeAuth({}), { mode: 'none', allowedClients: ['10.1.0.0/16', '::1', '2001:db8::/32'] });
-    assert.deepEqual(await auth.authorize(from('10.1.2.3')), { ok: true, caller: 'address:10.1.2.3' });
-    assert.deepEqual(await auth.authorize(from('::ffff:10.1.200.1')), { ok: true, caller: 'address:10.1.200.1' });
-    assert.deepEqual(await auth.authorize(from('::1')), { ok: true, caller: 'address:::1' });
-    assert.deepEqual(await auth.authorize(from('2001:db8:1::5')), { ok: true, caller: 'address:2001:db8:1::5' });
+    const byAddress = (address: string) => ({ ok: true, caller: { key: `address:${address}`, name: `address:${address}`, manageAll: false } });
+    assert.deepEqual(await auth.authorize(from('10.1.2.3')), byAddress('10.1.2.3'));
+    assert.deepEqual(await auth.authorize(from('::ffff:10.1.200.1')), byAddress('10.1.200.1'));
+    assert.deepEqual(await auth.authorize(from('::1')), byAddress('::1'));
+    assert.deepEqual(await auth.authorize(from('2001:db8:1::5')), byAddress('2001:db8:1::5'));
     for (const refused of ['127.0.0.1', '10.2.0.1', '::ffff:127.0.0.1', 'fe80::1', '']) {
       assert.deepEqual(await auth.authorize(from(refused)), { ok: false, status: 401 }, refused);
     }
@@ -59,10 +60,11 @@ describe('SOAP caller authentication', () => {
   test('Basic mode signs in through the kernel as door soap, needs mps:read, remembers a good check briefly and forgets it when revoked', async () => {
     let t = 1_000_000;
     const users = { reader: { password: 'pw', permissions: ['mps:read'] }, other: { password: 'pw', permissions: ['devices:read'] } };
+    const reader = { ok: true, caller: { key: 'user:id-reader', name: 'reader', manageAll: false } };
     const plugin = fakeAuth(users);
     const auth = createClientAuth(plugin, { mode: 'basic', allowedClients: [], now: () => t });
-    assert.deepEqual(await auth.authorize(from('10.0.0.1', basic('reader', 'pw'))), { ok: true, caller: 'reader' });
-    assert.deepEqual(await auth.authorize(from('10.0.0.1', basic('reader', 'pw'))), { ok: true, caller: 'reader' });
+    assert.deepEqual(await auth.authorize(from('10.0.0.1', basic('reader', 'pw'))), reader);
+    assert.deepEqual(await auth.authorize(from('10.0.0.1', basic('reader', 'pw'))), reader);
     assert.equal(plugin.checks, 1, 'the second call used the remembered check');
     assert.deepEqual(plugin.doors, ['soap']);
     t += 31_000;
