@@ -1,7 +1,7 @@
 import { hash, randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { AccessRevokedEvent, PluginAuth } from '../../core/plugin-api.js';
-import { createNetworkMatcher, peerAddress } from './client-networks.js';
+import { createNetworkMatcher, peerAddress } from '../../core/net/network-matcher.js';
 
 /** The permission a Basic caller needs (a core permission, CONTRACT section 2). */
 export const MPS_PERMISSION = 'mps:read';

@@ -1,6 +1,6 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
-import { createNetworkMatcher } from './client-networks.js';
+import { createNetworkMatcher } from '../../core/net/network-matcher.js';
 
 /** The hosts and networks notifications may reach (`options.notifications`). */
 export interface DeliveryPolicyOptions {
