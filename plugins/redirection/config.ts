@@ -27,6 +27,16 @@ export const REDIRECTION_CONFIG_SCHEMA = Section({
    */
   userCheckMs: Type.Integer({ minimum: 50, maximum: 60000, default: 2000 }),
   /**
+   * Wrong consent codes, bounded here rather than left to the firmware: per device and user
+   * `maxWrongCodes`, per device over all users `maxWrongCodesPerDevice`, within `windowSeconds`;
+   * past either even the right code is refused (429) without reaching the device.
+   */
+  consent: Section({
+    maxWrongCodes: Type.Integer({ minimum: 1, maximum: 1000, default: 5 }),
+    maxWrongCodesPerDevice: Type.Integer({ minimum: 1, maximum: 10000, default: 20 }),
+    windowSeconds: Type.Integer({ minimum: 1, maximum: 86400, default: 900 }),
+  }),
+  /**
    * Origins (`https://console.example`) whose pages may open a session's WebSocket besides the
    * gateway's own; a browser's request from any other origin is refused (cross-site WebSocket hijacking).
    */

@@ -5,6 +5,7 @@ import type { RedirectionConfig } from './config.js';
 import type { RedirectionReads } from './device-state.js';
 import { CONSENT_CODE_SCHEMA, FEATURES_REQUEST_SCHEMA, REDIRECTION_STATE_SCHEMA, SESSION_LIST_SCHEMA, SESSION_REQUEST_SCHEMA, SESSION_TICKET_SCHEMA } from './schemas.js';
 import { PERMISSION, type SessionService } from './session-service.js';
+import { createConsentCodes } from './consent-codes.js';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const params = { deviceId: { description: 'Device id' } };
@@ -87,6 +88,7 @@ function registerSessionRoutes(ctx: PluginContext<RedirectionConfig>, sessions: 
 
 /** A device's features, consent and its change: `GET /{deviceId}`, `PUT /{deviceId}/features`, consent start, code, cancel. */
 function registerDeviceStateRoutes(ctx: PluginContext<RedirectionConfig>, reads: RedirectionReads, { failures, known, audited, stateOf }: RouteKit): void {
+  const codes = createConsentCodes(reads, ctx.config.consent);
   ctx.http.route({
     method: 'get',
     path: '/:deviceId',
@@ -131,9 +133,15 @@ function registerDeviceStateRoutes(ctx: PluginContext<RedirectionConfig>, reads:
     permission: PERMISSION,
     params,
     body: CONSENT_CODE_SCHEMA,
-    responses: { 200: { description: 'Consent given' }, ...failures, 422: { description: 'Wrong code (`GW_ERR_CONSENT_CODE_WRONG`)' } },
+    description: 'Wrong codes are bounded per device and user (`consent.maxWrongCodes`) and per device (`consent.maxWrongCodesPerDevice`) within `consent.windowSeconds`; past either, 429 without asking the device.',
+    responses: {
+      200: { description: 'Consent given' },
+      ...failures,
+      422: { description: 'Wrong code (`GW_ERR_CONSENT_CODE_WRONG`)' },
+      429: { description: 'Too many wrong codes for this device (`GW_ERR_CONSENT_CODE_LIMIT`); see Retry-After' },
+    },
     // Never the code in the record: it is what lets a session in.
-    handler: async (req) => ({ optInState: await audited(req, 'remote.consent.code', () => reads.sendCode(known(req.params.deviceId), req.body.code), {}, (state) => ({ optInState: state })) }),
+    handler: async (req) => ({ optInState: await audited(req, 'remote.consent.code', () => codes.send(known(req.params.deviceId), req.user!, req.body.code), {}, (state) => ({ optInState: state })) }),
   });
   ctx.http.route({
     method: 'delete',

@@ -33,6 +33,8 @@ export interface RedirectionCounters {
   signInFailures: number;
   /** Sessions that ended because the client went idle. */
   idleCloses: number;
+  /** SendOptInCode calls, right or wrong. */
+  codeAttempts: number;
 }
 
 export class RedirectionState {
@@ -54,7 +56,7 @@ export class RedirectionState {
   readonly open = new Set<RedirectionMode>();
   /** Keys pressed on the KVM screen, in order (what was typed into the simulated screen). */
   readonly typed: number[] = [];
-  readonly counters: RedirectionCounters = { starts: 0, busy: 0, signIns: 0, signInFailures: 0, idleCloses: 0 };
+  readonly counters: RedirectionCounters = { starts: 0, busy: 0, signIns: 0, signInFailures: 0, idleCloses: 0, codeAttempts: 0 };
   #consentTimer: NodeJS.Timeout | undefined;
   #codes: SeededBytes;
   #screenListeners = new Set<() => void>();
@@ -98,6 +100,7 @@ export class RedirectionState {
 
   /** `SendOptInCode`: true when the code is the one shown. A wrong code leaves the state as it is. */
   sendCode(code: string): boolean {
+    this.counters.codeAttempts++;
     if (this.optInState !== 2 || code !== this.consentCode) return false;
     this.optInState = 3;
     this.consentCode = null;
