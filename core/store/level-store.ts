@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { Level } from 'level';
 import type { BatchOperation, KeyValueStore, PageOptions } from './key-value-store.js';
 import type { Logger } from '../log/logger.js';
-import { damagedReadError, isStoreFault, levelCode, levelMessage, readOnlyError, STORE_WAY_OUT, StoreDamagedError, StoreLockedError } from './store-errors.js';
+import { damagedReadError, isStoreFault, levelCode, levelMessage, readOnlyError, STORE_WAY_OUT, StoreDamagedError, StoreLockedError, withoutPaths } from './store-errors.js';
 import { droppedAtOpen } from './recovery-check.js';
 
 export { StoreLockedError, StoreDamagedError } from './store-errors.js';
@@ -22,7 +22,7 @@ interface Db {
   sublevel(name: string, options: { valueEncoding: 'json' }): Db;
 }
 
-/** Whether the store takes writes: `read-only` after a write failed, `damaged` after a read found broken files. */
+/** Whether the store takes writes: `read-only` after a write failed, `damaged` after a read found broken files; `reason` names no path (it is served without a token). */
 export type StoreStatus = { state: 'ok' } | { state: 'read-only' | 'damaged'; reason: string };
 
 /** Sees every operation's outcome: refuses writes once read-only, turns faults into clear errors. */
@@ -186,8 +186,8 @@ export async function openStore(dataDir: string, options: OpenStoreOptions = {})
         // Several writes may have been in flight when the first failed: one log line, one reason.
         const now = status as StoreStatus;
         if (now.state === 'read-only') throw readOnlyError(now.reason);
-        status = { state: 'read-only', reason: levelMessage(err) };
-        options.logger?.error('store write failed: the store is read-only until restart', { store: location, error: status.reason });
+        status = { state: 'read-only', reason: withoutPaths(levelMessage(err)) };
+        options.logger?.error('store write failed: the store is read-only until restart', { store: location, error: levelMessage(err) });
         throw readOnlyError(status.reason);
       }
     },
@@ -200,10 +200,10 @@ export async function openStore(dataDir: string, options: OpenStoreOptions = {})
         // A decoder's message may quote the stored bytes: say what happened, not what they were.
         const reason = undecodable ? 'Corruption: a stored value is not the JSON that was written' : levelMessage(err);
         if (status.state === 'ok') {
-          status = { state: 'damaged', reason };
+          status = { state: 'damaged', reason: withoutPaths(reason) };
           options.logger?.error('store read failed: its files are damaged', { store: location, error: reason });
         }
-        throw damagedReadError(location, reason);
+        throw damagedReadError(withoutPaths(reason));
       }
     },
   };

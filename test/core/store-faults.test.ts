@@ -126,14 +126,14 @@ test('a damaged or missing CURRENT, a damaged MANIFEST and a missing table each 
   }
 });
 
-test('a table damaged where the kernel reads at start stops start-up naming the store and the way out', async () => {
+test('a table damaged where the kernel reads at start stops start-up naming the way out (the error log line names the store)', async () => {
   const gw = await storeWithCredentials();
   try {
     const table = await dbFile(gw, /\.ldb$/);
     await garble(table, 0, 64);
     await assert.rejects(restart(gw), (err: Error & { code?: string }) => {
       assert.equal(err.code, 'GW_ERR_STORE_DAMAGED');
-      assert.ok(err.message.includes(`the store in ${join(gw.dataDir, 'db')} could not read its files (Corruption`), err.message);
+      assert.ok(err.message.startsWith('the store could not read its files (Corruption'), err.message);
       assert.match(err.message, /Restore the last backup/);
       return true;
     });
@@ -164,7 +164,8 @@ test('a table damaged where no start-up read goes answers 503 GW_ERR_STORE_DAMAG
         (err: Error & { status?: number; code?: string }) => {
           assert.equal(err.status, 503);
           assert.equal(err.code, 'GW_ERR_STORE_DAMAGED');
-          assert.ok(err.message.includes(`the store in ${join(dataDir, 'db')} could not read its files (Corruption`), err.message);
+          assert.ok(err.message.startsWith('the store could not read its files (Corruption'), err.message);
+          assert.ok(!err.message.includes(dataDir) && !err.message.includes('/'), `no path in an answer: ${err.message}`);
           return true;
         },
       );
