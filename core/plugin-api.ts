@@ -349,6 +349,12 @@ export interface SiteSettings {
   readonly listeners: () => ReadonlyArray<Readonly<ListenerAddress> & { plugin: string }>;
   /** The host the main listener binds (known at registration, unlike `baseUrl`). */
   readonly host: string;
+  /**
+   * The origins browsers reach this gateway at (`server.publicOrigins`), empty when not configured.
+   * A WebSocket Origin check compares with these when set, never with the request's Host, which a
+   * DNS-rebinding page controls. Since 1.4.0.
+   */
+  readonly publicOrigins: readonly string[];
   readonly dataDir: string;
   /** Site-wide AMT settings: probe ports, allowed networks, TLS trust. */
   readonly amt: AmtSiteSettings;

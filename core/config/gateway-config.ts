@@ -17,6 +17,14 @@ const SERVER = Type.Object(
     bodyLimitBytes: int(1024, 104857600),
     shutdownTimeoutMs: int(0, 600000),
     tls: Type.Object({ cert: Type.Optional(NullableString()), key: Type.Optional(NullableString()) }, closed),
+    publicOrigins: Type.Optional(
+      Type.Array(Type.String({ pattern: '^https?://[^/]+$' }), {
+        uniqueItems: true,
+        maxItems: 64,
+        description:
+          "The origins browsers reach this gateway at (https://gateway.example): WebSocket Origin checks compare with them instead of the request's Host header, which a DNS-rebinding page controls. Default none: same-origin by Host",
+      }),
+    ),
   },
   closed,
 );

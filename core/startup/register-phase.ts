@@ -48,7 +48,7 @@ export async function registerPlugins(inputs: RegisterInputs): Promise<Registere
   let baseUrl = '';
   const declaredListeners: KernelParts['declaredListeners'] = [];
   const listeners = () => [...lifecycle.owners.map(({ plugin, url }) => ({ plugin, ...hostAndPort(url) })), ...declaredListeners];
-  const site: SiteSettings = { baseUrl: () => baseUrl, listeners, host: config.server.host, dataDir: infra.dataDir, amt: config.amt, deviceTls: readDeviceTls(config, inputs.cwd) };
+  const site: SiteSettings = { baseUrl: () => baseUrl, listeners, host: config.server.host, publicOrigins: config.server.publicOrigins ?? [], dataDir: infra.dataDir, amt: config.amt, deviceTls: readDeviceTls(config, inputs.cwd) };
   const manifests: PluginManifest[] = [];
   const events = createEventBus(logger);
   const signIn = createSignInService(infra.auth, createLoginThrottle(config.auth.login), events, logger);
