@@ -5,6 +5,7 @@ import type { BatchOperation, KeyValueStore, PageOptions } from './key-value-sto
 import type { Logger } from '../log/logger.js';
 import { damagedReadError, isStoreFault, levelCode, levelMessage, readOnlyError, STORE_WAY_OUT, StoreDamagedError, StoreLockedError, withoutPaths } from './store-errors.js';
 import { droppedAtOpen } from './recovery-check.js';
+import { cutLogs } from './log-tail.js';
 
 export { StoreLockedError, StoreDamagedError } from './store-errors.js';
 
@@ -168,6 +169,13 @@ export async function openStore(dataDir: string, options: OpenStoreOptions = {})
       throw new StoreDamagedError(`the store in ${location} is damaged: ${what}. Nothing was changed. ${STORE_WAY_OUT}; or start once with --accept-store-damage to continue with the records LevelDB can read`);
     }
     options.logger?.error('STORE DAMAGED: starting anyway (--accept-store-damage); the dropped records are lost', { store: location, dropped });
+  }
+  // LevelDB drops a log's unfinished last write without a word: say it, since it may not be the only loss.
+  for (const cut of existing ? cutLogs(location) : []) {
+    options.logger?.error(
+      'STORE RECOVERY: the write-ahead log ends in the middle of a write (a crash or power loss during it, or a copy cut short); LevelDB drops that write and keeps the whole ones before it. If the log was cut short, every write after the cut is lost too: compare with the last backup',
+      { store: location, ...cut },
+    );
   }
   const db = new Level<string, unknown>(location, { valueEncoding: 'json', createIfMissing: !existing });
   try {

@@ -179,3 +179,46 @@ test('a table damaged where no start-up read goes answers 503 GW_ERR_STORE_DAMAG
     await rm(dataDir, { recursive: true, force: true });
   }
 });
+
+test('a write-ahead log cut short starts with the whole records, and says loudly in the log what recovery dropped', async () => {
+  const gw = await storeWithCredentials();
+  try {
+    const log = await dbFile(gw, /\.log$/);
+    const bytes = await readFile(log);
+    // Cut in the middle of a record, as a truncated copy or a crash during a write leaves it.
+    await writeFile(log, bytes.subarray(0, Math.floor(bytes.length / 2)));
+    const logs: string[] = [];
+    const again = await restart(gw, { logs });
+    try {
+      const count = await credentialCount(again);
+      assert.ok(count >= 20 && count < CREDENTIALS, `${count} credentials: the table's 20 and the log's whole records`);
+      const lines = logs.map((l) => JSON.parse(l) as { level: string; msg: string; file?: string; droppedBytes?: number; lastWholeSequence?: number });
+      const loud = lines.find((l) => l.msg.startsWith('STORE RECOVERY'));
+      assert.ok(loud, `no loud line about the cut log: ${logs.filter((l) => l.includes('"error"') || l.includes('"warn"')).join('\n')}`);
+      assert.equal(loud.level, 'error');
+      assert.equal(loud.file, log.split('/').pop());
+      assert.ok((loud.droppedBytes ?? 0) > 0 && (loud.droppedBytes ?? 0) < bytes.length, `droppedBytes ${loud.droppedBytes}`);
+      assert.equal(typeof loud.lastWholeSequence, 'number');
+    } finally {
+      await again.stop();
+    }
+  } finally {
+    await gw.cleanup();
+  }
+});
+
+test('a log that ends on a whole record says nothing', async () => {
+  const gw = await storeWithCredentials();
+  try {
+    const logs: string[] = [];
+    const again = await restart(gw, { logs });
+    try {
+      assert.equal(await credentialCount(again), CREDENTIALS);
+      assert.ok(!logs.some((l) => l.includes('STORE RECOVERY')), 'no alarm for a whole log');
+    } finally {
+      await again.stop();
+    }
+  } finally {
+    await gw.cleanup();
+  }
+});
