@@ -67,7 +67,7 @@ export async function startInfrastructure(config: GatewayConfig, options: Infras
     const bootstrap = await bootstrapAdmin(auth.users, resolve(cwd, config.auth.adminPasswordFile ?? join(dataDir, 'admin-password')), logger, env);
     const pool = createWorkerPool(config.workers);
     closers.push(() => pool.close());
-    const adminSocket = await startAdminSocket(dataDir, store, PACKAGE_VERSION, logger);
+    const adminSocket = await startAdminSocket(dataDir, store, PACKAGE_VERSION, masterKey.key, logger);
     closers.push(() => adminSocket?.close());
     return { dataDir, store, secrets, auth, pool, generatedAdminPassword: bootstrap.generatedPassword, close };
   } catch (err) {
