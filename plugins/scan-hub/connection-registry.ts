@@ -61,9 +61,9 @@ export class ConnectionRegistry {
     return this.closing;
   }
 
-  /** Reserves a connection for a later socket; throws 503 when the hub is full or stopping. */
+  /** Reserves a connection for a later socket; throws 503 when the hub is full or stopping, 429 when the user holds its bound. */
   negotiate(user: AuthenticatedUser): Negotiated {
-    this.checkCapacity();
+    this.checkCapacity(user);
     const connectionToken = newId();
     const connectionId = newId();
     this.slots.set(connectionToken, { connectionId, userId: user.id, expiresAt: performance.now() + this.config.clientTimeoutMs, claimed: false });
@@ -76,7 +76,7 @@ export class ConnectionRegistry {
    */
   claim(id: string | null, user: AuthenticatedUser): Claim {
     if (id === null) {
-      this.checkCapacity();
+      this.checkCapacity(user);
       const key = newId();
       const connectionId = newId();
       this.slots.set(key, { connectionId, userId: user.id, expiresAt: Infinity, claimed: true });
@@ -151,8 +151,12 @@ export class ConnectionRegistry {
     this.scheduler.dispose();
   }
 
-  private checkCapacity(): void {
+  /** 503 when the hub is full or stopping; 429 when the user holds its own bound of connections. */
+  private checkCapacity(user: AuthenticatedUser): void {
     if (this.closing || this.slots.size >= this.config.maxConnections) throw HubErrors.unavailable();
+    let held = 0;
+    for (const slot of this.slots.values()) if (slot.userId === user.id) held++;
+    if (held >= this.config.maxConnectionsPerUser) throw HubErrors.userLimit(this.config.maxConnectionsPerUser);
   }
 
   private tick(): void {

@@ -74,3 +74,26 @@ describe('hub connections end with their sign-in', () => {
     assert.equal(await upgradeStatus(url), 403);
   });
 });
+
+describe('hub connections one user may hold', () => {
+  let gw: TestGateway;
+  before(async () => {
+    gw = await startHubGateway({ hub: { maxConnections: 10, maxConnectionsPerUser: 3 } });
+  });
+  after(() => gw.cleanup());
+
+  test("one user's connections, negotiated or open, count against its own bound: others still connect", async () => {
+    const greedy = await gw.userWith([], 'hub-greedy');
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) statuses.push((await gw.request('POST', '/scanHub/negotiate?negotiateVersion=1', { token: greedy })).status);
+    assert.deepEqual(statuses, [200, 200, 200, 429, 429]);
+    const refused = await gw.request('POST', '/scanHub/negotiate?negotiateVersion=1', { token: greedy });
+    assert.equal(((await refused.json()) as { type: string }).type, 'urn:amt-gateway:problem:GW_ERR_HUB_USER_LIMIT');
+    assert.ok(Number(refused.headers.get('retry-after')) >= 1);
+    const url = `${gw.url.replace(/^http/, 'ws')}/scanHub?access_token=${greedy}`;
+    assert.equal(await upgradeStatus(url), 429, 'a connection without negotiation counts too');
+    const { connection } = await connectSignalR(gw.url, await gw.login());
+    assert.equal(connection.state, HubConnectionState.Connected, "the admin's connection is not held back");
+    await connection.stop();
+  });
+});
