@@ -53,6 +53,10 @@ export function registerAuthRoutes(ctx: PluginContext, auth: AuthService, signIn
       }
       if (result.outcome === 'failure') throw new HttpError(401, 'GW_ERR_BAD_LOGIN', 'unknown user or wrong password');
       const issued = await auth.tokens.issue(result.user);
+      if (issued.evicted.length > 0) {
+        // The user's oldest sign-ins made room: what they opened ends as on a sign-out.
+        await ctx.events.publishAwaited('AccessRevoked', { user: result.user.username, address: req.ip, userId: result.user.id, username: result.user.username, reason: 'signed-out', tokenIds: issued.evicted });
+      }
       return { token: issued.token, expiresAt: issued.expiresAt, user: result.user };
     },
   });

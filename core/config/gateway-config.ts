@@ -82,6 +82,7 @@ export const GATEWAY_CONFIG_SCHEMA = Type.Object(
     auth: Type.Object(
       {
         tokenTtlSeconds: int(1, 2592000),
+        maxTokensPerUser: Type.Optional(int(1, 100000, 'Live bearer tokens one user holds at most; a sign-in beyond revokes its oldest (what that sign-in opened ends). Default 100')),
         adminPasswordFile: Type.Optional(NullableString({ description: 'Where a generated admin password is written; default <dataDir>/admin-password' })),
         login: LOGIN,
       },

@@ -21,6 +21,7 @@ import { PACKAGE_VERSION } from '../assets/package-root.js';
 import { CORE_PLUGIN } from '../core-plugin.js';
 
 const TOKEN_SWEEP_MS = 10 * 60_000;
+const DEFAULT_TOKENS_PER_USER = 100;
 
 export interface InfrastructureOptions {
   cwd: string;
@@ -59,7 +60,7 @@ export async function startInfrastructure(config: GatewayConfig, options: Infras
     if (masterKey.recovered) logger.warn('finished a key rotation that was cut off: the key file now holds the new key');
     const permissionNames = () => options.permissionNames;
     const secrets = createSealer(masterKey.key);
-    const auth = createAuthService(await createUserStore(coreStore.namespace('users'), secrets), createTokenService(coreStore.namespace('tokens'), config.auth.tokenTtlSeconds), permissionNames);
+    const auth = createAuthService(await createUserStore(coreStore.namespace('users'), secrets), createTokenService(coreStore.namespace('tokens'), config.auth.tokenTtlSeconds, Date.now, config.auth.maxTokensPerUser ?? DEFAULT_TOKENS_PER_USER), permissionNames);
     await auth.tokens.sweep();
     const sweeper = setInterval(() => void auth.tokens.sweep().catch((err: Error) => logger.warn('token sweep failed', { error: err.message })), TOKEN_SWEEP_MS);
     sweeper.unref();

@@ -216,3 +216,24 @@ test('users stored before ids and sealed hashes are given an id and their hash s
     await rm(dataDir, { recursive: true, force: true });
   }
 });
+
+test("a user holds at most maxTokensPerUser live tokens: a sign-in beyond revokes the oldest (announced as their sign-out)", async () => {
+  const gw = await startTestGateway({ overrides: { auth: { maxTokensPerUser: 3 } } });
+  try {
+    const tokens: string[] = [];
+    for (let i = 0; i < 5; i++) tokens.push(await gw.login());
+    const alive = await Promise.all(tokens.map(async (token) => (await gw.request('GET', '/api/auth/me', { token })).status));
+    assert.deepEqual(alive, [401, 401, 200, 200, 200], 'the two oldest made room');
+    await gw.stop();
+    const again = await startTestGateway({ dataDir: gw.dataDir, masterKey: gw.masterKey, overrides: { auth: { maxTokensPerUser: 3 } } });
+    try {
+      const fresh = await again.login();
+      const after = await Promise.all([...tokens.slice(2), fresh].map(async (token) => (await again.request('GET', '/api/auth/me', { token })).status));
+      assert.deepEqual(after, [401, 200, 200, 200], 'the bound holds across a restart: the tokens kept were counted');
+    } finally {
+      await again.stop();
+    }
+  } finally {
+    await gw.cleanup();
+  }
+});
