@@ -75,6 +75,19 @@ export function createClientAuth(auth: PluginAuth, options: ClientAuthOptions): 
   const salt = randomBytes(32).toString('base64');
   const cacheKey = (header: string) => hash('sha256', salt + header, 'base64');
   const verified = new Map<string, { caller: SoapCaller; userId: string; until: number }>();
+  // Requests with the same header while it is being checked wait for that one check: a client's
+  // parallel requests with its right password are one sign-in, not a burst the throttle refuses.
+  const checking = new Map<string, Promise<AuthOutcome>>();
+
+  const check = async (key: string, credentials: { username: string; password: string }, address: string): Promise<AuthOutcome> => {
+    const result = await auth.signIn({ ...credentials, address, door: SOAP_DOOR });
+    if (result.outcome === 'refused') return { ok: false, status: 429, retryAfterSeconds: result.retryAfterSeconds };
+    if (result.outcome === 'failure' || !result.user.permissions.includes(MPS_PERMISSION)) return { ok: false, status: 401 };
+    const caller = { key: `user:${result.user.id}`, name: result.user.username, manageAll: result.user.permissions.includes(MPS_MANAGE_PERMISSION) };
+    verified.set(key, { caller, userId: result.user.id, until: now() + CACHE_TTL_MS });
+    if (verified.size > CACHE_MAX) verified.delete(verified.keys().next().value!);
+    return { ok: true, caller };
+  };
 
   return {
     async authorize(req) {
@@ -87,14 +100,14 @@ export function createClientAuth(auth: PluginAuth, options: ClientAuthOptions): 
       verified.delete(key);
       const credentials = basicCredentials(header);
       if (!credentials) return { ok: false, status: 401 };
-
-      const result = await auth.signIn({ ...credentials, address: peerAddress(req.socket.remoteAddress), door: SOAP_DOOR });
-      if (result.outcome === 'refused') return { ok: false, status: 429, retryAfterSeconds: result.retryAfterSeconds };
-      if (result.outcome === 'failure' || !result.user.permissions.includes(MPS_PERMISSION)) return { ok: false, status: 401 };
-      const caller = { key: `user:${result.user.id}`, name: result.user.username, manageAll: result.user.permissions.includes(MPS_MANAGE_PERMISSION) };
-      verified.set(key, { caller, userId: result.user.id, until: now() + CACHE_TTL_MS });
-      if (verified.size > CACHE_MAX) verified.delete(verified.keys().next().value!);
-      return { ok: true, caller };
+      // Keyed by header and address: a check under way from one address is no answer for another.
+      const address = peerAddress(req.socket.remoteAddress);
+      const flight = `${key}\u0000${address}`;
+      const pending = checking.get(flight);
+      if (pending) return pending;
+      const running = check(key, credentials, address).finally(() => checking.delete(flight));
+      checking.set(flight, running);
+      return running;
     },
     revoked(event) {
       // Basic callers hold no token: a sign-out elsewhere is not theirs; anything else about the user is.

@@ -81,4 +81,19 @@ describe('SOAP caller authentication', () => {
     assert.deepEqual(await auth.authorize(from('10.0.0.1', 'Basic !!!')), { ok: false, status: 401 });
     assert.equal(plugin.checks, 4, 'no header or a malformed one is no sign-in attempt');
   });
+
+  test('parallel requests with one header share one sign-in (a client\'s burst with its right password is no throttled burst)', async () => {
+    const plugin = fakeAuth({ reader: { password: 'pw', permissions: ['mps:read'] } });
+    const slow = plugin.signIn.bind(plugin);
+    plugin.signIn = async (request) => {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      return slow(request);
+    };
+    const auth = createClientAuth(plugin, { mode: 'basic', allowedClients: [] });
+    const outcomes = await Promise.all(Array.from({ length: 20 }, () => auth.authorize(from('10.0.0.1', basic('reader', 'pw')))));
+    assert.ok(outcomes.every((o) => o.ok));
+    assert.equal(plugin.checks, 1);
+    await Promise.all([auth.authorize(from('10.0.0.2', basic('reader', 'wrong'))), auth.authorize(from('10.0.0.3', basic('reader', 'wrong')))]);
+    assert.equal(plugin.checks, 3, 'a check under way from one address answers no other address');
+  });
 });
