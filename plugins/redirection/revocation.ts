@@ -7,8 +7,7 @@
 import type { AccessRevokedEvent, PluginAuth } from '../../core/plugin-api.js';
 import type { SessionRegistry } from './sessions.js';
 import type { TicketStore } from './tickets.js';
-
-const PERMISSION = 'remote:connect';
+import { PERMISSION } from './permission.js';
 
 export interface RevocationDeps {
   auth: Pick<PluginAuth, 'userById'>;

@@ -20,11 +20,12 @@ import type { ModeSpec, SessionCodec } from './modes/mode.js';
 import { SOL_MODE } from './modes/sol.js';
 import { startRelay } from './relay.js';
 import { createRevocation } from './revocation.js';
+import { PERMISSION } from './permission.js';
 import { createSessionRegistry, type EndReason, type LiveSession } from './sessions.js';
 import { createTicketStore, type Ticket, type TicketOwner } from './tickets.js';
 
 export const RELAY_PATH = '/api/redirection/relay';
-export const PERMISSION = 'remote:connect';
+export { PERMISSION };
 const MODES: Record<SessionMode, ModeSpec> = { kvm: KVM_MODE, sol: SOL_MODE };
 
 /** The viewer's WebSocket and the upgraded connection under it. */
