@@ -37,6 +37,8 @@ const newId = () => randomBytes(16).toString('base64url');
  */
 export class ConnectionRegistry {
   private readonly slots = new Map<string, Slot>();
+  /** Slots held per user id, for the per-user bound. */
+  private readonly perUser = new Map<string, number>();
   private readonly connections = new Set<ClientConnection>();
   private readonly heartbeat: NodeJS.Timeout;
   private readonly scheduler: FlushScheduler;
@@ -66,7 +68,7 @@ export class ConnectionRegistry {
     this.checkCapacity(user);
     const connectionToken = newId();
     const connectionId = newId();
-    this.slots.set(connectionToken, { connectionId, userId: user.id, expiresAt: performance.now() + this.config.clientTimeoutMs, claimed: false });
+    this.addSlot(connectionToken, { connectionId, userId: user.id, expiresAt: performance.now() + this.config.clientTimeoutMs, claimed: false });
     return { connectionId, connectionToken };
   }
 
@@ -79,7 +81,7 @@ export class ConnectionRegistry {
       this.checkCapacity(user);
       const key = newId();
       const connectionId = newId();
-      this.slots.set(key, { connectionId, userId: user.id, expiresAt: Infinity, claimed: true });
+      this.addSlot(key, { connectionId, userId: user.id, expiresAt: Infinity, claimed: true });
       return { key, connectionId };
     }
     if (this.closing) throw HubErrors.unavailable();
@@ -94,7 +96,7 @@ export class ConnectionRegistry {
 
   /** Frees a claim once its socket is gone: the id cannot be used again. */
   release(claim: Claim): void {
-    this.slots.delete(claim.key);
+    this.deleteSlot(claim.key);
   }
 
   /** Runs the hub protocol on an accepted WebSocket. */
@@ -137,7 +139,7 @@ export class ConnectionRegistry {
    */
   async closeAll(): Promise<void> {
     this.closing = true;
-    for (const [key, slot] of this.slots) if (!slot.claimed) this.slots.delete(key);
+    for (const [key, slot] of this.slots) if (!slot.claimed) this.deleteSlot(key);
     if (this.connections.size > 0) {
       const drained = new Promise<void>((resolve) => (this.drained = resolve));
       for (const connection of this.connections) connection.close({ allowReconnect: true });
@@ -154,14 +156,26 @@ export class ConnectionRegistry {
   /** 503 when the hub is full or stopping; 429 when the user holds its own bound of connections. */
   private checkCapacity(user: AuthenticatedUser): void {
     if (this.closing || this.slots.size >= this.config.maxConnections) throw HubErrors.unavailable();
-    let held = 0;
-    for (const slot of this.slots.values()) if (slot.userId === user.id) held++;
-    if (held >= this.config.maxConnectionsPerUser) throw HubErrors.userLimit(this.config.maxConnectionsPerUser);
+    if ((this.perUser.get(user.id) ?? 0) >= this.config.maxConnectionsPerUser) throw HubErrors.userLimit(this.config.maxConnectionsPerUser);
+  }
+
+  private addSlot(key: string, slot: Slot): void {
+    this.slots.set(key, slot);
+    this.perUser.set(slot.userId, (this.perUser.get(slot.userId) ?? 0) + 1);
+  }
+
+  private deleteSlot(key: string): void {
+    const slot = this.slots.get(key);
+    if (!slot) return;
+    this.slots.delete(key);
+    const left = (this.perUser.get(slot.userId) ?? 1) - 1;
+    if (left > 0) this.perUser.set(slot.userId, left);
+    else this.perUser.delete(slot.userId);
   }
 
   private tick(): void {
     const now = performance.now();
-    for (const [key, slot] of this.slots) if (now > slot.expiresAt) this.slots.delete(key);
+    for (const [key, slot] of this.slots) if (now > slot.expiresAt) this.deleteSlot(key);
     for (const connection of this.connections) connection.tick(now);
   }
 }
