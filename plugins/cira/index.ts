@@ -59,6 +59,7 @@ export default definePlugin<CiraConfig>({
     registerCiraIntegration(ctx, service, config.tunnelOperations, config.sessionChannelWindowBytes);
     await server.listen();
     const address = service.address();
+    if (address) ctx.declareListener(address);
     const behindHaproxy = server.plan.kind === 'proxy-v2';
     // Behind HAProxy the listener is loopback: devices dial HAProxy, whose address only publicAddress can tell.
     mpsAddress = ciraMpsAddress(config.publicAddress, behindHaproxy ? null : address);

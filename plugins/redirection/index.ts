@@ -37,8 +37,13 @@ export default definePlugin({
       audit: ctx.useOptional('audit'),
     });
     registerRedirectionRoutes(ctx, reads, sessions);
+    const stopRevocations = ctx.events.subscribe('AccessRevoked', (event) => sessions.revoked(event));
+    if (ctx.config.maxTickets !== undefined) ctx.logger.warn('plugins.redirection.options.maxTickets is deprecated and ignored: tickets are bounded per user (maxTicketsPerUser)');
     const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_VIEWER_MESSAGE, perMessageDeflate: false, clientTracking: false });
-    ctx.http.onUpgrade(RELAY_PATH, createRelayUpgrade(sessions, wss, ctx.config.origins, ctx.logger));
-    ctx.onStopping(() => sessions.stop());
+    ctx.http.onUpgrade(RELAY_PATH, createRelayUpgrade(sessions, wss, { plugin: ctx.config.origins, public: ctx.site.publicOrigins }, ctx.logger));
+    ctx.onStopping(() => {
+      stopRevocations();
+      sessions.stop();
+    });
   },
 });

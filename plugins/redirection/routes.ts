@@ -5,6 +5,7 @@ import type { RedirectionConfig } from './config.js';
 import type { RedirectionReads } from './device-state.js';
 import { CONSENT_CODE_SCHEMA, FEATURES_REQUEST_SCHEMA, REDIRECTION_STATE_SCHEMA, SESSION_LIST_SCHEMA, SESSION_REQUEST_SCHEMA, SESSION_TICKET_SCHEMA } from './schemas.js';
 import { PERMISSION, type SessionService } from './session-service.js';
+import { createConsentCodes } from './consent-codes.js';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const params = { deviceId: { description: 'Device id' } };
@@ -74,9 +75,11 @@ function registerSessionRoutes(ctx: PluginContext<RedirectionConfig>, sessions: 
     permission: PERMISSION,
     params,
     body: SESSION_REQUEST_SCHEMA,
-    responses: { 201: { description: 'Ticket issued', schema: ref('RedirectionSessionTicket') }, ...failures },
+    responses: { 201: { description: 'Ticket issued', schema: ref('RedirectionSessionTicket') }, ...failures, 429: { description: 'The user holds its bound of tickets or sessions (`GW_ERR_REDIRECTION_USER_LIMIT`); see Retry-After' } },
     handler: async (req, reply) => {
-      const ticket = await audited(req, 'remote.session.start', () => sessions.create(req.user!, req.params.deviceId, req.body.mode), { mode: req.body.mode }, (t) => ({ sessionId: t.id }));
+      const bearer = /^Bearer\s+(\S+)\s*$/i.exec(req.header('Authorization'))?.[1] ?? '';
+      const create = () => sessions.create(req.user!, ctx.auth.tokenId(bearer), req.params.deviceId, req.body.mode);
+      const ticket = await audited(req, 'remote.session.start', create, { mode: req.body.mode }, (t) => ({ sessionId: t.id }));
       reply.status(201);
       return ticket;
     },
@@ -85,6 +88,7 @@ function registerSessionRoutes(ctx: PluginContext<RedirectionConfig>, sessions: 
 
 /** A device's features, consent and its change: `GET /{deviceId}`, `PUT /{deviceId}/features`, consent start, code, cancel. */
 function registerDeviceStateRoutes(ctx: PluginContext<RedirectionConfig>, reads: RedirectionReads, { failures, known, audited, stateOf }: RouteKit): void {
+  const codes = createConsentCodes(reads, ctx.config.consent);
   ctx.http.route({
     method: 'get',
     path: '/:deviceId',
@@ -129,9 +133,15 @@ function registerDeviceStateRoutes(ctx: PluginContext<RedirectionConfig>, reads:
     permission: PERMISSION,
     params,
     body: CONSENT_CODE_SCHEMA,
-    responses: { 200: { description: 'Consent given' }, ...failures, 422: { description: 'Wrong code (`GW_ERR_CONSENT_CODE_WRONG`)' } },
+    description: 'Wrong codes are bounded per device and user (`consent.maxWrongCodes`) and per device (`consent.maxWrongCodesPerDevice`) within `consent.windowSeconds`; past either, 429 without asking the device.',
+    responses: {
+      200: { description: 'Consent given' },
+      ...failures,
+      422: { description: 'Wrong code (`GW_ERR_CONSENT_CODE_WRONG`)' },
+      429: { description: 'Too many wrong codes for this device (`GW_ERR_CONSENT_CODE_LIMIT`); see Retry-After' },
+    },
     // Never the code in the record: it is what lets a session in.
-    handler: async (req) => ({ optInState: await audited(req, 'remote.consent.code', () => reads.sendCode(known(req.params.deviceId), req.body.code), {}, (state) => ({ optInState: state })) }),
+    handler: async (req) => ({ optInState: await audited(req, 'remote.consent.code', () => codes.send(known(req.params.deviceId), req.user!, req.body.code), {}, (state) => ({ optInState: state })) }),
   });
   ctx.http.route({
     method: 'delete',

@@ -6,7 +6,7 @@
 import type { Socket } from 'node:net';
 import type { Logger } from '../../../core/plugin-api.js';
 import { createConnectionBudget } from '../../../core/net/connection-budget.js';
-import { createLogDigest } from './log-digest.js';
+import { createLogDigest } from '../../../core/log/log-digest.js';
 
 export interface AdmissionOptions {
   maxUnauthenticated: number;

@@ -17,7 +17,8 @@ import type { TunnelPeer, TunnelSocket } from '../tunnel/tunnel-socket.js';
 import { createConnectionAdmission } from './admission.js';
 import { createCiraListener } from './cira-listener.js';
 import { planListener, type ListenerPlan } from './listener-plan.js';
-import { createLogDigest } from './log-digest.js';
+import { resolveGroup } from './socket-group.js';
+import { createLogDigest } from '../../../core/log/log-digest.js';
 import { createSignIn } from './sign-in.js';
 import type { ServerCertificate } from './server-certificate.js';
 
@@ -165,7 +166,11 @@ export function createCiraServer(options: CiraServerOptions): CiraServer {
   return {
     service,
     plan,
-    listen: () => listener.listen(plan.target),
+    listen: async () => {
+      const { target } = plan;
+      const group = plan.kind === 'proxy-v2' && 'group' in plan.admission ? plan.admission.group : null;
+      await listener.listen(group !== null && 'path' in target ? { ...target, gid: resolveGroup(group) } : target);
+    },
     stats: () => ({
       tunnels: registry.all.size,
       live: [...registry.liveTunnels()].length,

@@ -34,6 +34,8 @@ export interface RedirectionCounters {
   signInFailures: number;
   /** Sessions that ended because the client went idle. */
   idleCloses: number;
+  /** SendOptInCode calls, right or wrong. */
+  codeAttempts: number;
 }
 
 export class RedirectionState {
@@ -57,7 +59,7 @@ export class RedirectionState {
   readonly typed: number[] = [];
   /** The host's serial port as SOL sessions see it (its lines, and a test control for a chattering device). */
   readonly solHost = new SolHost();
-  readonly counters: RedirectionCounters = { starts: 0, busy: 0, signIns: 0, signInFailures: 0, idleCloses: 0 };
+  readonly counters: RedirectionCounters = { starts: 0, busy: 0, signIns: 0, signInFailures: 0, idleCloses: 0, codeAttempts: 0 };
   #consentTimer: NodeJS.Timeout | undefined;
   #codes: SeededBytes;
   #screenListeners = new Set<() => void>();
@@ -101,6 +103,7 @@ export class RedirectionState {
 
   /** `SendOptInCode`: true when the code is the one shown. A wrong code leaves the state as it is. */
   sendCode(code: string): boolean {
+    this.counters.codeAttempts++;
     if (this.optInState !== 2 || code !== this.consentCode) return false;
     this.optInState = 3;
     this.consentCode = null;
