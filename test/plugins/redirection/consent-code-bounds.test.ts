@@ -13,8 +13,8 @@ const k = redirectionKit(() => kit);
 
 before(async () => {
   kit = await startFleetGateway({
-    fleet: { count: 2, base: '127.63.6.1', provisioningModes: [1], seed: 'consent-bounds' },
-    range: '127.63.6.1-2',
+    fleet: { count: 2, base: '127.63.9.1', provisioningModes: [1], seed: 'consent-bounds' },
+    range: '127.63.9.1-2',
     plugins: ['rest-api', 'redirection'],
     pluginConfig: { redirection: { options: { consent: { maxWrongCodes: 3, maxWrongCodesPerDevice: 5, windowSeconds: 900 } } } },
   });

@@ -15,8 +15,8 @@ const status = (err: unknown) => (err as { status?: number }).status;
 
 before(async () => {
   kit = await startFleetGateway({
-    fleet: { count: 1, base: '127.63.7.1', provisioningModes: [1], seed: 'public-origins' },
-    range: '127.63.7.1',
+    fleet: { count: 1, base: '127.63.10.1', provisioningModes: [1], seed: 'public-origins' },
+    range: '127.63.10.1',
     plugins: ['rest-api', 'redirection'],
     pluginConfig: { redirection: { options: { origins: ['https://console.example'] } } },
     siteConfig: { server: { publicOrigins: ['https://gateway.example'] } },

@@ -16,8 +16,8 @@ const PASSWORD = 'user-password-1';
 
 before(async () => {
   kit = await startFleetGateway({
-    fleet: { count: 4, base: '127.63.5.1', provisioningModes: [1], seed: 'revocation-test' },
-    range: '127.63.5.1-4',
+    fleet: { count: 4, base: '127.63.8.1', provisioningModes: [1], seed: 'revocation-test' },
+    range: '127.63.8.1-4',
     plugins: ['rest-api', 'redirection'],
     // The periodic user check is far away: only the revocation itself can end a session in time.
     pluginConfig: { redirection: { options: { userCheckMs: 60_000, maxTicketsPerUser: 3, maxSessionsPerUser: 2 } } },
