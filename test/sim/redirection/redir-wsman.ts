@@ -88,7 +88,8 @@ function bootSettingData(s: DeviceState): SimInstance {
       ['BootMediaIndex', 0],
       ['ElementName', 'Intel(r) AMT Boot Configuration Settings'],
       ['InstanceID', 'Intel(r) AMT:BootSettingData 0'],
-      ['UseIDER', false],
+      ['IDERBootDevice', s.redirection.boot.iderDevice],
+      ['UseIDER', s.redirection.boot.useIder],
       ['UseSOL', false],
       ['UseSafeMode', false],
     ],
@@ -134,6 +135,8 @@ export const REDIRECTION_PUTS: Record<string, (s: DeviceState, input: InputReade
   },
   AMT_BootSettingData(s, input) {
     s.redirection.boot.biosSetup = bool(input.text('BIOSSetup')) ?? false;
+    s.redirection.boot.useIder = bool(input.text('UseIDER')) ?? false;
+    s.redirection.boot.iderDevice = Number(input.text('IDERBootDevice') ?? 0) === 1 ? 1 : 0;
     return true;
   },
 };
