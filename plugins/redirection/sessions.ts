@@ -2,7 +2,11 @@
  * The remote console sessions of this gateway: one per mode per device (a slot is held from the
  * moment a ticket is used until the session ends), at most `maxSessions` in all.
  */
+import type { RequestActor } from '../../core/plugin-api.js';
 import type { SessionMode } from './device-state.js';
+
+/** A slot's mode: the relayed modes and IDE redirection (served by the gateway itself). */
+export type RegistryMode = SessionMode | 'ider';
 
 /** Why a session ended, with the WebSocket close code and reason the viewer gets. */
 export const END_REASONS = {
@@ -19,24 +23,25 @@ export type EndReason = keyof typeof END_REASONS;
 
 export interface LiveSession {
   readonly id: string;
-  readonly mode: SessionMode;
+  readonly mode: RegistryMode;
   readonly deviceId: string;
   readonly user: string;
   readonly startedAt: string;
   readonly bytesToDevice: number;
   readonly bytesFromDevice: number;
-  end(reason: EndReason): void;
+  /** Ends the session; `by` is who ended it through the API (for its audit record). */
+  end(reason: EndReason, by?: RequestActor): void;
 }
 
 export function createSessionRegistry(maxSessions: number) {
   const slots = new Map<string, LiveSession | 'opening'>();
   const byId = new Map<string, LiveSession>();
-  const key = (deviceId: string, mode: SessionMode) => `${deviceId}\0${mode}`;
+  const key = (deviceId: string, mode: RegistryMode) => `${deviceId}\0${mode}`;
   return {
-    busy: (deviceId: string, mode: SessionMode) => slots.has(key(deviceId, mode)),
+    busy: (deviceId: string, mode: RegistryMode) => slots.has(key(deviceId, mode)),
     full: () => slots.size >= maxSessions,
     /** Holds the device's slot for `mode` while the session opens; null when taken. Returns the release. */
-    reserve(deviceId: string, mode: SessionMode): (() => void) | null {
+    reserve(deviceId: string, mode: RegistryMode): (() => void) | null {
       const k = key(deviceId, mode);
       if (slots.has(k)) return null;
       slots.set(k, 'opening');
