@@ -70,6 +70,12 @@ export class IderLink {
     return this.#closed;
   }
 
+  /** The device ends the session (as firmware does when the host's user ends redirection): 0x43, then the connection closes. */
+  close(): void {
+    this.send(this.header(MSG.closeReply, 8));
+    this.socket.end();
+  }
+
   onClose(listener: () => void): void {
     this.#onClose.add(listener);
   }
