@@ -13,7 +13,7 @@
  *   npm run bench -- ider          BENCH_IDER_BIG_MB=700 (size of the 50-device image)
  */
 import { spawnSync } from 'node:child_process';
-import { createReadStream } from 'node:fs';
+import { createReadStream, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
@@ -167,6 +167,7 @@ async function measure({ workDir, log }: BenchContext): Promise<BenchResult> {
   log(`writing the images: ${SMALL_BYTES / 2 ** 20} MiB and ${BIG_BYTES / 1e6} MB`);
   const small = await writeBootIso(join(workDir, 'small.iso'), SMALL_BYTES);
   const big = await writeBootIso(join(workDir, 'big.iso'), BIG_BYTES);
+  mkdirSync(join(workDir, 'gateway'));
   const gateway = await startGatewayProcess({
     runner: 'compiled',
     dataDir: join(workDir, 'gateway'),

@@ -41,6 +41,7 @@ export interface HubEvents {
   ScanFailed: Scan;
   DeviceStatusChanged: { deviceId: string; online: boolean; lastSeen: string | null };
   PowerStateChanged: { deviceId: string; powerState: number };
+  IderSessionProgress: { sessionId: string; deviceId: string; bytesServed: number; bytesToDevice: number; commands: number; ended?: string };
 }
 
 let connection: HubConnection | null = null;

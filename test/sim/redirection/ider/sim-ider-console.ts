@@ -144,6 +144,7 @@ export async function serveImageDirectly(stream: Duplex, leftover: Buffer, path:
       };
       stream.on('data', take);
       stream.once('close', resolve);
+      stream.resume(); // the sign-in left the stream paused
       if (pending.length) {
         const first = pending;
         pending = Buffer.alloc(0);

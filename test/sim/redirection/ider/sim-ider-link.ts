@@ -33,7 +33,11 @@ export interface LinkViolation {
   what: string;
 }
 
+/** A host gives up on a command the console leaves unanswered this long (a BIOS times out too). */
+const COMMAND_TIMEOUT_MS = 30_000;
+
 interface Waiter {
+  timer: NodeJS.Timeout;
   resolve(result: PacketResult): void;
   reject(error: Error): void;
   chunks: Buffer[];
@@ -83,6 +87,7 @@ export class IderLink {
   closedNow(): void {
     if (this.#closed) return;
     this.#closed = true;
+    if (this.#waiter) clearTimeout(this.#waiter.timer);
     this.#waiter?.reject(new Error('the IDE-R session closed'));
     this.#waiter = null;
     for (const listener of this.#onClose) listener();
@@ -102,7 +107,11 @@ export class IderLink {
     m[15] = 0xa0; // PACKET
     Buffer.from(cdb).copy(m, 16, 0, 12);
     return new Promise((resolve, reject) => {
-      this.#waiter = { resolve, reject, chunks: [], pieces: [] };
+      const timer = setTimeout(() => {
+        this.#waiter = null;
+        reject(new Error(`the console did not answer command 0x${m[16]!.toString(16)} within ${COMMAND_TIMEOUT_MS} ms`));
+      }, COMMAND_TIMEOUT_MS);
+      this.#waiter = { timer, resolve, reject, chunks: [], pieces: [] };
       this.send(m);
     });
   }
@@ -179,6 +188,7 @@ export class IderLink {
   #finish(result: PacketResult): void {
     const waiter = this.#waiter!;
     this.#waiter = null;
+    clearTimeout(waiter.timer);
     waiter.resolve(result);
   }
 }
