@@ -120,8 +120,8 @@ export function BootFromImage({ deviceId, powerControl }: { deviceId: string; po
       )}
       {session && (
         <p data-testid="ider-progress">
-          Serving: <strong>{formatBytes(served)}</strong> sent
-          {image ? ` of ${formatBytes(image.sizeBytes)} (${Math.min(100, Math.round((served / image.sizeBytes) * 100))} %)` : ''}. You may close this page: the gateway keeps serving.
+          Serving: <strong>{formatBytes(served)}</strong> sent to the machine{image ? ` (the image holds ${formatBytes(image.sizeBytes)}; a machine may read parts more than once)` : ''}. You may close
+          this page: the gateway keeps serving.
         </p>
       )}
     </section>

@@ -17,6 +17,8 @@ export interface HostOptions {
   installer: boolean;
   /** Blocks per installer read (READ(12) above 0xFFFF). */
   installerBlocks: number;
+  /** The installer reads only the first this many bytes (null: the whole medium). */
+  installerBytes: number | null;
   /** Transfer mode the host programs. */
   dma: boolean;
 }
@@ -164,7 +166,9 @@ export class SimHost {
 
   /** Reads every block in order, hashing it and checking the block stamps the test images carry. */
   async #install(): Promise<void> {
-    const { blocks, blockSize } = this.findings.capacity!;
+    const { blockSize } = this.findings.capacity!;
+    const limit = this.options.installerBytes;
+    const blocks = limit === null ? this.findings.capacity!.blocks : Math.min(this.findings.capacity!.blocks, Math.ceil(limit / blockSize));
     const hash = createHash('sha256');
     const started = performance.now();
     let stampErrors = 0;

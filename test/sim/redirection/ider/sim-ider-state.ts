@@ -12,7 +12,7 @@ export class SimIderState {
   link: IderLink | null = null;
   /** Sessions the device accepted (after sign-in). */
   sessions = 0;
-  readonly host: HostOptions = { roundTripMs: 0, installer: true, installerBlocks: 32, dma: false };
+  readonly host: HostOptions = { roundTripMs: 0, installer: true, installerBlocks: 32, installerBytes: null, dma: false };
   readonly findings: BootFindings[] = [];
   #waiters: Array<(findings: BootFindings) => void> = [];
   #running: Promise<BootFindings> | null = null;
