@@ -64,6 +64,13 @@ test('Boot from image resets the device into the image; the BIOS boots it, the p
   const sim = kit.fleet.devices[0]!;
   await page.goto(`${kit.gw.url}/devices/${deviceId}`);
   await page.getByRole('heading', { name: 'Boot from image' }).waitFor({ timeout: 20_000 });
+  // IDE-R switched off on the device: Start is refused with the reason; switched on again, it goes.
+  await page.getByLabel('IDE-R').uncheck();
+  await until('IDE-R off on the device', () => !sim.redirection.ider);
+  await page.getByRole('group', { name: 'Boot from image' }).getByRole('button', { name: 'Start' }).click();
+  await page.getByText(/ider is disabled/).waitFor();
+  await page.getByLabel('IDE-R').check();
+  await until('IDE-R on again', () => sim.redirection.ider);
   const booted = sim.redirection.iderHost.nextFindings();
   await page.getByRole('group', { name: 'Boot from image' }).getByRole('button', { name: 'Start' }).click();
   const findings = await booted;
