@@ -1,8 +1,8 @@
 /**
  * Serves a signed-in IDE-R session from images: cuts the device's messages from the stream, answers
  * each ATAPI command (scsi-commands.ts), sends read data in pieces no larger than the device's read
- * buffer, honours the socket's back-pressure (a session holds at most one piece of the image in
- * memory), answers pings and bus resets, sends heartbeats while it has nothing else to send, and
+ * buffer, honours the socket's back-pressure (a session holds at most two pieces of the image in
+ * memory, in two buffers it reuses), answers pings and bus resets, sends heartbeats while it has nothing else to send, and
  * ends on the device's close, the device's silence, the idle bound or `end()`.
  */
 import type { Duplex } from 'node:stream';
@@ -65,6 +65,16 @@ export class IderServer {
   readonly #drives: Record<DriveSelect, Drive>;
   readonly #media: Partial<Record<DriveSelect, IderMedium>>;
   readonly #pieceBytes: number;
+  /**
+   * Two image buffers a session reads into in turn, each reused once the socket has written what it
+   * held: a session holds at most two pieces, and serving allocates nothing per piece (at hundreds
+   * of MB/s, fresh buffers would keep the collector busy and with it the gateway's other requests).
+   */
+  readonly #slots: Array<{ buffer: Buffer | null; written: Promise<void> }> = [
+    { buffer: null, written: Promise.resolve() },
+    { buffer: null, written: Promise.resolve() },
+  ];
+  #nextSlot = 0;
 
   constructor(
     private readonly stream: Duplex,
@@ -193,7 +203,7 @@ export class IderServer {
 
   async #answer(drive: DriveSelect, dma: boolean, answer: CommandAnswer): Promise<void> {
     if (answer.kind === 'status') return void this.#send(this.encoder.commandEnd(drive, answer.sense));
-    if (answer.kind === 'data') return this.#sendData(drive, dma, answer.data, true);
+    if (answer.kind === 'data') return void (await this.#sendData(drive, dma, answer.data, true));
     const medium = this.#media[drive]!;
     const blockSize = geometryOf(medium.kind, medium.sizeBytes).blockSize;
     let position = answer.lba * blockSize;
@@ -201,7 +211,11 @@ export class IderServer {
     while (remaining > 0) {
       if (this.#ended || this.#resetPending) return;
       const length = Math.min(remaining, this.#pieceBytes);
-      const piece = Buffer.allocUnsafe(length);
+      const slot = this.#slots[this.#nextSlot]!;
+      this.#nextSlot = 1 - this.#nextSlot;
+      // The socket may still hold this slot's previous piece: reuse it only once that was written.
+      await slot.written;
+      const piece = (slot.buffer ??= Buffer.allocUnsafe(this.#pieceBytes)).subarray(0, length);
       let got: number;
       try {
         got = await readFully(medium, piece, position);
@@ -213,26 +227,34 @@ export class IderServer {
       remaining -= length;
       position += length;
       this.bytesServed += length;
-      await this.#sendData(drive, dma, piece, remaining === 0);
+      slot.written = (await this.#sendData(drive, dma, piece, remaining === 0)).written;
     }
   }
 
-  /** `data` in DATA_TO_HOST messages of at most the device's read buffer; waits while the socket is full. */
-  async #sendData(drive: DriveSelect, dma: boolean, data: Buffer, endsCommand: boolean): Promise<void> {
+  /**
+   * `data` in DATA_TO_HOST messages of at most the device's read buffer; waits while the socket is
+   * full. Resolves with `written`: a promise of the moment the socket has written the data (and no
+   * longer holds `data`), or the session ended.
+   */
+  async #sendData(drive: DriveSelect, dma: boolean, data: Buffer, endsCommand: boolean): Promise<{ written: Promise<void> }> {
     const pieces = Math.max(1, Math.ceil(data.length / this.readBufferSize));
     const headers = Buffer.allocUnsafe(pieces * DATA_HEADER);
     this.stream.cork();
     let flowing = true;
+    let written!: Promise<void>;
     for (let i = 0; i < pieces; i++) {
       const part = data.subarray(i * this.readBufferSize, (i + 1) * this.readBufferSize);
       const header = headers.subarray(i * DATA_HEADER, (i + 1) * DATA_HEADER);
       this.encoder.dataHeader(header, 0, drive, part.length, endsCommand && i === pieces - 1, dma);
       this.#send(header);
       this.bytesToDevice += part.length;
-      flowing = this.stream.write(part);
+      if (i < pieces - 1) flowing = this.stream.write(part);
+      // Written in order: the last part's callback says every part is out (or the stream failed).
+      else written = new Promise((resolve) => (flowing = this.stream.write(part, () => resolve())));
     }
     this.stream.uncork();
     if (!flowing && !this.#ended) await drained(this.stream);
+    return { written: Promise.race([written, this.done.then(() => undefined)]) };
   }
 }
 
