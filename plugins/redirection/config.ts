@@ -25,7 +25,7 @@ export const REDIRECTION_CONFIG_SCHEMA = Section({
     idleTimeoutSeconds: Type.Integer({ minimum: 10, maximum: 86400, default: 1800 }),
     /** Heartbeat interval asked of the device and kept by the gateway; the device is gone after three silent ones. */
     heartbeatSeconds: Type.Integer({ minimum: 1, maximum: 60, default: 20 }),
-    /** Image bytes read from disk and sent at a time, per session (what a session holds in memory). */
+    /** Image bytes read from disk and sent at a time; a session holds two such buffers. */
     pieceBytes: Type.Integer({ minimum: 8192, maximum: 1048576, default: 131072 }),
     /** How often an open session's progress goes to the hub (`IderSessionProgress`). */
     progressIntervalMs: Type.Integer({ minimum: 100, maximum: 60000, default: 1000 }),
