@@ -26,6 +26,7 @@ export default definePlugin({
     const devices = ctx.use('devices');
     const access = ctx.use('deviceAccess').create(ctx.config.device);
     const power = createPowerService({ devices, access, events: ctx.events, logger: ctx.logger, config: ctx.config });
+    ctx.provide('power', power);
     registerPowerRoutes(ctx, power);
   },
 });

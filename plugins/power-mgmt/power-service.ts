@@ -19,7 +19,9 @@ export interface PowerStatus {
   availableActions: PowerAction[];
 }
 
-export type BootTarget = 'bios' | 'pxe' | 'hdd';
+export type BootTarget = 'bios' | 'pxe' | 'hdd' | 'ider-cd' | 'ider-floppy';
+/** Refuses a boot choice the plugin that owns it cannot back now (throws an HttpError). */
+export type BootCheck = (device: Device, boot: BootTarget) => void;
 /** `OptInRequired` of a device that needs consent for everything (boot choices included). */
 const OPT_IN_ALL = 0xffffffff;
 
@@ -56,6 +58,8 @@ export interface PowerService {
   read(deviceId: string): Promise<PowerStatus>;
   change(deviceId: string, action: PowerAction, boot?: BootTarget): Promise<PowerChangeResult>;
   bulk(deviceIds: string[], action: PowerAction): Promise<BulkPowerResult>;
+  /** Adds a check run before a boot choice is written (IDE-R boots need an open session: the redirection plugin adds it). */
+  addBootCheck(check: BootCheck): void;
 }
 
 export interface PowerServiceDeps {
@@ -68,6 +72,7 @@ export interface PowerServiceDeps {
 
 export function createPowerService({ devices, access, events, logger, config }: PowerServiceDeps): PowerService {
   const known = (id: string) => devices.require(id);
+  const bootChecks: BootCheck[] = [];
   const readPower = (device: Device, credential?: TaskCredential) => access.run(device, (input, tasks) => tasks.run('power-read', input), credential);
 
   /** Re-reads until the state is the expected one or the attempts are spent; a device busy rebooting may not answer. */
@@ -97,6 +102,11 @@ export function createPowerService({ devices, access, events, logger, config }: 
 
   async function change(deviceId: string, action: PowerAction, boot?: BootTarget): Promise<PowerChangeResult> {
     const device = known(deviceId);
+    if (boot === 'ider-cd' || boot === 'ider-floppy') {
+      // Without the plugin that serves IDE-R there is nothing to boot from.
+      if (bootChecks.length === 0) throw PowerErrors.iderUnavailable(device);
+      for (const check of bootChecks) check(device, boot);
+    }
     const { value: before, credential } = await readPower(device);
     const offered = availableActions(before.availableRequestedPowerStates);
     if (!offered.includes(action)) throw PowerErrors.actionUnsupported(device, action, offered);
@@ -128,6 +138,7 @@ export function createPowerService({ devices, access, events, logger, config }: 
       return { deviceId: device.id, powerState: value.powerState, state: stateName(value.powerState), availableActions: availableActions(value.availableRequestedPowerStates) };
     },
     change,
+    addBootCheck: (check) => void bootChecks.push(check),
     async bulk(deviceIds, action) {
       const limit = createSemaphore(config.bulk.concurrency);
       const results = await Promise.all(deviceIds.map((id) => limit.run(() => bulkItem(id, action))));

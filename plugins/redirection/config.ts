@@ -26,6 +26,20 @@ export const REDIRECTION_CONFIG_SCHEMA = Section({
    * A backstop: sign-outs, password changes, deletions and permission changes end sessions at once.
    */
   userCheckMs: Type.Integer({ minimum: 50, maximum: 60000, default: 2000 }),
+  /** IDE redirection sessions (served by the gateway from uploaded images). */
+  ider: Section({
+    /** A session whose device asks for nothing for this long is ended (a reboot and a paused installer take a while). */
+    idleTimeoutSeconds: Type.Integer({ minimum: 10, maximum: 86400, default: 1800 }),
+    /** Heartbeat interval asked of the device and kept by the gateway; the device is gone after three silent ones. */
+    heartbeatSeconds: Type.Integer({ minimum: 1, maximum: 60, default: 20 }),
+    /** Image bytes read from disk and sent at a time; a session holds two such buffers. */
+    pieceBytes: Type.Integer({ minimum: 8192, maximum: 1048576, default: 131072 }),
+    /** How often an open session's progress goes to the hub (`IderSessionProgress`). */
+    progressIntervalMs: Type.Integer({ minimum: 100, maximum: 60000, default: 1000 }),
+    /** Bulk boots: devices handled at once, and at most per request. */
+    bulkConcurrency: Type.Integer({ minimum: 1, maximum: 256, default: 8 }),
+    bulkMaxDevices: Type.Integer({ minimum: 1, maximum: 1000, default: 100 }),
+  }),
   /**
    * Wrong consent codes, bounded here rather than left to the firmware: per device and user
    * `maxWrongCodes`, per device over all users `maxWrongCodesPerDevice`, within `windowSeconds`;

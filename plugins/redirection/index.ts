@@ -9,6 +9,10 @@ import { REDIRECTION_CONFIG_SCHEMA } from './config.js';
 import { createRedirectionReads } from './device-state.js';
 import { registerRedirectionRoutes } from './routes.js';
 import { createSessionService, PERMISSION, RELAY_PATH } from './session-service.js';
+import './api.js';
+import { registerIderBulkRoute } from './ider-bulk.js';
+import { IderErrors } from './ider-errors.js';
+import { createIderService } from './ider-service.js';
 import { createRelayUpgrade } from './upgrade.js';
 
 /** Largest viewer message (RFB client messages and typed text are small). */
@@ -19,24 +23,43 @@ export default definePlugin({
   version: '1.0.0',
   kernel: '1',
   dependencies: ['devices'],
-  optionalDependencies: ['audit'],
+  optionalDependencies: ['audit', 'images', 'power-mgmt'],
   prefix: '/api/redirection',
-  permissions: [{ name: PERMISSION, description: 'Open remote console sessions (KVM, serial-over-LAN), change redirection features and consent' }],
+  permissions: [{ name: PERMISSION, description: 'Open remote console sessions (KVM, serial-over-LAN, IDE redirection), change redirection features and consent' }],
   configSchema: REDIRECTION_CONFIG_SCHEMA,
   register(ctx) {
     const factory = ctx.use('deviceAccess');
     const reads = createRedirectionReads(factory.create(ctx.config.device));
+    const sessionAccess = factory.create({ ...ctx.config.device, service: 'redirection' });
     const sessions = createSessionService({
       devices: ctx.use('devices'),
       reads,
-      sessionAccess: factory.create({ ...ctx.config.device, service: 'redirection' }),
+      sessionAccess,
       auth: ctx.auth,
       logger: ctx.logger,
       config: ctx.config,
       events: ctx.events,
       audit: ctx.useOptional('audit'),
     });
-    registerRedirectionRoutes(ctx, reads, sessions);
+    const ider = createIderService({
+      devices: ctx.use('devices'),
+      reads,
+      sessionAccess,
+      images: ctx.useOptional('images'),
+      registry: sessions.registry,
+      config: ctx.config,
+      logger: ctx.logger,
+      events: ctx.events,
+      audit: ctx.useOptional('audit'),
+    });
+    const power = ctx.useOptional('power');
+    // A boot from IDE-R needs an open session serving that medium (CONTRACT 17).
+    power?.addBootCheck((device, boot) => {
+      const kind = boot === 'ider-cd' ? 'cd' : boot === 'ider-floppy' ? 'floppy' : null;
+      if (kind && !ider.serving(device.id, kind)) throw IderErrors.notServing(device.id, kind);
+    });
+    registerIderBulkRoute(ctx, ider, sessions, power, ctx.logger);
+    registerRedirectionRoutes(ctx, reads, sessions, ider);
     const stopRevocations = ctx.events.subscribe('AccessRevoked', (event) => sessions.revoked(event));
     if (ctx.config.maxTickets !== undefined) ctx.logger.warn('plugins.redirection.options.maxTickets is deprecated and ignored: tickets are bounded per user (maxTicketsPerUser)');
     const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_VIEWER_MESSAGE, perMessageDeflate: false, clientTracking: false });

@@ -168,6 +168,8 @@ export function createSessionService({ devices, reads, sessionAccess, auth, logg
     revoked: revocation.revoked,
     create,
     connect,
+    /** The sessions of every mode (IDE-R sessions are held here too: ider-service.ts). */
+    registry,
     list: () => registry.list(),
     forDevice: (deviceId: string) => registry.forDevice(deviceId),
     /** Ends a session for an operator (`by`, recorded as who ended it). */
@@ -175,7 +177,7 @@ export function createSessionService({ devices, reads, sessionAccess, auth, logg
       const session = registry.get(id);
       if (!session) throw RedirectionErrors.sessionNotFound(id);
       endedBy.set(id, by);
-      session.end('deleted');
+      session.end('deleted', by);
     },
     /** Ends every session (shutdown). */
     stop(): void {

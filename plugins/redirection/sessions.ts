@@ -3,7 +3,11 @@
  * moment a ticket is used until the session ends), at most `maxSessions` in all, and at most
  * `maxPerUser` of one user (sessions opening included), so that no user can take every slot.
  */
+import type { RequestActor } from '../../core/plugin-api.js';
 import type { SessionMode } from './device-state.js';
+
+/** A slot's mode: the relayed modes and IDE redirection (served by the gateway itself). */
+export type RegistryMode = SessionMode | 'ider';
 
 /** Why a session ended, with the WebSocket close code and reason the viewer gets. */
 export const END_REASONS = {
@@ -21,7 +25,7 @@ export type EndReason = keyof typeof END_REASONS;
 
 export interface LiveSession {
   readonly id: string;
-  readonly mode: SessionMode;
+  readonly mode: RegistryMode;
   readonly deviceId: string;
   /** The user's name, for lists and logs. */
   readonly user: string;
@@ -31,25 +35,26 @@ export interface LiveSession {
   readonly startedAt: string;
   readonly bytesToDevice: number;
   readonly bytesFromDevice: number;
-  end(reason: EndReason): void;
+  /** Ends the session; `by` is who ended it through the API (for its audit record). */
+  end(reason: EndReason, by?: RequestActor): void;
 }
 
 export function createSessionRegistry(maxSessions: number, maxPerUser: number) {
   const slots = new Map<string, LiveSession | { opening: string }>();
   const byId = new Map<string, LiveSession>();
-  const key = (deviceId: string, mode: SessionMode) => `${deviceId}\0${mode}`;
+  const key = (deviceId: string, mode: RegistryMode) => `${deviceId}\0${mode}`;
   const heldBy = (userId: string) => {
     let count = 0;
     for (const slot of slots.values()) if (('opening' in slot ? slot.opening : slot.userId) === userId) count++;
     return count;
   };
   return {
-    busy: (deviceId: string, mode: SessionMode) => slots.has(key(deviceId, mode)),
+    busy: (deviceId: string, mode: RegistryMode) => slots.has(key(deviceId, mode)),
     full: () => slots.size >= maxSessions,
     /** Whether the user holds its bound of sessions (open or opening). */
     userFull: (userId: string) => heldBy(userId) >= maxPerUser,
     /** Holds the device's slot for `mode` for the user while the session opens; null when taken. Returns the release. */
-    reserve(deviceId: string, mode: SessionMode, userId: string): (() => void) | null {
+    reserve(deviceId: string, mode: RegistryMode, userId: string): (() => void) | null {
       const k = key(deviceId, mode);
       if (slots.has(k)) return null;
       const opening = { opening: userId };

@@ -11,6 +11,7 @@ export const HUB_EVENTS = [
   'DeviceStatusChanged',
   'PowerStateChanged',
   'ActivationProgress',
+  'IderSessionProgress',
 ] as const satisfies ReadonlyArray<keyof GatewayEvents>;
 
 export type HubEventName = (typeof HUB_EVENTS)[number];
@@ -34,6 +35,7 @@ export const EVENT_PERMISSIONS: Readonly<Record<HubEventName, readonly string[]>
   DeviceStatusChanged: ['monitor:read', 'devices:read'],
   PowerStateChanged: ['power:read', 'power:control'],
   ActivationProgress: ['activation:read', 'activation:manage'],
+  IderSessionProgress: ['remote:connect'],
 };
 
 /** The events a user with these permissions may receive. */

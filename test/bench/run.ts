@@ -26,9 +26,10 @@ import { auditMetrics } from './audit-metrics.js';
 import { redirection } from './redirection.js';
 import { field } from './field.js';
 import { activation } from './activation.js';
+import { ider } from './ider.js';
 
 const HERE = fileURLToPath(new URL('.', import.meta.url));
-const BENCHMARKS: Benchmark[] = [sweep, interrogation, api, soap, hub, startup, cira, ciraFlood, consoleDevices, auditMetrics, redirection, field, activation];
+const BENCHMARKS: Benchmark[] = [sweep, interrogation, api, soap, hub, startup, cira, ciraFlood, consoleDevices, auditMetrics, redirection, field, activation, ider];
 
 /**
  * Benchmark scripts other engineers keep beside these (hub-*.ts, monitor-sweep.ts), run when named:

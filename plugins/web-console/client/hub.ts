@@ -43,6 +43,7 @@ export interface HubEvents {
   DeviceStatusChanged: { deviceId: string; online: boolean; lastSeen: string | null };
   PowerStateChanged: { deviceId: string; powerState: number };
   ActivationProgress: ActivationProgressEvent;
+  IderSessionProgress: { sessionId: string; deviceId: string; bytesServed: number; bytesToDevice: number; commands: number; ended?: string };
 }
 
 let connection: HubConnection | null = null;

@@ -29,7 +29,7 @@ const MAX_DATA = 4096;
 
 /** What the device's serial port prints after a reset, by what it booted into. */
 export function solBanner(state: DeviceState): string {
-  const booted = { bios: 'Entering BIOS Setup...', pxe: '>>Start PXE over IPv4.', hdd: 'Booting from Hard Disk...' }[state.redirection.lastBoot];
+  const booted = { bios: 'Entering BIOS Setup...', pxe: '>>Start PXE over IPv4.', hdd: 'Booting from Hard Disk...', 'ider-cd': 'Booting from IDE-R CD-ROM...', 'ider-floppy': 'Booting from IDE-R floppy...' }[state.redirection.lastBoot];
   return `\x1b[2J\x1b[HIntel(R) Active Management Technology - Serial Over LAN\r\n${state.hostname} BIOS 1.0 (simulated)\r\n${booted}\r\n> `;
 }
 

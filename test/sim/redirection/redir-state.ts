@@ -5,10 +5,11 @@
  */
 import { SeededBytes } from '../device-identity.js';
 import { SolHost } from './sol-host.js';
+import { SimIderState } from './ider/sim-ider-state.js';
 
 export type RedirectionMode = 'sol' | 'kvm' | 'ider';
 /** What the device booted into at its last reset (`hdd` when nothing was asked). */
-export type BootTarget = 'bios' | 'pxe' | 'hdd';
+export type BootTarget = 'bios' | 'pxe' | 'hdd' | 'ider-cd' | 'ider-floppy';
 
 /** `OptInRequired` values: none, KVM only, everything. */
 export const OPT_IN = { none: 0, kvm: 1, all: 0xffffffff } as const;
@@ -50,7 +51,10 @@ export class RedirectionState {
   consentCode: string | null = null;
   /** Whether `optInRequired` can be changed (not on a device in client control mode). */
   optInPolicyFixed: boolean;
-  readonly boot = { biosSetup: false, pxe: false, armed: false };
+  /** `useIder` / `iderDevice` (0 floppy, 1 CD): AMT_BootSettingData's UseIDER and IDERBootDevice. */
+  readonly boot = { biosSetup: false, pxe: false, useIder: false, iderDevice: 0, armed: false };
+  /** The IDE-R host: the open session's drives, how the host reads them, what its boots found. */
+  readonly iderHost = new SimIderState();
   lastBoot: BootTarget = 'hdd';
   /** Resets the device carried out (each consumes the armed boot setting). */
   resets = 0;
@@ -135,8 +139,10 @@ export class RedirectionState {
   reset(): void {
     this.resets++;
     this.solHost.reset();
-    this.lastBoot = this.boot.armed ? (this.boot.biosSetup ? 'bios' : this.boot.pxe ? 'pxe' : 'hdd') : 'hdd';
-    Object.assign(this.boot, { biosSetup: false, pxe: false, armed: false });
+    const ider = this.boot.iderDevice === 1 ? 'ider-cd' : 'ider-floppy';
+    this.lastBoot = this.boot.armed ? (this.boot.biosSetup ? 'bios' : this.boot.useIder ? ider : this.boot.pxe ? 'pxe' : 'hdd') : 'hdd';
+    Object.assign(this.boot, { biosSetup: false, pxe: false, useIder: false, iderDevice: 0, armed: false });
+    if (this.lastBoot === 'ider-cd' || this.lastBoot === 'ider-floppy') void this.iderHost.boot(this.lastBoot === 'ider-cd' ? 'cd' : 'floppy');
     this.screenChanged();
   }
 

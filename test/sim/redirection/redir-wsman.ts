@@ -41,7 +41,8 @@ function optInService(s: DeviceState): SimInstance {
   return OPT_IN.with({ CanModifyOptInPolicy: !r.optInPolicyFixed, OptInRequired: r.optInRequired, OptInState: r.optInState });
 }
 
-const bootSettingData = (s: DeviceState): SimInstance => BOOT_SETTING.with({ BIOSSetup: s.redirection.boot.biosSetup });
+const bootSettingData = (s: DeviceState): SimInstance =>
+  BOOT_SETTING.with({ BIOSSetup: s.redirection.boot.biosSetup, IDERBootDevice: s.redirection.boot.iderDevice, UseIDER: s.redirection.boot.useIder });
 
 export const REDIRECTION_INSTANCES: Record<string, (s: DeviceState) => SimInstance> = {
   AMT_RedirectionService: redirectionService,
@@ -79,6 +80,8 @@ export const REDIRECTION_PUTS: Record<string, (s: DeviceState, input: InputReade
   },
   AMT_BootSettingData(s, input) {
     s.redirection.boot.biosSetup = bool(input.text('BIOSSetup')) ?? false;
+    s.redirection.boot.useIder = bool(input.text('UseIDER')) ?? false;
+    s.redirection.boot.iderDevice = Number(input.text('IDERBootDevice') ?? 0) === 1 ? 1 : 0;
     return true;
   },
 };

@@ -10,6 +10,7 @@ import { DevicePage } from './device-page.js';
 import { DevicesPage } from './devices-page.js';
 import { DiagnosticsPage } from './diagnostics-page.js';
 import { HomePage } from './home-page.js';
+import { ImagesPage } from './images-page.js';
 import { MonitorPage } from './monitor-page.js';
 import { PowerPage } from './power-page.js';
 import { ScanPage } from './scan-page.js';
@@ -50,6 +51,8 @@ export function PageFor({ path, routes, session }: { path: string; routes: Front
 
     case 'audit':
       return <AuditPage />;
+    case 'images':
+      return <ImagesPage session={session} />;
     default:
       return (
         <section>
