@@ -139,6 +139,23 @@ test('a device that closes the session ends it on the gateway; the image is free
   await until('session gone', async () => ((await (await k.api('GET', '/api/redirection/sessions')).json()) as unknown[]).length === 0);
 });
 
+test("an IDE-R session outlives its user's sign-out (the gateway serves it, no viewer) and ends when the user's password changes", async () => {
+  const sim = kit.fleet.devices[1]!;
+  const id = k.idOf(sim);
+  const username = 'ider-operator';
+  const token = await kit.gw.userWith(['remote:connect'], username);
+  const opened = await k.api('POST', `/api/redirection/${id}/sessions`, { mode: 'ider', cd: image.id }, token);
+  assert.equal(opened.status, 201, await opened.clone().text());
+  const { id: sessionId } = (await opened.json()) as { id: string };
+  const live = async () => ((await (await k.api('GET', '/api/redirection/sessions')).json()) as Array<{ id: string }>).some((s) => s.id === sessionId);
+  assert.equal((await kit.gw.request('POST', '/api/auth/logout', { token })).status, 204);
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  assert.ok(await live(), 'a sign-out ended the IDE-R session');
+  const changed = await kit.gw.request('PUT', `/api/users/${username}`, { token: kit.token, body: { password: 'another-password-2' } });
+  assert.ok(changed.status < 300, `password change: ${changed.status}`);
+  await until('session ended by the password change', async () => !(await live()), 2_000);
+});
+
 test('a bulk boot boots three devices from one image; an unknown device gets its own 404 result', async () => {
   const sims = kit.fleet.devices.slice(2, 5);
   const ids = sims.map((s) => k.idOf(s));
