@@ -55,7 +55,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
   const base = { server: { host: '127.0.0.1', port: 0, shutdownTimeoutMs: 2000 }, dataDir, log: { level: options.logs ? 'debug' : 'warn' }, plugins };
   const env = { AMTGW_ADMIN_PASSWORD: ADMIN_PASSWORD, AMTGW_MASTER_KEY: masterKey, ...options.env };
   const config = loadConfig({ overrides: mergeConfig(base, options.overrides ?? {}), env });
-  const gateway = await startGateway(config, { env, acceptStoreDamage: options.acceptStoreDamage ?? false, ...(options.logs ? { writeLog: (line: string) => options.logs!.push(line) } : {}) });
+  const gateway = await startGateway(config, { env, acceptStoreDamage: options.acceptStoreDamage ?? false, checkSchemas: true, ...(options.logs ? { writeLog: (line: string) => options.logs!.push(line) } : {}) });
   let stopped = false;
   const harness: TestGateway = {
     gateway,
