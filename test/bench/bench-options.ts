@@ -44,7 +44,7 @@ export const USAGE = `Usage: npm run bench -- [name ...] [options]
   --hub-range CIDR   range the hub benchmark scans (default 127.200.0.0/20)
   --connections N    concurrent HTTP connections of the load (default 50)
   --duration S       seconds of load per endpoint (default 10)
-  --startup-runs N   start-ups per store, median reported (default 3)
+  --startup-runs N   start-up rounds per case, median reported (default 9)
   --cira-devices N   simulated devices dialing in over CIRA (default 10000)
   --field-sizes LIST field benchmark sizes: 19 (a /19 slice), 16 (a /16), or 19,16 (default)
   --cira-ramp S      their first dials spread over S seconds (default 30; longer on a busy machine)
@@ -99,7 +99,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions | 'help' {
     hubRange: benchRange(values['hub-range'], 'hub-range', '127.200.0.0/20'),
     connections: positive(values.connections, 'connections', 50),
     durationS: positive(values.duration, 'duration', 10),
-    startupRuns: positive(values['startup-runs'], 'startup-runs', 3),
+    startupRuns: positive(values['startup-runs'], 'startup-runs', 9),
     ciraDevices: positive(values['cira-devices'], 'cira-devices', 10_000),
     fieldSizes: fieldSizes(values['field-sizes']),
     sweepRunner: sweepRunner(values['sweep-runner']),
