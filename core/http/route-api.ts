@@ -7,11 +7,8 @@ import type { Static, TSchema } from '@sinclair/typebox';
 import type { JsonSchema } from '../validation/json-schema.js';
 
 /** The signed-in user a request runs for. */
-export interface AuthenticatedUser {
-  username: string;
-  /** Effective permissions (wildcards expanded). */
-  permissions: string[];
-}
+export type { AuthenticatedUser } from '../auth/user-schemas.js';
+import type { AuthenticatedUser } from '../auth/user-schemas.js';
 
 /**
  * What a route's validated inputs hold, Fastify-style: `route<{ Body: NewNote; Querystring:
