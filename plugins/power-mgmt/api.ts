@@ -1,8 +1,6 @@
 /** Public types of the `power-mgmt` plugin. */
-export interface PowerStateChangedEvent {
-  deviceId: string;
-  powerState: number;
-}
+export type { PowerStateChangedEvent } from './power-schemas.js';
+import type { PowerStateChangedEvent } from './power-schemas.js';
 
 declare module '../../core/plugin-api.js' {
   interface GatewayEvents {
