@@ -8,10 +8,8 @@ import type { RequestActor, RouteRequest } from '../../core/plugin-api.js';
 /** Who acted: a route's request (its signed-in user and client address), or the actor named directly. */
 export type AuditActor = Pick<RouteRequest, 'user' | 'ip'> | RequestActor;
 
-export type AuditOutcome = 'success' | 'failure';
-
-/** JSON-able facts about the action. Never a secret: keys that name one (password, token, ...) are redacted. */
-export type AuditDetail = Record<string, unknown>;
+export type { AuditDetail, AuditOutcome, AuditRecord } from './audit-schemas.js';
+import type { AuditDetail, AuditOutcome } from './audit-schemas.js';
 
 /** What a plugin records. */
 export interface AuditEntry {
@@ -23,19 +21,6 @@ export interface AuditEntry {
   /** Default `success`. */
   outcome?: AuditOutcome;
   detail?: AuditDetail;
-}
-
-/** A stored record, as `GET /api/audit` returns it. */
-export interface AuditRecord {
-  /** Increasing with the order records were written. */
-  id: string;
-  at: string;
-  user: string | null;
-  address: string | null;
-  action: string;
-  target: string | null;
-  outcome: AuditOutcome;
-  detail: AuditDetail;
 }
 
 /** The `audit` service. */
