@@ -8,12 +8,7 @@ import { Message } from '../components/field.js';
 import { KvmViewer } from './kvm-viewer.js';
 import { SolViewer } from './sol-viewer.js';
 
-interface RedirectionState {
-  features: { kvm: boolean; sol: boolean; ider: boolean };
-  userConsent: 'none' | 'kvm' | 'all';
-  optInState: string;
-  sessions: Array<{ id: string; mode: string; user: string }>;
-}
+import type { RedirectionState } from '../shapes.js';
 
 type Mode = 'kvm' | 'sol';
 const GIVEN = new Set(['received', 'in-session']);
