@@ -3,7 +3,7 @@
  * reach devices through their tunnels, and the tunnel events it publishes. See INTERFACE.md.
  */
 import type { Duplex } from 'node:stream';
-import type { CiraConnection, TunnelIdentity, TunnelTrust } from './routes/cira-schemas.js';
+import type { CiraCertificate, CiraConnection, TunnelIdentity, TunnelTrust } from './routes/cira-schemas.js';
 
 export type { CiraCertificate, CiraConnection, MpsAccount, TunnelIdentity, TunnelTrust, UuidBinding } from './routes/cira-schemas.js';
 
@@ -72,7 +72,7 @@ export interface CiraService {
   verify(deviceId: string, how: 'proven' | 'accepted'): Promise<Readonly<CiraConnection> | undefined>;
   /** The CIRA listener's address once listening. */
   address(): { host: string; port: number } | null;
-  certificate(): { pem: string; sha256: string };
+  certificate(): CiraCertificate;
 }
 
 /** Codes of `openChannel` failures (`err.code`). */
