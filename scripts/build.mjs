@@ -10,8 +10,8 @@
 //   compiled here, ajv standalone code bundled in place of core/validation/precompiled-validators.ts
 //   (scripts/precompile-validators.ts): a start then compiles none of them (~70 ms of its CPU).
 // dist/web-console, the console's bundle that `npm run build:web` writes, is kept: a server
-// rebuild (`prestart`) must not take the console away.
-// With --if-stale (`prestart`) it builds only when dist/ is missing or a source file, folder or
+// rebuild (`npm start`'s staleness check) must not take the console away.
+// With --if-stale (`npm start`) it builds only when dist/ is missing or a source file, folder or
 // build setting changed after the last build.
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';

@@ -2,7 +2,7 @@
  * The gateway under test as its own process, so that its memory is measurable apart from the load
  * generator and the fleet: `node --import tsx core/main.ts --config <file>` by default, or as a site
  * runs it, compiled (`node dist/core/main.js`, what the `amt-gateway` bin runs; build first), through
- * `npm start` (npm, its prestart's staleness check, then node on dist/), or through `npm run dev`
+ * `npm start` (npm, its staleness check of dist/, then node on dist/), or through `npm run dev`
  * (npm → sh → tsx → node, what `npm start` was before the build).
  * Set BENCH_CPU_PROF=<dir> to write a V8 CPU profile of every gateway process to that directory, and
  * BENCH_SITE='<json>' to merge settings into every gateway's site file (to try a change of settings),
