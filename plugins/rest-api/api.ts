@@ -6,16 +6,10 @@
  */
 export type * from '../devices/api.js';
 
-export type { DeviceDiscoveredEvent, Scan, ScanProgressEvent, ScanStatus } from './scans/scan-schemas.js';
-import type { DeviceDiscoveredEvent, Scan, ScanProgressEvent } from './scans/scan-schemas.js';
+export type { DeviceDiscoveredEvent, Scan, ScanEvents, ScanProgressEvent, ScanStatus } from './scans/scan-schemas.js';
+import type { ScanEvents } from './scans/scan-schemas.js';
 
 declare module '../../core/plugin-api.js' {
-  interface GatewayEvents {
-    ScanStarted: Scan;
-    ScanProgress: ScanProgressEvent;
-    DeviceDiscovered: DeviceDiscoveredEvent;
-    ScanCompleted: Scan;
-    ScanCancelled: Scan;
-    ScanFailed: Scan;
-  }
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- the scan events join the bus's
+  interface GatewayEvents extends ScanEvents {}
 }

@@ -6,15 +6,9 @@
  */
 import type { DeviceStatusChangedEvent } from '../devices/registry/device-schemas.js';
 import type { PowerStateChangedEvent } from '../power-mgmt/power-schemas.js';
-import type { DeviceDiscoveredEvent, Scan, ScanProgressEvent } from '../rest-api/scans/scan-schemas.js';
+import type { ScanEvents } from '../rest-api/scans/scan-schemas.js';
 
-export interface HubEvents {
-  ScanStarted: Scan;
-  ScanProgress: ScanProgressEvent;
-  DeviceDiscovered: DeviceDiscoveredEvent;
-  ScanCompleted: Scan;
-  ScanCancelled: Scan;
-  ScanFailed: Scan;
+export interface HubEvents extends ScanEvents {
   DeviceStatusChanged: DeviceStatusChangedEvent;
   PowerStateChanged: PowerStateChangedEvent;
 }

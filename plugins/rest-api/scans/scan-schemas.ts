@@ -47,6 +47,16 @@ export const DEVICE_DISCOVERED_EVENT_SCHEMA = Type.Object({
 
 export type DeviceDiscoveredEvent = Static<typeof DEVICE_DISCOVERED_EVENT_SCHEMA>;
 
+/** The scan events rest-api publishes, on the bus and, through the hub, to clients. */
+export interface ScanEvents {
+  ScanStarted: Scan;
+  ScanProgress: ScanProgressEvent;
+  DeviceDiscovered: DeviceDiscoveredEvent;
+  ScanCompleted: Scan;
+  ScanCancelled: Scan;
+  ScanFailed: Scan;
+}
+
 export const START_SCAN_SCHEMA = Type.Object(
   {
     range: Type.String({
