@@ -3,7 +3,8 @@
  * structured failure, plus what was learned on the way (certificate fingerprint, round trips).
  */
 import { AmtError, toAmtFailure, type AmtFailure } from './errors.js';
-import { openTransport, type DeviceTarget, type TaskCredential } from './device-target.js';
+import type { DeviceTarget, TaskCredential } from './device-target.js';
+import { openTransport } from './open-transport.js';
 import { WsmanClient } from './wsman-client.js';
 import type { DeviceTransport } from './http-transport.js';
 
