@@ -23,6 +23,7 @@ import type { AuthenticatedUser, CorsRegistration, MountHandler, ParamDeclaratio
 export type { EventBus } from './events/event-bus.js';
 export type { Logger } from './log/logger.js';
 export type { KeyValueStore, BatchOperation, PageOptions } from './store/key-value-store.js';
+export type { CollectionDeclaration, CollectionField, CollectionFieldType } from './store/collections.js';
 export type { WorkerPool, TaskRunOptions, CancelToken } from './pool/worker-pool.js';
 export type { ThreadLoad } from './pool/thread-delay.js';
 export type { JsonSchema } from './validation/json-schema.js';
@@ -55,7 +56,7 @@ export type { ReadinessCheck, ReadinessResult } from './health/readiness.js';
 export { HttpError, isHttpError, type HttpErrorShape, type ProblemFieldError } from './http/http-error.js';
 
 /** The version of the plugin API this kernel implements. Plugins declare the majors they accept. */
-export const KERNEL_API_VERSION = '1.3.0';
+export const KERNEL_API_VERSION = '1.4.0';
 
 /**
  * Events carried on the bus, by name: the payload type. The kernel's own are here; each plugin

@@ -48,6 +48,10 @@ export function createTokenService(store: KeyValueStore, ttlSeconds: number, now
     if (token !== undefined) cache.delete(token);
     byDigest.delete(key);
   };
+  // A token revoked through another instance of a cluster stops working here too (new ones are read on first use).
+  store.onRemoteChange<StoredToken>((key, record) => {
+    if (!record) forget(key);
+  });
   return {
     async issue(username) {
       const token = randomBytes(32).toString('base64url');

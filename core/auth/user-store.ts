@@ -29,6 +29,8 @@ export async function createUserStore(store: KeyValueStore): Promise<UserStore> 
   const key = userKey;
   const users = new Map<string, StoredUser>();
   for await (const [name, user] of store.entries<StoredUser>()) users.set(name, user);
+  // Another instance of a cluster added, changed or deleted a user.
+  store.onRemoteChange<StoredUser>((name, user) => (user ? users.set(name, user) : users.delete(name)));
   return {
     get: async (username) => users.get(key(username)),
     list: async () => [...users.values()].sort((a, b) => key(a.username).localeCompare(key(b.username))),

@@ -6,7 +6,9 @@
 import { join, resolve } from 'node:path';
 import type { GatewayConfig } from '../config/gateway-config.js';
 import type { Logger } from '../log/logger.js';
-import { openStore, type GatewayStore } from '../store/level-store.js';
+import type { GatewayStore } from '../store/gateway-store.js';
+import { openGatewayStore } from '../store/open-gateway-store.js';
+import type { PlacedCollection } from '../store/collections.js';
 import { establishMasterKey } from '../secrets/key-check.js';
 import { masterKeyFile } from '../secrets/master-key.js';
 import { createSealer } from '../secrets/sealer.js';
@@ -29,6 +31,8 @@ export interface InfrastructureOptions {
   acceptStoreDamage: boolean;
   /** Every permission name: users' wildcards expand to it. */
   permissionNames: string[];
+  /** The collections the kernel and the enabled plugins declared (the PostgreSQL driver's tables). */
+  collections: Array<PlacedCollection & { owner: string }>;
 }
 
 /** The running infrastructure, closed in reverse order of start by `close`. */
@@ -48,7 +52,7 @@ export interface Infrastructure {
 export async function startInfrastructure(config: GatewayConfig, options: InfrastructureOptions): Promise<Infrastructure> {
   const { cwd, env, logger } = options;
   const dataDir = resolve(cwd, config.dataDir);
-  const store = await openStore(dataDir, { acceptDamage: options.acceptStoreDamage, logger });
+  const store = await openGatewayStore(config, dataDir, { acceptDamage: options.acceptStoreDamage, logger, collections: options.collections });
   const closers: Array<() => unknown> = [() => store.close()];
   const close = async () => {
     for (const closer of closers.reverse()) await closer();
