@@ -11,6 +11,8 @@ import { registerUserRoutes, USER_SCHEMA } from './auth/user-routes.js';
 import { registerHealthRoute } from './http/health-route.js';
 import type { StoreStatus } from './store/level-store.js';
 import type { ReadinessRegistry } from './health/readiness.js';
+import type { PluginCluster } from './cluster/cluster-api.js';
+import { registerClusterRoute } from './cluster/cluster-route.js';
 
 /** The name the kernel goes by wherever plugins are named (routes, listeners, log lines). */
 export const CORE_PLUGIN = 'core';
@@ -23,6 +25,7 @@ export interface CorePluginParts {
   plugins: () => string[];
   store: () => StoreStatus;
   readiness: ReadinessRegistry;
+  cluster: PluginCluster;
 }
 
 export function corePlugin(parts: CorePluginParts): PluginDefinition<Record<string, unknown>> {
@@ -40,7 +43,8 @@ export function corePlugin(parts: CorePluginParts): PluginDefinition<Record<stri
       ctx.openapi.addSchema('AuthenticatedUser', AUTHENTICATED_USER_SCHEMA);
       registerAuthRoutes(ctx, parts.auth, parts.throttle);
       registerUserRoutes(ctx, parts.auth);
-      registerHealthRoute(ctx, { version: parts.version, plugins: parts.plugins, store: parts.store, readiness: parts.readiness });
+      registerHealthRoute(ctx, { version: parts.version, plugins: parts.plugins, store: parts.store, readiness: parts.readiness, instance: parts.cluster.self.name });
+      registerClusterRoute(ctx, parts.cluster);
     },
   });
 }

@@ -68,10 +68,11 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     const registered = await registerPlugins({ config, cwd, logger, ordered, infrastructure, lifecycle });
     // What the plugins loaded now follows the other instances' writes (PostgreSQL), from when the store opened.
     await infrastructure.store.follow();
-    const app = buildHttpApp(config, registered.parts, infrastructure.auth);
+    const app = buildHttpApp(config, registered.parts, infrastructure.auth, registered.cluster.forwarder);
     const main = await listenMain(config, app.callback(), registered.parts.upgrades);
     lifecycle.addListener(CORE_PLUGIN, main, true);
     registered.setBaseUrl(main.url);
+    await registered.cluster.listening(main.url);
     await lifecycle.markServing();
     const plugins = registered.manifests.map((p) => p.name);
     logger.info('gateway serving', { url: main.url, plugins });

@@ -24,6 +24,8 @@ export type { EventBus } from './events/event-bus.js';
 export type { Logger } from './log/logger.js';
 export type { KeyValueStore, BatchOperation, PageOptions } from './store/key-value-store.js';
 export type { CollectionDeclaration, CollectionField, CollectionFieldType } from './store/collections.js';
+export type { PluginCluster, ClusterInstance, RequestRouter } from './cluster/cluster-api.js';
+import type { PluginCluster } from './cluster/cluster-api.js';
 export type { WorkerPool, TaskRunOptions, CancelToken } from './pool/worker-pool.js';
 export type { ThreadLoad } from './pool/thread-delay.js';
 export type { JsonSchema } from './validation/json-schema.js';
@@ -243,7 +245,9 @@ export interface PluginContext<TConfig = unknown> {
   readonly site: SiteSettings;
   readonly http: PluginHttp;
   readonly openapi: PluginOpenApi;
-  /** The plugin's own namespace in the LevelDB store. */
+  /** The other gateway instances sharing this one's PostgreSQL store (a one-box site: `enabled` false). Since kernel API 1.4. */
+  readonly cluster: PluginCluster;
+  /** The plugin's own namespace in the store (LevelDB, or PostgreSQL for a cluster). */
   readonly store: KeyValueStore;
   readonly events: EventBus;
   readonly pool: WorkerPool;

@@ -7,6 +7,8 @@ export interface HealthParts {
   plugins: () => string[];
   store: () => StoreStatus;
   readiness: ReadinessRegistry;
+  /** This instance's name (`cluster.instanceName`). */
+  instance: string;
 }
 
 const CHECKS_SCHEMA = {
@@ -40,6 +42,7 @@ export function registerHealthRoute(ctx: PluginContext, parts: HealthParts): voi
             status: { const: 'ok' },
             version: { type: 'string' },
             plugins: { type: 'array', items: { type: 'string' } },
+            instance: { type: 'string', description: "This instance's name (cluster.instanceName)" },
             store: { type: 'object', properties: { state: { type: 'string' }, reason: { type: 'string' } } },
           },
         },
@@ -47,7 +50,7 @@ export function registerHealthRoute(ctx: PluginContext, parts: HealthParts): voi
     },
     handler: () => {
       const store = parts.store();
-      return { status: 'ok', version: parts.version, plugins: parts.plugins(), ...(store.state === 'ok' ? {} : { store }) };
+      return { status: 'ok', version: parts.version, plugins: parts.plugins(), instance: parts.instance, ...(store.state === 'ok' ? {} : { store }) };
     },
   });
   ctx.http.route({

@@ -19,6 +19,7 @@ import type { Listener } from '../http/listener.js';
 import type { MountHandler, RouteSpec } from '../http/route-api.js';
 import { PluginError } from './plugin-errors.js';
 import type { ReadinessRegistry } from '../health/readiness.js';
+import type { PluginCluster } from '../cluster/cluster-api.js';
 
 type Hook = () => void | Promise<void>;
 
@@ -51,6 +52,7 @@ export interface KernelParts {
   dependencyClosure: (plugin: string) => Set<string>;
   listen: (plugin: string, handler: RequestListener, host: string, port: number) => Promise<Listener>;
   readiness: ReadinessRegistry;
+  cluster: PluginCluster;
   readyHooks: Hook[];
   stoppingHooks: Array<{ plugin: string; hook: Hook }>;
   closeHooks: Array<{ plugin: string; hook: Hook }>;
@@ -102,6 +104,7 @@ export function createPluginContext<TConfig>(def: PluginDefinition<TConfig>, con
     },
     store: parts.store.namespace(`plugin:${def.storeNamespace ?? name}`),
     events: parts.events,
+    cluster: parts.cluster,
     pool: parts.pool,
     logger: parts.logger.child({ plugin: name }),
     auth: parts.auth,

@@ -15,13 +15,14 @@ import { createApp } from '../http/app.js';
 import { startListener, type Listener } from '../http/listener.js';
 import { createAjv } from '../validation/validator.js';
 import { PACKAGE_VERSION } from '../assets/package-root.js';
+import type { Forwarder } from '../cluster/forwarder.js';
 
 function bearerToken(authorization: string): string | undefined {
   return /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1];
 }
 
 /** Phase `ready`: the HTTP application over every registered route and mount. */
-export function buildHttpApp(config: GatewayConfig, parts: KernelParts, auth: AuthService): Koa<GatewayState> {
+export function buildHttpApp(config: GatewayConfig, parts: KernelParts, auth: AuthService, forwarder?: Forwarder): Koa<GatewayState> {
   const { routes, schemas, tags } = parts;
   const ajvBody = createAjv();
   const ajvQuery = createAjv({ coerceTypes: true, useDefaults: true });
@@ -30,7 +31,7 @@ export function buildHttpApp(config: GatewayConfig, parts: KernelParts, auth: Au
   const router = routes.buildRouter(ajvBody, ajvQuery, async (ctx) => {
     const token = bearerToken(ctx.get('Authorization'));
     return token ? auth.verifyToken(token) : null;
-  });
+  }, forwarder);
   let openApi: Record<string, unknown> | undefined;
   return createApp({
     logger: parts.logger,

@@ -21,6 +21,7 @@ import { startAdminSocket } from '../backup/admin-socket.js';
 import type { PluginSecrets } from '../plugin-api.js';
 import { PACKAGE_VERSION } from '../assets/package-root.js';
 import { CORE_PLUGIN } from '../core-plugin.js';
+import { deriveInternalKey } from '../cluster/internal-key.js';
 
 const TOKEN_SWEEP_MS = 10 * 60_000;
 
@@ -40,6 +41,8 @@ export interface Infrastructure {
   readonly dataDir: string;
   readonly store: GatewayStore;
   readonly secrets: PluginSecrets;
+  /** The key internal calls between instances are signed with (derived from the master key; cluster/internal-key.ts). */
+  readonly internalKey: Buffer;
   readonly auth: AuthService;
   readonly pool: WorkerPool;
   /** Set when the admin password was generated at this start. */
@@ -72,7 +75,7 @@ export async function startInfrastructure(config: GatewayConfig, options: Infras
     closers.push(() => pool.close());
     const adminSocket = await startAdminSocket(dataDir, store, PACKAGE_VERSION, logger);
     closers.push(() => adminSocket?.close());
-    return { dataDir, store, secrets: createSealer(masterKey.key), auth, pool, generatedAdminPassword: bootstrap.generatedPassword, close };
+    return { dataDir, store, secrets: createSealer(masterKey.key), internalKey: deriveInternalKey(masterKey.key), auth, pool, generatedAdminPassword: bootstrap.generatedPassword, close };
   } catch (err) {
     await close().catch(() => undefined);
     throw err;

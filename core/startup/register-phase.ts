@@ -20,6 +20,7 @@ import { ReadinessRegistry } from '../health/readiness.js';
 import { CORE_PLUGIN, corePlugin } from '../core-plugin.js';
 import { PACKAGE_VERSION } from '../assets/package-root.js';
 import type { Infrastructure } from './infrastructure.js';
+import { instanceName, singleInstance, type RunningCluster } from '../cluster/single-instance.js';
 import type { Lifecycle } from './lifecycle.js';
 import type { LoadedPlugin, OrderedPlugins } from './load-phase.js';
 
@@ -29,6 +30,8 @@ export interface Registered {
   readonly manifests: ReadonlyArray<PluginManifest>;
   /** Called with the main listener's URL once it listens (`site.baseUrl()`). */
   setBaseUrl(url: string): void;
+  /** The cluster (PostgreSQL), or this instance alone. */
+  readonly cluster: RunningCluster;
 }
 
 export interface RegisterInputs {
@@ -46,10 +49,18 @@ export async function registerPlugins(inputs: RegisterInputs): Promise<Registere
   let baseUrl = '';
   const site: SiteSettings = { baseUrl: () => baseUrl, host: config.server.host, dataDir: infra.dataDir, amt: config.amt, deviceTls: readDeviceTls(config, inputs.cwd) };
   const manifests: PluginManifest[] = [];
+  const events = createEventBus(logger);
+  // The cluster's code (heartbeat, leases, forwarding) is imported only with the PostgreSQL store.
+  const cluster =
+    infra.store.driver === 'postgres'
+      ? await (await import('../cluster/cluster.js')).startCluster({ config, store: infra.store, internalKey: infra.internalKey, bus: events, logger })
+      : singleInstance(instanceName(config), 'local');
+  lifecycle.closeHooks.push({ plugin: CORE_PLUGIN, hook: () => cluster.close() });
   const parts: KernelParts = {
     site,
     store: infra.store,
-    events: createEventBus(logger),
+    events,
+    cluster: cluster.cluster,
     pool: infra.pool,
     logger,
     auth: infra.auth,
@@ -74,7 +85,7 @@ export async function registerPlugins(inputs: RegisterInputs): Promise<Registere
     stoppingHooks: lifecycle.stoppingHooks,
     closeHooks: lifecycle.closeHooks,
   };
-  const core = corePlugin({ version: PACKAGE_VERSION, auth: infra.auth, throttle: createLoginThrottle(config.auth.login), plugins: () => manifests.map((p) => p.name), store: () => infra.store.status(), readiness: parts.readiness });
+  const core = corePlugin({ version: PACKAGE_VERSION, auth: infra.auth, throttle: createLoginThrottle(config.auth.login), plugins: () => manifests.map((p) => p.name), store: () => infra.store.status(), readiness: parts.readiness, cluster: cluster.cluster });
   await core.register(createPluginContext(core, {}, parts));
   // One ajv for every plugin's options: an instance with its formats costs tens of milliseconds.
   const optionsAjv = createAjv({ useDefaults: true });
@@ -84,7 +95,7 @@ export async function registerPlugins(inputs: RegisterInputs): Promise<Registere
     await registerOne(plugin, parts);
   }
   parts.routes.checkPermissions(parts.auth.allPermissions());
-  return { parts, manifests, setBaseUrl: (url) => void (baseUrl = url) };
+  return { parts, manifests, cluster, setBaseUrl: (url) => void (baseUrl = url) };
 }
 
 async function registerOne(plugin: LoadedPlugin, parts: KernelParts): Promise<void> {

@@ -39,8 +39,9 @@ const PATH = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
 /** Kept for the kernel's own tables. */
 const RESERVED = /^gw_/;
 
-/** The namespace path of a plugin's collection: its store namespace, then the sub-namespace. */
-export const pluginCollectionPath = (storeNamespace: string, subNamespace: string): string[] => [`plugin:${storeNamespace}`, ...subNamespace.split('/')];
+/** The namespace path of a plugin's collection: its store namespace, then the sub-namespace (`''`: `ctx.store` itself). */
+export const pluginCollectionPath = (storeNamespace: string, subNamespace: string): string[] =>
+  subNamespace === '' ? [`plugin:${storeNamespace}`] : [`plugin:${storeNamespace}`, ...subNamespace.split('/')];
 
 /**
  * Checks every declaration (names, types, indexes on declared columns) and that no two claim one

@@ -4,6 +4,7 @@
  * `GET /api/audit` (`audit:read`), applies retention, and optionally mirrors to a JSON-lines file.
  * See README.md.
  */
+import { AUDIT_COLLECTIONS } from './collections.js';
 import { isAbsolute, join } from 'node:path';
 import { definePlugin } from '../../core/plugin-api.js';
 import './api.js';
@@ -18,6 +19,7 @@ const DAY_MS = 86_400_000;
 
 export default definePlugin({
   name: 'audit',
+  collections: AUDIT_COLLECTIONS,
   version: '1.0.0',
   kernel: '1',
   prefix: '/api/audit',

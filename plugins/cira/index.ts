@@ -2,6 +2,7 @@
  * cira: the CIRA server devices dial into (APF over TLS), the MPS accounts they sign in with, and
  * the `cira` service that reaches a device through its tunnel. See README.md and INTERFACE.md.
  */
+import { CIRA_COLLECTIONS } from './collections.js';
 import { definePlugin } from '../../core/plugin-api.js';
 import { openAccountStore } from './accounts/account-store.js';
 import { openBindingStore } from './identity/uuid-bindings.js';
@@ -22,6 +23,7 @@ export default definePlugin<CiraConfig>({
   dependencies: ['devices'],
   optionalDependencies: ['audit'],
   prefix: '/api/cira',
+  collections: CIRA_COLLECTIONS,
   permissions: [
     { name: 'cira:read', description: 'Read CIRA tunnels, MPS accounts (never their passwords) and the CIRA server certificate' },
     { name: 'cira:manage', description: 'Manage MPS accounts, drop CIRA tunnels, accept an unverified tunnel as its device and rebind a device UUID to another MPS account' },

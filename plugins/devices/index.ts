@@ -4,6 +4,7 @@
  * (gate/device-gate.ts). Provides `devices`, `credentials`, `deviceAccess` and `deviceGate`; owns
  * the routes about devices and credentials (fixed paths under /api).
  */
+import { DEVICES_COLLECTIONS } from './collections.js';
 import { definePlugin } from '../../core/plugin-api.js';
 import { DEVICES_CONFIG_SCHEMA, type DevicesConfig } from './config.js';
 import { openCredentialVault } from './credentials/credential-vault.js';
@@ -27,6 +28,7 @@ export default definePlugin<DevicesConfig>({
   prefix: '/api',
   // The domain's data stays where the releases before the split kept it (rest-api's store), so an upgrade finds it.
   storeNamespace: 'rest-api',
+  collections: DEVICES_COLLECTIONS,
   optionalDependencies: ['audit'],
   configSchema: DEVICES_CONFIG_SCHEMA,
   permissions: [

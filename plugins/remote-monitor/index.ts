@@ -4,6 +4,7 @@
  * provided as the `presence` service), and remote reads of one device's hardware and event log.
  * See README.md.
  */
+import { REMOTE_MONITOR_COLLECTIONS } from './collections.js';
 import { definePlugin } from '../../core/plugin-api.js';
 import './api.js';
 import { REMOTE_MONITOR_CONFIG_SCHEMA, type RemoteMonitorConfig } from './config.js';
@@ -17,6 +18,7 @@ import { trackedStates } from './tracked-states.js';
 
 export default definePlugin<RemoteMonitorConfig>({
   name: 'remote-monitor',
+  collections: REMOTE_MONITOR_COLLECTIONS,
   version: '1.0.0',
   kernel: '1',
   dependencies: ['devices'],

@@ -4,6 +4,7 @@
  * its DeviceStatusChanged events become notifications to the subscribers, whose MpsAddress follows
  * the cira plugin's tunnel events when that plugin runs. See README.md.
  */
+import { SOAP_MPS_COLLECTIONS } from './collections.js';
 import { hostname } from 'node:os';
 import { definePlugin, type PluginContext } from '../../core/plugin-api.js';
 import type { DeviceStatusChangedEvent } from 'amt-gateway/remote-monitor';
@@ -63,6 +64,7 @@ function notifier({ namespace, presence, subscriptions, sender, mpsAddress, ctx 
 
 export default definePlugin({
   name: 'soap-mps',
+  collections: SOAP_MPS_COLLECTIONS,
   version: '1.0.0',
   kernel: '1',
   dependencies: ['remote-monitor'],

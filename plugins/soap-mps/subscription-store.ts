@@ -61,6 +61,12 @@ export function createSubscriptionStore(store: KeyValueStore, options: Subscript
     return run;
   };
   const expired = (s: Subscription) => Date.parse(s.expiresAt) <= now();
+  // A subscription made or removed through another instance of a cluster: notifications follow it.
+  store.onRemoteChange<Subscription>((key, value) => {
+    if (!key.startsWith(KEY_PREFIX)) return;
+    if (value) byDelivery.set(value.delivery, value);
+    else byDelivery.delete(key.slice(KEY_PREFIX.length));
+  });
 
   return {
     async load() {

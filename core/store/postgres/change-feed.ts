@@ -35,6 +35,8 @@ export interface ChangeFeedOptions {
   lost(expected: number, found: number): void;
   logger?: Logger;
   pollMs?: number;
+  /** Other channels the same connection listens to, with what receives their payloads. */
+  channels?: Map<string, (payload: string) => void>;
 }
 
 export interface ChangeFeed {
@@ -111,7 +113,10 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
     if (closed) return;
     const client = new pg.Client(options.connection);
     client.on('error', () => undefined);
-    client.on('notification', () => void catchUp());
+    client.on('notification', (message) => {
+      if (message.channel === 'gw_changes') void catchUp();
+      else options.channels?.get(message.channel)?.(message.payload ?? '');
+    });
     client.on('end', () => {
       if (listener === client) listener = undefined;
       if (!closed) scheduleReconnect();
@@ -119,6 +124,7 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
     try {
       await client.connect();
       await client.query('LISTEN gw_changes');
+      for (const channel of options.channels?.keys() ?? []) await client.query(`LISTEN "${channel}"`);
     } catch (err) {
       await client.end().catch(() => undefined);
       if (reconnects === 0) options.logger?.warn('store change feed: cannot listen; retrying', { error: (err as Error).message });

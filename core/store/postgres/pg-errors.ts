@@ -15,9 +15,12 @@ export function isUnreachable(err: unknown): boolean {
   return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended|not queryable|Query read timeout/i.test(message);
 }
 
-/** Answered to a request whose read or write the database could not take: nothing of a write was applied. */
-export function unavailableError(reason: string, cause?: unknown): HttpError {
-  return new HttpError(503, 'GW_ERR_STORE_UNAVAILABLE', `the store's database cannot be reached (${reason}); nothing was changed. Try again shortly`, {
+/**
+ * Answered to a request whose read or write the database could not take: nothing of a write was
+ * applied. The reason (which names the database's host) goes to the log, not to the client.
+ */
+export function unavailableError(cause?: unknown): HttpError {
+  return new HttpError(503, 'GW_ERR_STORE_UNAVAILABLE', "the store's database cannot be reached; nothing was changed. Try again shortly", {
     expose: true,
     headers: { 'Retry-After': '2' },
     ...(cause === undefined ? {} : { cause }),

@@ -56,11 +56,15 @@ const MIGRATIONS: string[] = [
     RETURN last;
   END $$;
   `,
-  // 2: the instances of the cluster and their heartbeats.
+  // 2: the instances of the cluster and their heartbeats, cluster-wide turns, counters.
   `
   CREATE TABLE gw_instances (id text PRIMARY KEY, name text NOT NULL, url text, started_at timestamptz NOT NULL, last_seen_at timestamptz NOT NULL, stopped_at timestamptz, cira_tunnels integer NOT NULL DEFAULT 0);
   CREATE INDEX gw_instances_name ON gw_instances (name);
   COMMENT ON TABLE gw_instances IS 'amt-gateway: each gateway process of the cluster (one row per start), with its heartbeat';
+  CREATE TABLE gw_leases (name text COLLATE "C" PRIMARY KEY, holder text NOT NULL, instance text NOT NULL, taken_at timestamptz NOT NULL DEFAULT now());
+  COMMENT ON TABLE gw_leases IS 'amt-gateway: cluster-wide turns (e.g. one operation at a time per device), each held by one operation of one instance; a down instance''s leases may be taken';
+  CREATE TABLE gw_counters (name text PRIMARY KEY, value bigint NOT NULL);
+  COMMENT ON TABLE gw_counters IS 'amt-gateway: numbers handed out once across the cluster (e.g. audit record ids)';
   `,
 ];
 

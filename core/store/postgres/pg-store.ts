@@ -37,6 +37,11 @@ export interface PostgresStore extends GatewayStore {
   readonly pool: pg.Pool;
   /** Reads the change log now. */
   catchUp(): Promise<void>;
+  /**
+   * Receives NOTIFY payloads of `channel` (a name of letters, digits and _), from when the store
+   * follows: for what needs no log (events of the moment). Call before `follow`.
+   */
+  listen(channel: string, handler: (payload: string) => void): void;
 }
 
 const STATEMENT_TIMEOUT_MS = 15_000;
@@ -80,7 +85,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       const reason = unreachableReason(err);
       if (status.state !== 'unavailable') options.logger?.error('store: the database cannot be reached', { error: reason });
       status = { state: 'unavailable', reason };
-      throw unavailableError(reason, err);
+      throw unavailableError(err);
     }
   };
 
@@ -112,8 +117,10 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   const ident = (table: string) => `"${table.replaceAll('"', '""')}"`;
 
   const listeners = new Map<string, Set<(key: string, value: unknown) => void>>();
+  const channels = new Map<string, (payload: string) => void>();
   const feed = createChangeFeed({
     connection,
+    channels,
     origin,
     from,
     ...(options.logger ? { logger: options.logger } : {}),
@@ -225,6 +232,10 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     namespace: (name) => wrap([name]),
     status: () => status,
     follow: () => feed.start(),
+    listen(channel, handler) {
+      if (!/^[a-z_][a-z0-9_]*$/.test(channel)) throw new Error(`invalid channel name ${channel}`);
+      channels.set(channel, handler);
+    },
     catchUp: () => feed.catchUp(),
     async *rawPages(): AsyncIterable<RawEntry[]> {
       // One snapshot for every table: a REPEATABLE READ transaction on one connection.
@@ -248,7 +259,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
         await client.query('COMMIT');
       } catch (err) {
         await client.query('ROLLBACK').catch(() => undefined);
-        throw isUnreachable(err) ? unavailableError(unreachableReason(err), err) : err;
+        throw isUnreachable(err) ? unavailableError(err) : err;
       } finally {
         client.release();
       }

@@ -37,6 +37,7 @@ const byCreation = (a: StoredCredential, b: StoredCredential) => a.createdAt.loc
 export async function openCredentialVault(store: KeyValueStore, secrets: PluginSecrets): Promise<ManagedCredentialVault> {
   const cache = new Map<string, StoredCredential>();
   for await (const [id, credential] of store.entries<StoredCredential>()) cache.set(id, credential);
+  store.onRemoteChange<StoredCredential>((id, credential) => (credential ? cache.set(id, credential) : cache.delete(id)));
   const serial = createSerialQueue();
 
   const ordered = () => [...cache.values()].sort((a, b) => Number(b.isDefault) - Number(a.isDefault) || byCreation(a, b));

@@ -22,6 +22,7 @@ export interface ScanHistory {
 export async function openScanHistory(store: KeyValueStore, historySize: number): Promise<ScanHistory> {
   const scans = new Map<string, Scan>();
   for await (const [id, scan] of store.entries<Scan>()) scans.set(id, scan);
+  store.onRemoteChange<Scan>((id, scan) => (scan ? scans.set(id, scan) : scans.delete(id)));
   let lastStamp = '';
   const newest = () => [...scans.values()].sort((a, b) => b.id.localeCompare(a.id));
 
