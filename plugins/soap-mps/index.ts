@@ -118,7 +118,9 @@ export default definePlugin({
       return host === '0.0.0.0' || host === '::' || host === '' ? hostname() : host;
     };
     const mpsAddress = (event: DeviceStatusChangedEvent) => tunnels.addressFor(event) ?? lanMpsAddress();
-    const stopListening = ctx.events.subscribe('DeviceStatusChanged', notifier({ namespace, presence, subscriptions, sender, mpsAddress, ctx }));
+    const notify = notifier({ namespace, presence, subscriptions, sender, mpsAddress, ctx });
+    // A change another instance of a cluster saw is notified by that instance: once per subscriber.
+    const stopListening = ctx.events.subscribe('DeviceStatusChanged', (event) => (ctx.cluster.isRemote(event) ? undefined : notify(event)));
 
     ctx.onReady(async () => {
       const host = config.host ?? ctx.site.host;
