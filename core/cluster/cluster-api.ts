@@ -40,8 +40,8 @@ export interface PluginCluster {
   exclusive<T>(name: string, work: () => Promise<T>, options?: { waitMs?: number }): Promise<T>;
   /** Reads the other instances' writes now, so that what this instance mirrors is current. */
   catchUp(): Promise<void>;
-  /** The next number of the cluster-wide counter `name` (1, 2, ...), never handed out twice. */
-  next(name: string): Promise<number>;
+  /** The next number of the cluster-wide counter `name` (1, 2, ..., at least `atLeast`), never handed out twice. */
+  next(name: string, atLeast?: number): Promise<number>;
   /** Bus events of these names published here reach the other instances' buses (and theirs reach this one). */
   shareEvents(names: string[]): void;
   /** Whether an event payload came from another instance (listeners that act once per cluster skip those). */

@@ -14,6 +14,7 @@ import { createEventRelay, EVENTS_CHANNEL } from './event-relay.js';
 import { createForwarder } from './forwarder.js';
 import { instanceName, type RunningCluster } from './single-instance.js';
 import { createInternalVerifier } from './internal-key.js';
+import { isUnreachable, unavailableError } from '../store/postgres/pg-errors.js';
 
 const defaults = { heartbeatSeconds: 3, downAfterSeconds: 15, forwardTimeoutMs: 30_000 };
 
@@ -50,11 +51,13 @@ export async function startCluster(options: { config: GatewayConfig; store: Gate
     onInstanceDown: (listener) => instances.onDown(listener),
     exclusive: (lease, work, opts) => leases.exclusive(lease, work, opts?.waitMs),
     catchUp: () => store.catchUp(),
-    async next(counter) {
+    async next(counter, atLeast = 1) {
       const result = await store.pool.query<{ value: string }>(
-        'INSERT INTO gw_counters (name, value) VALUES ($1, 1) ON CONFLICT (name) DO UPDATE SET value = gw_counters.value + 1 RETURNING value',
-        [counter],
-      );
+        'INSERT INTO gw_counters AS c (name, value) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET value = GREATEST(c.value + 1, $2) RETURNING value',
+        [counter, atLeast],
+      ).catch((err: unknown) => {
+        throw isUnreachable(err) ? unavailableError(err) : err;
+      });
       return Number(result.rows[0]!.value);
     },
     shareEvents: (names) => relay.share(names),

@@ -52,7 +52,11 @@ async function edgeSeq(store: KeyValueStore, reverse: boolean): Promise<number |
   return undefined;
 }
 
-export async function openAuditLog(store: KeyValueStore): Promise<AuditLog> {
+/**
+ * @param allocate in a cluster, hands out each record's number once across the instances (at least
+ *   the given one); alone, numbers count up in memory.
+ */
+export async function openAuditLog(store: KeyValueStore, allocate?: (atLeast: number) => Promise<number>): Promise<AuditLog> {
   const last = await edgeSeq(store, true);
   // Deletions only ever take the oldest records, so the kept ones are the contiguous run [first, next).
   let first = (await edgeSeq(store, false)) ?? 1;
@@ -67,6 +71,13 @@ export async function openAuditLog(store: KeyValueStore): Promise<AuditLog> {
     if (doomed.length > 0) await store.batch(doomed.map((key) => ({ type: 'del' as const, key })));
   };
 
+  // Records appended or pruned by another instance of a cluster: the count follows.
+  store.onRemoteChange<AuditRecord>((key, record) => {
+    if (!key.startsWith(KEY_PREFIX)) return;
+    if (record) next = Math.max(next, seqOf(key) + 1);
+    else first = Math.max(first, seqOf(key) + 1);
+  });
+
   /** The first sequence number of a record at or after `time` (records are in time order but for clock steps). */
   const firstAtOrAfter = async (time: string): Promise<number> => {
     for await (const page of store.pages<AuditRecord>({ prefix: KEY_PREFIX, size: PAGE })) {
@@ -77,7 +88,8 @@ export async function openAuditLog(store: KeyValueStore): Promise<AuditLog> {
 
   return {
     async append(record) {
-      const seq = next++;
+      const seq = allocate ? await allocate(next) : next;
+      next = Math.max(next, seq + 1);
       const stored: AuditRecord = { id: String(seq), ...record };
       await store.put(keyOf(seq), stored);
       return stored;

@@ -28,7 +28,8 @@ export default definePlugin({
   configSchema: AUDIT_CONFIG_SCHEMA,
   async register(ctx) {
     const { retention, jsonLinesFile } = ctx.config;
-    const log = await openAuditLog(ctx.store.namespace('records'));
+    const cluster = ctx.cluster;
+    const log = await openAuditLog(ctx.store.namespace('records'), cluster.enabled ? (atLeast) => cluster.next('audit-records', atLeast) : undefined);
     const sink = jsonLinesFile ? await openJsonLinesSink(isAbsolute(jsonLinesFile) ? jsonLinesFile : join(ctx.site.dataDir, jsonLinesFile)) : null;
 
     let pruning: Promise<void> | null = null;

@@ -8,6 +8,12 @@ export const CIRA_COLLECTIONS: Record<string, CollectionDeclaration> = {
     fields: { username: { path: 'username', type: 'text' } },
     indexes: [['username']],
   },
+  tunnels: {
+    table: 'cira_tunnels',
+    description: 'which gateway instance holds each device tunnel (a cluster), by device id',
+    fields: { instance: { path: 'instance', type: 'text' }, uuid: { path: 'connection.uuid', type: 'text' }, connected_at: { path: 'connection.connectedAt', type: 'text' } },
+    indexes: [['instance']],
+  },
   bindings: {
     table: 'cira_bindings',
     description: 'which MPS account each device UUID is bound to, and whether its tunnels are trusted',

@@ -13,6 +13,7 @@ import { ciraMpsAddress } from './mps-address.js';
 import { registerAccountRoutes } from './routes/account-routes.js';
 import { registerBindingRoutes } from './routes/binding-routes.js';
 import { registerConnectionRoutes } from './routes/connection-routes.js';
+import { openTunnelDirectory } from './cluster/tunnel-directory.js';
 import { createCiraServer } from './server/cira-server.js';
 import { loadServerCertificate } from './server/server-certificate.js';
 
@@ -67,7 +68,9 @@ export default definePlugin<CiraConfig>({
     ctx.provide('cira', server.service);
     ctx.openapi.addTag('cira', 'CIRA: devices that dial in over APF/TLS, the MPS accounts they use, their tunnels');
     registerAccountRoutes(ctx, accounts);
-    registerConnectionRoutes(ctx, server.service);
+    // In a cluster: which instance holds each tunnel (operations are forwarded there).
+    const directory = ctx.cluster.enabled ? await openTunnelDirectory(ctx, ctx.store.namespace('tunnels'), server.service, ctx.use('devicePresence')) : undefined;
+    registerConnectionRoutes(ctx, server.service, directory);
     registerBindingRoutes(ctx, { cira: server.service, accounts, bindings });
     ctx.onStopping(() => server.close());
   },

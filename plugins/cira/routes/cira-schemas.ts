@@ -64,6 +64,7 @@ export const CIRA_CONNECTION_SCHEMA = {
     openChannels: { type: 'integer' },
     identity: IDENTITY,
     verified: { type: 'boolean', description: 'false while `identity` is `unverified`' },
+    instance: { type: 'string', description: 'In a cluster: the name of the gateway instance holding the tunnel' },
   },
 };
 
