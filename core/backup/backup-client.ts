@@ -4,6 +4,7 @@ import { createInterface } from 'node:readline';
 import { once } from 'node:events';
 import { hasStoreFiles, openStore, storeLocation } from '../store/level-store.js';
 import { adminSocketPath } from './admin-socket.js';
+import type { GatewayStore } from '../store/gateway-store.js';
 import { backupLines, type BackupManifest, type BackupTrailer } from './backup-format.js';
 
 /** The lines of a backup from the running gateway's admin socket; undefined when no gateway answers there. */
@@ -27,9 +28,10 @@ async function* fromGateway(dataDir: string): AsyncGenerator<string> {
 /**
  * Writes a backup of the store in `dataDir` to `out`: from the running gateway over its admin
  * socket, or, when none runs, from the store opened here. Written to `<out>.partial` (0600) and
- * renamed once the trailer is in, so `out` is always a whole backup.
+ * renamed once the trailer is in, so `out` is always a whole backup. With `store` (the PostgreSQL
+ * store, which running gateways share), from that store's snapshot instead.
  */
-export async function writeBackup(dataDir: string, out: string, version: string): Promise<{ manifest: BackupManifest; trailer: BackupTrailer; via: 'gateway' | 'store' }> {
+export async function writeBackup(dataDir: string, out: string, version: string, store?: GatewayStore): Promise<{ manifest: BackupManifest; trailer: BackupTrailer; via: 'gateway' | 'store' }> {
   const partial = `${out}.partial`;
   const file = createWriteStream(partial, { mode: 0o600, flags: 'wx' });
   let first: string | undefined;
@@ -41,7 +43,10 @@ export async function writeBackup(dataDir: string, out: string, version: string)
     if (!file.write(line)) await once(file, 'drain');
   };
   try {
-    for await (const line of fromGateway(dataDir)) await write(line);
+    if (store) {
+      via = 'store';
+      for await (const line of backupLines(store.rawPages(), version)) await write(line);
+    } else for await (const line of fromGateway(dataDir)) await write(line);
     if (first === undefined) {
       via = 'store';
       if (!hasStoreFiles(storeLocation(dataDir))) throw new Error(`there is no store in ${storeLocation(dataDir)} to back up`);

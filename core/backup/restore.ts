@@ -64,14 +64,23 @@ async function readBackup(file: string, onEntry: (key: string, json: string) => 
   return keyCheck ? { manifest, keyCheck } : { manifest };
 }
 
+/** Where a restore writes: the LevelDB store of a data directory (default) or an empty PostgreSQL store. */
+export interface RestoreTarget {
+  /** Throws a RestoreError when the target holds a store already. */
+  ensureEmpty(): Promise<void>;
+  /** Writes every entry `fill` puts, all or none (a cut-off restore leaves no half store behind). */
+  write(fill: (put: (key: string, json: string) => Promise<void>) => Promise<void>): Promise<void>;
+}
+
 /**
- * Restores a backup into an empty data directory: the file is read and checked whole (checksum,
- * and the master key against the backup's key check) before anything is written, then written to
- * `db.restoring` and renamed to `db`, so a cut-off restore leaves no half store behind.
+ * Restores a backup into an empty store: the file is read and checked whole (checksum, and the
+ * master key against the backup's key check) before anything is written, then written all or none.
+ * `target` is a data directory (LevelDB: written to `db.restoring` and renamed to `db`) or a target
+ * of another driver.
  */
-export async function restoreBackup(file: string, dataDir: string, keyFile: string, env: NodeJS.ProcessEnv): Promise<{ entries: number; manifest: BackupManifest }> {
-  const location = storeLocation(dataDir);
-  if (hasStoreFiles(location)) throw new RestoreError('GW_ERR_RESTORE_TARGET', `restore writes only into an empty data directory, and ${location} holds a store; choose another data directory (or move this one aside); nothing was written`);
+export async function restoreBackup(file: string, target: string | RestoreTarget, keyFile: string, env: NodeJS.ProcessEnv): Promise<{ entries: number; manifest: BackupManifest }> {
+  const into = typeof target === 'string' ? levelTarget(target) : target;
+  await into.ensureEmpty();
   const { manifest, keyCheck } = await readBackup(file, () => undefined);
   if (manifest.keyId && keyCheck) {
     const loaded = readMasterKey(keyFile, env);
@@ -81,29 +90,46 @@ export async function restoreBackup(file: string, dataDir: string, keyFile: stri
       throw new MasterKeyError(`backup ${file} is sealed under master key id ${manifest.keyId}, but the master key from ${loaded.source === 'env' ? 'AMTGW_MASTER_KEY' : keyFile} has id ${keyId(loaded.key)}; restore with the key the backup was made under (${where}); nothing was written`);
     }
   }
-  const staging = `${location}.restoring`;
-  rmSync(staging, { recursive: true, force: true });
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const db = new Level<string, string>(staging, { keyEncoding: 'utf8', valueEncoding: 'utf8' });
   let entries = 0;
-  try {
-    await db.open();
-    let batch: Array<{ type: 'put'; key: string; value: string }> = [];
-    await readBackup(file, async (key, value) => {
-      batch.push({ type: 'put', key, value });
+  await into.write((put) =>
+    readBackup(file, async (key, value) => {
       entries++;
-      if (batch.length >= BATCH) await db.batch(batch.splice(0));
-    });
-    if (batch.length) await db.batch(batch, { sync: true });
-    batch = [];
-    await db.close();
-    // Only LevelDB's LOCK and info logs can be there (hasStoreFiles said so above).
-    if (existsSync(location)) rmSync(location, { recursive: true });
-    renameSync(staging, location);
-  } catch (err) {
-    await db.close().catch(() => undefined);
-    rmSync(staging, { recursive: true, force: true });
-    throw err;
-  }
+      await put(key, value);
+    }).then(() => undefined),
+  );
   return { entries, manifest };
+}
+
+/** The LevelDB store of `dataDir`: written to `db.restoring`, renamed to `db` once whole. */
+function levelTarget(dataDir: string): RestoreTarget {
+  const location = storeLocation(dataDir);
+  return {
+    async ensureEmpty() {
+      if (hasStoreFiles(location)) throw new RestoreError('GW_ERR_RESTORE_TARGET', `restore writes only into an empty data directory, and ${location} holds a store; choose another data directory (or move this one aside); nothing was written`);
+    },
+    async write(fill) {
+      const staging = `${location}.restoring`;
+      rmSync(staging, { recursive: true, force: true });
+      mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+      const db = new Level<string, string>(staging, { keyEncoding: 'utf8', valueEncoding: 'utf8' });
+      try {
+        await db.open();
+        let batch: Array<{ type: 'put'; key: string; value: string }> = [];
+        await fill(async (key, value) => {
+          batch.push({ type: 'put', key, value });
+          if (batch.length >= BATCH) await db.batch(batch.splice(0));
+        });
+        if (batch.length) await db.batch(batch, { sync: true });
+        batch = [];
+        await db.close();
+        // Only LevelDB's LOCK and info logs can be there (hasStoreFiles said so above).
+        if (existsSync(location)) rmSync(location, { recursive: true });
+        renameSync(staging, location);
+      } catch (err) {
+        await db.close().catch(() => undefined);
+        rmSync(staging, { recursive: true, force: true });
+        throw err;
+      }
+    },
+  };
 }

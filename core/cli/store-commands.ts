@@ -12,11 +12,13 @@ import { rotateMasterKey } from '../secrets/key-rotation.js';
 import { writeBackup } from '../backup/backup-client.js';
 import { restoreBackup } from '../backup/restore.js';
 import { PACKAGE_VERSION } from '../assets/package-root.js';
+import { storeDriver } from '../store/open-gateway-store.js';
 
 type Print = (line: string) => void;
 
 export async function backupCommand(config: GatewayConfig, out: string | undefined, print: Print): Promise<void> {
   if (!out) throw new Error('backup needs --out FILE');
+  if (storeDriver(config).driver === 'postgres') return (await import('./cluster-commands.js')).postgresBackupCommand(config, out, print);
   const dataDir = resolve(config.dataDir);
   const { manifest, trailer, via } = await writeBackup(dataDir, resolve(out), PACKAGE_VERSION);
   print(`backup written to ${resolve(out)}: ${trailer.entries} entries, key id ${manifest.keyId ?? 'none'}, sha256 ${trailer.sha256} (${via === 'gateway' ? 'from the running gateway' : 'from the stopped store'})`);
@@ -24,12 +26,16 @@ export async function backupCommand(config: GatewayConfig, out: string | undefin
 
 export async function restoreCommand(config: GatewayConfig, file: string | undefined, env: NodeJS.ProcessEnv, print: Print): Promise<void> {
   if (!file) throw new Error('restore needs the backup file: amt-gateway restore FILE');
+  if (storeDriver(config).driver === 'postgres') return (await import('./cluster-commands.js')).postgresRestoreCommand(config, file, env, print);
   const dataDir = resolve(config.dataDir);
   const { entries, manifest } = await restoreBackup(resolve(file), dataDir, masterKeyFile(config, process.cwd()), env);
   print(`restored ${entries} entries (gateway ${manifest.gatewayVersion}, key id ${manifest.keyId ?? 'none'}, taken ${manifest.createdAt}) into ${dataDir}`);
 }
 
 export async function rotateKeyCommand(config: GatewayConfig, env: NodeJS.ProcessEnv, print: Print): Promise<void> {
+  if (storeDriver(config).driver === 'postgres') {
+    throw new Error('rotate-key rotates a LevelDB store; for a cluster on PostgreSQL follow "Rotating the master key of a cluster" in the README');
+  }
   const dataDir = resolve(config.dataDir);
   print('rotate-key: opening the store');
   let store;

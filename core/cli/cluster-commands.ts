@@ -1,0 +1,106 @@
+/**
+ * The operator commands of a site on PostgreSQL: `migrate-store --to postgres://...` (a LevelDB
+ * site moved into an empty PostgreSQL store), and backup and restore when `store.driver` is
+ * `postgres` (the same file format as LevelDB's). Imported only by those commands.
+ */
+import { resolve } from 'node:path';
+import type { GatewayConfig } from '../config/gateway-config.js';
+import { loadEnabledPlugins, orderLoadedPlugins } from '../startup/load-phase.js';
+import { siteCollections } from '../store/kernel-collections.js';
+import { openPostgresStore, type PostgresStore } from '../store/postgres/pg-store.js';
+import { openStore, StoreLockedError } from '../store/level-store.js';
+import { isStoreLocked } from '../store/store-errors.js';
+import { establishMasterKey } from '../secrets/key-check.js';
+import { masterKeyFile } from '../secrets/master-key.js';
+import { keyId } from '../secrets/sealer.js';
+import { writeBackup } from '../backup/backup-client.js';
+import { RestoreError, restoreBackup, type RestoreTarget } from '../backup/restore.js';
+import { storeDriver } from '../store/open-gateway-store.js';
+import { PACKAGE_VERSION } from '../assets/package-root.js';
+import type { RawOperation } from '../store/gateway-store.js';
+
+type Print = (line: string) => void;
+
+/** The PostgreSQL store at `url`, migrated with the site's collections (those of its enabled plugins). */
+async function openSiteStore(config: GatewayConfig, url: string): Promise<PostgresStore> {
+  const ordered = orderLoadedPlugins(await loadEnabledPlugins(config, process.cwd(), process.env));
+  return openPostgresStore({ url, collections: siteCollections(ordered.plugins) });
+}
+
+/** An empty PostgreSQL store as a restore target: everything in one statement, all or none. */
+function postgresTarget(store: PostgresStore, what: string): RestoreTarget {
+  return {
+    async ensureEmpty() {
+      for await (const page of store.rawPages()) {
+        if (page.length > 0) throw new RestoreError('GW_ERR_RESTORE_TARGET', `${what} writes only into an empty store, and the database holds one (${page[0]![0]}...); use a new database; nothing was written`);
+      }
+    },
+    async write(fill) {
+      const operations: RawOperation[] = [];
+      await fill(async (key, value) => void operations.push({ type: 'put', key, value }));
+      await store.rawBatch(operations);
+    },
+  };
+}
+
+/**
+ * `migrate-store --to URL`: copies every record of this site's LevelDB store (stopped) into the
+ * empty PostgreSQL database at URL, as stored (secrets stay sealed under the same master key), in
+ * one transaction. The LevelDB store is left as it was.
+ */
+export async function migrateStoreCommand(config: GatewayConfig, to: string | undefined, env: NodeJS.ProcessEnv, print: Print): Promise<void> {
+  if (!to || !/^postgres(ql)?:\/\//.test(to)) throw new Error('migrate-store needs --to postgres://user:password@host:port/database');
+  const dataDir = resolve(config.dataDir);
+  let level;
+  try {
+    level = await openStore(dataDir);
+  } catch (err) {
+    if (isStoreLocked(err)) throw new StoreLockedError(`${dataDir} (stop the gateway before migrate-store)`);
+    throw err;
+  }
+  try {
+    // The key must open this store's secrets: the cluster's instances will need the same key.
+    const key = await establishMasterKey(level, level.namespace('core'), masterKeyFile(config, process.cwd()), env, dataDir);
+    const target = await openSiteStore(config, to);
+    try {
+      const into = postgresTarget(target, 'migrate-store');
+      await into.ensureEmpty();
+      let entries = 0;
+      await into.write(async (put) => {
+        for await (const page of level.rawPages()) {
+          for (const [k, json] of page) await put(k, json);
+          entries += page.length;
+        }
+      });
+      print(`migrated ${entries} records from ${dataDir} into PostgreSQL (secrets still sealed under key id ${keyId(key.key)}); start every instance with store.driver "postgres", this store.url and the same master key`);
+    } finally {
+      await target.close();
+    }
+  } finally {
+    await level.close();
+  }
+}
+
+/** `backup --out FILE` of a PostgreSQL site: from the database's snapshot (the running instances go on). */
+export async function postgresBackupCommand(config: GatewayConfig, out: string, print: Print): Promise<void> {
+  const { url } = storeDriver(config) as { url: string };
+  const store = await openSiteStore(config, url);
+  try {
+    const { manifest, trailer } = await writeBackup(resolve(config.dataDir), resolve(out), PACKAGE_VERSION, store);
+    print(`backup written to ${resolve(out)}: ${trailer.entries} entries, key id ${manifest.keyId ?? 'none'}, sha256 ${trailer.sha256} (from the PostgreSQL store)`);
+  } finally {
+    await store.close();
+  }
+}
+
+/** `restore FILE` into an empty PostgreSQL store (no instance running on it). */
+export async function postgresRestoreCommand(config: GatewayConfig, file: string, env: NodeJS.ProcessEnv, print: Print): Promise<void> {
+  const { url } = storeDriver(config) as { url: string };
+  const store = await openSiteStore(config, url);
+  try {
+    const { entries, manifest } = await restoreBackup(resolve(file), postgresTarget(store, 'restore'), masterKeyFile(config, process.cwd()), env);
+    print(`restored ${entries} entries (gateway ${manifest.gatewayVersion}, key id ${manifest.keyId ?? 'none'}, taken ${manifest.createdAt}) into the PostgreSQL store`);
+  } finally {
+    await store.close();
+  }
+}
