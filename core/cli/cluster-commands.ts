@@ -11,7 +11,8 @@ import { openPostgresStore, type PostgresStore } from '../store/postgres/pg-stor
 import { openStore, StoreLockedError } from '../store/level-store.js';
 import { isStoreLocked } from '../store/store-errors.js';
 import { establishMasterKey } from '../secrets/key-check.js';
-import { masterKeyFile } from '../secrets/master-key.js';
+import { MasterKeyError, masterKeyFile, readOtherMasterKey } from '../secrets/master-key.js';
+import { resealOperations } from '../secrets/key-rotation.js';
 import { keyId } from '../secrets/sealer.js';
 import { writeBackup } from '../backup/backup-client.js';
 import { RestoreError, restoreBackup, type RestoreTarget } from '../backup/restore.js';
@@ -100,6 +101,27 @@ export async function postgresRestoreCommand(config: GatewayConfig, file: string
   try {
     const { entries, manifest } = await restoreBackup(resolve(file), postgresTarget(store, 'restore'), masterKeyFile(config, process.cwd()), env);
     print(`restored ${entries} entries (gateway ${manifest.gatewayVersion}, key id ${manifest.keyId ?? 'none'}, taken ${manifest.createdAt}) into the PostgreSQL store`);
+  } finally {
+    await store.close();
+  }
+}
+
+/**
+ * `rotate-key` of a cluster (README, "Rotating the master key of a cluster"): re-seals every secret
+ * of the PostgreSQL store under AMTGW_MASTER_KEY_NEXT, in one transaction, while the instances run.
+ * Every instance must already open both keys (started with AMTGW_MASTER_KEY and
+ * AMTGW_MASTER_KEY_NEXT), so that none meets a secret it cannot open, before or after.
+ */
+export async function postgresRotateKeyCommand(config: GatewayConfig, env: NodeJS.ProcessEnv, print: Print): Promise<void> {
+  const next = readOtherMasterKey(env);
+  if (!next) throw new MasterKeyError('rotate-key of a cluster re-seals under AMTGW_MASTER_KEY_NEXT, which is not set; see "Rotating the master key of a cluster" in the README');
+  const { url } = storeDriver(config) as { url: string };
+  const store = await openSiteStore(config, url);
+  try {
+    const current = await establishMasterKey(store, store.namespace('core'), masterKeyFile(config, process.cwd()), env, resolve(config.dataDir));
+    const operations = await resealOperations(store, [current.key], next);
+    await store.rawBatch(operations);
+    print(`the cluster's store is re-sealed under key id ${keyId(next)} (${operations.length - 1} values); next: restart each instance with it as AMTGW_MASTER_KEY and the old key as AMTGW_MASTER_KEY_NEXT, run this same command again, then restart each without the old key`);
   } finally {
     await store.close();
   }

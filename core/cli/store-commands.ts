@@ -33,9 +33,7 @@ export async function restoreCommand(config: GatewayConfig, file: string | undef
 }
 
 export async function rotateKeyCommand(config: GatewayConfig, env: NodeJS.ProcessEnv, print: Print): Promise<void> {
-  if (storeDriver(config).driver === 'postgres') {
-    throw new Error('rotate-key rotates a LevelDB store; for a cluster on PostgreSQL follow "Rotating the master key of a cluster" in the README');
-  }
+  if (storeDriver(config).driver === 'postgres') return (await import('./cluster-commands.js')).postgresRotateKeyCommand(config, env, print);
   const dataDir = resolve(config.dataDir);
   print('rotate-key: opening the store');
   let store;

@@ -18,7 +18,7 @@ import { isUnreachable, unavailableError } from '../store/postgres/pg-errors.js'
 
 const defaults = { heartbeatSeconds: 3, downAfterSeconds: 15, forwardTimeoutMs: 30_000 };
 
-export async function startCluster(options: { config: GatewayConfig; store: GatewayStore; internalKey: Buffer; bus: EventBus; logger: Logger }): Promise<RunningCluster> {
+export async function startCluster(options: { config: GatewayConfig; store: GatewayStore; internalKeys: Buffer[]; bus: EventBus; logger: Logger }): Promise<RunningCluster> {
   const { config, logger } = options;
   const name = instanceName(config);
   const store = options.store as PostgresStore;
@@ -28,7 +28,7 @@ export async function startCluster(options: { config: GatewayConfig; store: Gate
   const leases = createLeases(store.pool, id, settings.downAfterSeconds);
   const relay = createEventRelay(store.pool, id, options.bus, logger);
   store.listen(EVENTS_CHANNEL, (text) => relay.receive(text));
-  const key = options.internalKey;
+  const key = options.internalKeys[0]!;
   const routers: RequestRouter[] = [];
   const urls = new Map<string, string>();
   const refreshUrls = async () => {
@@ -37,7 +37,7 @@ export async function startCluster(options: { config: GatewayConfig; store: Gate
   const forwarder = createForwarder({
     self: id,
     key,
-    verifier: createInternalVerifier(key),
+    verifier: createInternalVerifier(options.internalKeys),
     routers,
     urlOf: (other) => (instances.isUp(other) ? urls.get(other) : undefined),
     timeoutMs: settings.forwardTimeoutMs,

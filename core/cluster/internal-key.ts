@@ -30,7 +30,8 @@ export interface InternalVerifier {
   verify(header: string | undefined, method: string, path: string): string | null;
 }
 
-export function createInternalVerifier(key: Buffer, now: () => number = Date.now): InternalVerifier {
+/** Accepts signatures under any of `keys` (two while a cluster rotates its master key). */
+export function createInternalVerifier(keys: readonly Buffer[], now: () => number = Date.now): InternalVerifier {
   /** Nonces seen within the window, with when they expire. */
   const seen = new Map<string, number>();
   let sweepAt = 0;
@@ -43,9 +44,12 @@ export function createInternalVerifier(key: Buffer, now: () => number = Date.now
       const time = Number(at);
       const t = now();
       if (!Number.isSafeInteger(time) || Math.abs(t - time) > SIGNATURE_WINDOW_MS) return null;
-      const expected = Buffer.from(mac(key, [from, at, nonce, method.toUpperCase(), path]));
       const given = Buffer.from(signature);
-      if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
+      const matches = (key: Buffer) => {
+        const expected = Buffer.from(mac(key, [from, at, nonce, method.toUpperCase(), path]));
+        return given.length === expected.length && timingSafeEqual(given, expected);
+      };
+      if (!keys.some(matches)) return null;
       if (t > sweepAt) {
         for (const [n, expires] of seen) if (expires < t) seen.delete(n);
         sweepAt = t + SIGNATURE_WINDOW_MS;

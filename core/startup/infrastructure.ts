@@ -10,7 +10,7 @@ import type { GatewayStore } from '../store/gateway-store.js';
 import { openGatewayStore } from '../store/open-gateway-store.js';
 import type { PlacedCollection } from '../store/collections.js';
 import { establishMasterKey } from '../secrets/key-check.js';
-import { masterKeyFile } from '../secrets/master-key.js';
+import { masterKeyFile, readOtherMasterKey } from '../secrets/master-key.js';
 import { createSealer } from '../secrets/sealer.js';
 import { createWorkerPool, type WorkerPool } from '../pool/worker-pool.js';
 import { createUserStore } from '../auth/user-store.js';
@@ -41,8 +41,8 @@ export interface Infrastructure {
   readonly dataDir: string;
   readonly store: GatewayStore;
   readonly secrets: PluginSecrets;
-  /** The key internal calls between instances are signed with (derived from the master key; cluster/internal-key.ts). */
-  readonly internalKey: Buffer;
+  /** The keys of internal calls between instances (derived from the master key; cluster/internal-key.ts): signed with the first, any accepted. */
+  readonly internalKeys: Buffer[];
   readonly auth: AuthService;
   readonly pool: WorkerPool;
   /** Set when the admin password was generated at this start. */
@@ -75,7 +75,10 @@ export async function startInfrastructure(config: GatewayConfig, options: Infras
     closers.push(() => pool.close());
     const adminSocket = await startAdminSocket(dataDir, store, PACKAGE_VERSION, logger);
     closers.push(() => adminSocket?.close());
-    return { dataDir, store, secrets: createSealer(masterKey.key), internalKey: deriveInternalKey(masterKey.key), auth, pool, generatedAdminPassword: bootstrap.generatedPassword, close };
+    const otherKey = readOtherMasterKey(env);
+    const secrets = createSealer(masterKey.key, otherKey ? [otherKey] : []);
+    const internalKeys = [masterKey.key, ...(otherKey ? [otherKey] : [])].map(deriveInternalKey);
+    return { dataDir, store, secrets, internalKeys, auth, pool, generatedAdminPassword: bootstrap.generatedPassword, close };
   } catch (err) {
     await close().catch(() => undefined);
     throw err;

@@ -53,7 +53,7 @@ export async function registerPlugins(inputs: RegisterInputs): Promise<Registere
   // The cluster's code (heartbeat, leases, forwarding) is imported only with the PostgreSQL store.
   const cluster =
     infra.store.driver === 'postgres'
-      ? await (await import('../cluster/cluster.js')).startCluster({ config, store: infra.store, internalKey: infra.internalKey, bus: events, logger })
+      ? await (await import('../cluster/cluster.js')).startCluster({ config, store: infra.store, internalKeys: infra.internalKeys, bus: events, logger })
       : singleInstance(instanceName(config), 'local');
   lifecycle.closeHooks.push({ plugin: CORE_PLUGIN, hook: () => cluster.close() });
   const parts: KernelParts = {

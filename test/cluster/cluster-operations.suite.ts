@@ -13,17 +13,20 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { startTestGateway } from '../helpers/gateway-harness.js';
 import { findPostgresBin, skipWithoutPostgres, startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
-import { adminToken, call, clusterMasterKey, startInstance, stopInstance } from './cluster-kit.js';
+import { until } from '../helpers/poll.js';
+import { adminToken, call, clusterMasterKey, startInstance, stopInstance, type ClusterInstanceProcess } from './cluster-kit.js';
+import { startFleet } from '../sim/index.js';
+import { SIM_AMT_SETTINGS } from '../helpers/scan-helpers.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /** Runs an operator command as the bin does; its status and output. */
-function command(args: string[], config: Record<string, unknown>, masterKey: string, dir: string): { status: number | null; output: string } {
+function command(args: string[], config: Record<string, unknown>, masterKey: string, dir: string, env: Record<string, string> = {}): { status: number | null; output: string } {
   const file = join(dir, `site-${process.hrtime.bigint()}.json`);
   writeFileSync(file, JSON.stringify(config));
   const run = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'core/main.ts'), ...args, '--config', file], {
     cwd: ROOT,
-    env: { ...process.env, AMTGW_MASTER_KEY: masterKey },
+    env: { ...process.env, AMTGW_MASTER_KEY: masterKey, ...env },
     encoding: 'utf8',
   });
   return { status: run.status, output: run.stdout + run.stderr };
@@ -116,6 +119,59 @@ describe('operating a PostgreSQL site', () => {
       assert.deepEqual(listed.map((c) => c.name), ['kept']);
     } finally {
       await level.stop();
+    }
+  });
+
+  test('the master key of a running cluster is rotated without a moment where an instance cannot open a secret', async (t) => {
+    if (skipWithoutPostgres(t)) return;
+    const oldKey = clusterMasterKey();
+    const newKey = clusterMasterKey();
+    const url = await server!.createDatabase();
+    const work = dir();
+    const fleet = await startFleet({ count: 1, base: '127.66.0.1', rmcpPort: 0, seed: 'cluster-rotation' });
+    const config = { ...SIM_AMT_SETTINGS };
+    const start = (name: string, key: string, next?: string) => startInstance(name, { storeUrl: url, masterKey: key, config, ...(next ? { env: { AMTGW_MASTER_KEY_NEXT: next } } : {}) });
+    let a: ClusterInstanceProcess | undefined;
+    let b: ClusterInstanceProcess | undefined;
+    try {
+      a = await start('rot-a', oldKey, newKey);
+      b = await start('rot-b', oldKey, newKey);
+      const token = await adminToken(a.url);
+      assert.equal((await call(a.url, token, 'POST', '/api/credentials', { name: 'fleet', username: 'admin', password: 'P@ssw0rd1', isDefault: true })).status, 201);
+      const scan = await call<{ id: string }>(a.url, token, 'POST', '/api/scan/start', { range: '127.66.0.1/32', timeoutMs: 1000 });
+      assert.equal(scan.status, 202);
+      const deviceId = await until('the device is found', async () => (await call<Array<{ id: string }>>(a!.url, token, 'GET', '/api/devices')).body[0]?.id, 20_000);
+      /** A power read signs in to the device: the credential is unsealed on the instance that serves it. */
+      const readsEverywhere = async (step: string) => {
+        for (const instance of [a!, b!]) {
+          const read = await call(instance.url, token, 'GET', `/api/power/${deviceId}`);
+          assert.equal(read.status, 200, `${step}, ${instance.name}: ${JSON.stringify(read.body)}`);
+        }
+      };
+      await readsEverywhere('both keys known');
+      const pgConfig = { dataDir: work, store: { driver: 'postgres', url } };
+      const first = command(['rotate-key'], pgConfig, oldKey, work, { AMTGW_MASTER_KEY_NEXT: newKey });
+      assert.equal(first.status, 0, first.output);
+      await readsEverywhere('re-sealed under the new key');
+      // A credential written now is sealed under the old key by instances that still seal with it.
+      await stopInstance(a);
+      a = await start('rot-a', newKey, oldKey);
+      await readsEverywhere('one instance seals with the new key');
+      await stopInstance(b);
+      b = await start('rot-b', newKey, oldKey);
+      const second = command(['rotate-key'], pgConfig, oldKey, work, { AMTGW_MASTER_KEY_NEXT: newKey });
+      assert.equal(second.status, 0, second.output);
+      await stopInstance(a);
+      a = await start('rot-a', newKey);
+      await stopInstance(b);
+      b = await start('rot-b', newKey);
+      await readsEverywhere('the old key dropped');
+      // An instance with the old key alone is refused at start: the store is no longer sealed under it.
+      await assert.rejects(startInstance('rot-old', { storeUrl: url, masterKey: oldKey, config }), /not the key the store/);
+    } finally {
+      if (a) await stopInstance(a);
+      if (b) await stopInstance(b);
+      await fleet.stop();
     }
   });
 });
