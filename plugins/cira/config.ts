@@ -33,6 +33,12 @@ export const CIRA_CONFIG_SCHEMA = Section({
      * opened by a PROXY v2 header with the device's address). `minVersion` applies to "gateway" only.
      */
     terminator: StringEnum(['gateway', 'haproxy'], { default: 'gateway' }),
+    /**
+     * With "haproxy": the HAProxy hosts allowed to connect (IPv4 CIDRs), for a listener bound to a
+     * network address (a cluster's HAProxy on another host). A connection from any other address is
+     * closed before a byte is read. Empty (default): the listener must be loopback or a unix socket.
+     */
+    proxySources: Type.Array(Type.String({ pattern: '^\\d{1,3}(\\.\\d{1,3}){3}/\\d{1,2}$' }), { default: [], maxItems: 64 }),
   }),
   /** Sent to devices in KEEPALIVE_OPTIONS_REQUEST. */
   keepAliveIntervalSeconds: int(1, 3600, 30),

@@ -35,6 +35,7 @@ export function createCiraListener({ plan, config, certificate, logger, counters
   if (plan.kind === 'proxy-v2') {
     return createProxyListener({
       ...common,
+      sources: plan.sources,
       headerTimeoutMs: config.authTimeoutSeconds * 1000,
       refused(reason) {
         counters.proxyHeaderErrors++;

@@ -49,7 +49,7 @@ describe('cira listener behind HAProxy (PROXY v2, plain APF)', () => {
   after(() => cira.close());
 
   it('binds 127.0.0.1 by default', () => {
-    assert.deepEqual(cira.server.plan, { kind: 'proxy-v2', target: { host: '127.0.0.1', port: 0 } });
+    assert.deepEqual(cira.server.plan, { kind: 'proxy-v2', target: { host: '127.0.0.1', port: 0 }, sources: [] });
     assert.equal(cira.server.service.address()?.host, '127.0.0.1');
   });
 
@@ -210,9 +210,42 @@ describe('cira listener plan', () => {
   });
 
   it("binds HAProxy's listener to 127.0.0.1 (not the main listener's 0.0.0.0) unless told another loopback address", () => {
-    assert.deepEqual(planListener(ciraConfig({ tls: { terminator: 'haproxy' }, port: 4434 }), '0.0.0.0'), { kind: 'proxy-v2', target: { host: '127.0.0.1', port: 4434 } });
+    assert.deepEqual(planListener(ciraConfig({ tls: { terminator: 'haproxy' }, port: 4434 }), '0.0.0.0'), { kind: 'proxy-v2', target: { host: '127.0.0.1', port: 4434 }, sources: [] });
     assert.deepEqual(planListener(ciraConfig({ tls: { terminator: 'haproxy' }, host: '127.9.0.1' }), '0.0.0.0').target, { host: '127.9.0.1', port: 0 });
     assert.deepEqual(planListener(ciraConfig({ tls: { terminator: 'haproxy' }, host: '::1' }), '0.0.0.0').target, { host: '::1', port: 0 });
     assert.deepEqual(planListener(ciraConfig({}), '0.0.0.0'), { kind: 'tls', target: { host: '0.0.0.0', port: 0 } });
+  });
+});
+
+describe('cira listener behind a cluster\'s HAProxy on another host (tls.proxySources)', () => {
+  let cira: TestCiraServer;
+  before(async () => {
+    cira = await startCiraServer({ tls: { terminator: 'haproxy', proxySources: ['127.88.0.2/32'] }, forwardSettleMs: 20, authTimeoutSeconds: 2 });
+  });
+  after(() => cira.close());
+
+  it('may bind a network address only when the HAProxy hosts are named, and refuses a malformed block', () => {
+    const plan = planListener(ciraConfig({ tls: { terminator: 'haproxy', proxySources: ['10.0.0.0/24'] }, host: '0.0.0.0' }), '0.0.0.0');
+    assert.equal(plan.kind, 'proxy-v2');
+    assert.deepEqual(plan.target, { host: '0.0.0.0', port: 0 });
+    assert.throws(() => planListener(ciraConfig({ tls: { terminator: 'haproxy', proxySources: ['10.0.0.0/33'] }, host: '0.0.0.0' }), '0.0.0.0'), /proxySources: "10\.0\.0\.0\/33"/);
+  });
+
+  it('closes a connection from an address outside proxySources before reading a byte, and takes one from HAProxy\'s', async () => {
+    const from = (localAddress: string) =>
+      new Promise<Socket>((resolve, reject) => {
+        const socket = netConnect({ host: '127.0.0.1', port: cira.port, localAddress });
+        socket.once('connect', () => resolve(socket));
+        socket.once('error', reject);
+      });
+    const stranger = await from('127.88.0.3');
+    stranger.write(proxyV2Header({ source: '127.66.0.9', sourcePort: 50009 }));
+    assert.notEqual(await closedWithin(stranger, 1000), null, 'a stranger is closed at once');
+    const haproxy = await from('127.88.0.2');
+    haproxy.write(proxyV2Header({ source: '127.66.0.10', sourcePort: 50010 }));
+    const device = RawDevice.over(haproxy);
+    await device.handshake(uuidOf(710));
+    await until('the tunnel is listed', () => cira.server.service.connections().some((c) => c.remoteAddress === '127.66.0.10'), 5000);
+    haproxy.destroy();
   });
 });
