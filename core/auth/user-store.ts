@@ -32,7 +32,14 @@ export async function createUserStore(store: KeyValueStore): Promise<UserStore> 
   // Another instance of a cluster added, changed or deleted a user.
   store.onRemoteChange<StoredUser>((name, user) => (user ? users.set(name, user) : users.delete(name)));
   return {
-    get: async (username) => users.get(key(username)),
+    async get(username) {
+      const known = users.get(key(username));
+      if (known) return known;
+      // A user another instance of a cluster added a moment ago may not have reached this mirror yet.
+      const stored = await store.get<StoredUser>(key(username));
+      if (stored) users.set(key(username), stored);
+      return stored;
+    },
     list: async () => [...users.values()].sort((a, b) => key(a.username).localeCompare(key(b.username))),
     async put(user) {
       await store.put(key(user.username), user);

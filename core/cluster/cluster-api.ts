@@ -30,6 +30,8 @@ export interface PluginCluster {
   instances(): Promise<ClusterInstance[]>;
   /** Whether the instance with this id is up (its heartbeat younger than `cluster.downAfterSeconds`), from the last heartbeat's view. */
   isUp(id: string): boolean;
+  /** The ids of the instances up now (this one included), sorted: the same list on every instance that sees the same heartbeats. */
+  upInstances(): string[];
   /** Calls `listener` when an instance is seen down (once per instance). */
   onInstanceDown(listener: (id: string) => void): void;
   /**

@@ -48,6 +48,7 @@ export async function startCluster(options: { config: GatewayConfig; store: Gate
     self: { id, name },
     instances: () => instances.list(),
     isUp: (other) => instances.isUp(other),
+    upInstances: () => instances.upIds(),
     onInstanceDown: (listener) => instances.onDown(listener),
     exclusive: (lease, work, opts) => leases.exclusive(lease, work, opts?.waitMs),
     catchUp: () => store.catchUp(),

@@ -11,6 +11,8 @@ import type { ClusterInstance } from './cluster-api.js';
 export interface InstanceRegistry {
   list(): Promise<ClusterInstance[]>;
   isUp(id: string): boolean;
+  /** The ids of the instances up at the last heartbeat, sorted. */
+  upIds(): string[];
   onDown(listener: (id: string) => void): void;
   setUrl(url: string): Promise<void>;
   reportTunnels(count: () => number): void;
@@ -44,6 +46,7 @@ export async function registerInstance(options: {
   let tunnels: () => number = () => 0;
   const downListeners: Array<(id: string) => void> = [];
   let up = new Set<string>([id]);
+  let upSorted = [id];
   const known = new Set<string>();
   const select = `SELECT id, name, url, started_at, last_seen_at, stopped_at, cira_tunnels,
       (stopped_at IS NULL AND last_seen_at > now() - make_interval(secs => $1)) AS up
@@ -66,6 +69,7 @@ export async function registerInstance(options: {
       known.add(r.id);
     }
     up = next;
+    upSorted = [...next].sort();
   };
   await pool.query('INSERT INTO gw_instances (id, name, started_at, last_seen_at) VALUES ($1, $2, now(), now())', [id, name]);
   await pool.query(`DELETE FROM gw_instances WHERE last_seen_at < now() - interval '${FORGET_AFTER}'`);
@@ -91,6 +95,7 @@ export async function registerInstance(options: {
       return (await pool.query<Row>(select, [downAfterSeconds])).rows.map(view);
     },
     isUp: (other) => up.has(other),
+    upIds: () => upSorted,
     onDown(listener) {
       downListeners.push(listener);
     },

@@ -24,6 +24,7 @@ export function singleInstance(name: string, id: string): RunningCluster {
     self: { id, name },
     instances: async () => [],
     isUp: (other) => other === id,
+    upInstances: () => [id],
     onInstanceDown: () => undefined,
     async exclusive(key, work) {
       const before = turns.get(key) ?? Promise.resolve();

@@ -14,6 +14,7 @@ import { createPresenceService } from './presence-service.js';
 import { openPresenceStates } from './presence-states.js';
 import { createStatusFeed } from './status-feed.js';
 import { createSweepScheduler } from './sweep-scheduler.js';
+import { clusterShare } from './cluster-share.js';
 import { trackedStates } from './tracked-states.js';
 
 export default definePlugin<RemoteMonitorConfig>({
@@ -36,7 +37,9 @@ export default definePlugin<RemoteMonitorConfig>({
     let ensureTracking = () => {};
     const states = trackedStates(stored, () => ensureTracking());
     const feed = createStatusFeed(ctx.events, devices, ctx.use('devicePresence'), states, ctx.logger);
-    const scheduler = createSweepScheduler({ pool: ctx.pool, devices, states: stored, amt: ctx.site.amt, config, logger: ctx.logger, allows, onObserved: feed.onObserved });
+    // In a cluster each device is probed by one instance (its flips reach the others through the store and the bus).
+    const probesHere = ctx.cluster.enabled ? clusterShare(ctx.cluster) : undefined;
+    const scheduler = createSweepScheduler({ pool: ctx.pool, devices, states: stored, amt: ctx.site.amt, config, logger: ctx.logger, allows, onObserved: feed.onObserved, ...(probesHere ? { probesHere } : {}) });
     ensureTracking = scheduler.ensureTracking;
     ctx.provide('presence', createPresenceService(devices, states, ctx.site.amt));
 

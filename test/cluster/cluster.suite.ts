@@ -9,6 +9,8 @@ import { after, before, describe, test } from 'node:test';
 import { findPostgresBin, skipWithoutPostgres, startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
 import { until } from '../helpers/poll.js';
 import { adminToken, call, clusterMasterKey, startInstance, stopInstance, type ClusterInstanceProcess } from './cluster-kit.js';
+import { startFleet } from '../sim/index.js';
+import { SIM_AMT_SETTINGS, SIM_RMCP_PORT } from '../helpers/scan-helpers.js';
 
 interface Credential {
   id: string;
@@ -27,7 +29,11 @@ describe('three gateway instances on one PostgreSQL', () => {
     server = await startPostgres();
     storeUrl = await server.createDatabase();
     // Started together: the first to take the advisory lock migrates, the others wait for it.
-    instances = await Promise.all(['gw-a', 'gw-b', 'gw-c'].map((name) => startInstance(name, { storeUrl, masterKey })));
+    const config = {
+      ...SIM_AMT_SETTINGS,
+      plugins: { 'soap-mps': { enable: false }, 'remote-monitor': { enable: true, options: { intervalSeconds: 1, probe: { rmcpWindowMs: 200, connectTimeoutMs: 300 } } } },
+    };
+    instances = await Promise.all(['gw-a', 'gw-b', 'gw-c'].map((name) => startInstance(name, { storeUrl, masterKey, config })));
     token = await adminToken(instances[0]!.url);
   });
   after(async () => {
@@ -72,6 +78,27 @@ describe('three gateway instances on one PostgreSQL', () => {
       const statuses = await Promise.all(instances.map((i) => call(i.url, opsToken, 'GET', '/api/devices').then((r) => r.status)));
       return statuses.every((s) => s === 401);
     }, 1000);
+  });
+
+  test('the online monitor probes each device from one instance: its share, not every instance', async (t) => {
+    if (skipWithoutPostgres(t)) return;
+    const fleet = await startFleet({ count: 12, base: '127.67.0.1', rmcpPort: SIM_RMCP_PORT, seed: 'cluster-monitor' });
+    try {
+      const scan = await call<{ id: string }>(instances[0]!.url, token, 'POST', '/api/scan/start', { range: '127.67.0.0/28', timeoutMs: 1000 });
+      assert.equal(scan.status, 202);
+      await until('the twelve are listed everywhere', async () => {
+        const counts = await Promise.all(instances.map(async (i) => (await call<unknown[]>(i.url, token, 'GET', '/api/devices')).body.length));
+        return counts.every((n) => n >= 12);
+      }, 20_000);
+      await new Promise((r) => setTimeout(r, 2000)); // the monitors pick the new devices up
+      for (const device of fleet.devices) device.resetCounters();
+      await new Promise((r) => setTimeout(r, 5000));
+      const pings = fleet.devices.map((d) => d.counters().rmcpPings);
+      // One instance probing each device, once a second: about 5 each; three would send about 15.
+      for (const [i, n] of pings.entries()) assert.ok(n >= 2 && n <= 8, `${fleet.devices[i]!.address}: ${n} pings in 5 s`);
+    } finally {
+      await fleet.stop();
+    }
   });
 
   test('kill -9 in the middle of a stream of writes loses none that were acknowledged; the others see it down', async (t) => {
