@@ -47,6 +47,8 @@ export interface PostgresStore extends GatewayStore {
 const STATEMENT_TIMEOUT_MS = 15_000;
 const CONNECT_TIMEOUT_MS = 5_000;
 const PRUNE_EVERY_MS = 60_000;
+/** Records per gw_apply call of a large batch. */
+const LARGE_SLICE = 5000;
 
 /** Where a namespace's rows live, and the SQL that reads them. */
 interface Place {
@@ -151,13 +153,38 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     },
   });
 
+  type Change = { place: Place; key: string; json: string | undefined };
+  const applyText = (changes: Change[]) =>
+    `[${changes.map(({ place, key, json }) => `{"t":${JSON.stringify(place.table)},"n":${JSON.stringify(place.ns)},"k":${JSON.stringify(key)},${json === undefined ? '"d":1' : `"v":${json}`}}`).join(',')}]`;
+  const noteOwn = (changes: Change[], last: number) => changes.forEach((c, i) => feed.noteOwn(c.place.ns, c.key, last - changes.length + 1 + i));
   /** Writes changes through gw_apply: all or none, logged for the others, committed before it resolves. */
-  const apply = async (changes: Array<{ place: Place; key: string; json: string | undefined }>): Promise<void> => {
+  const apply = async (changes: Change[]): Promise<void> => {
     if (changes.length === 0) return;
-    const body = changes.map(({ place, key, json }) => `{"t":${JSON.stringify(place.table)},"n":${JSON.stringify(place.ns)},"k":${JSON.stringify(key)},${json === undefined ? '"d":1' : `"v":${json}`}}`);
-    const result = await run<{ seq: string }>('SELECT gw_apply($1::json, $2) AS seq', [`[${body.join(',')}]`, origin]);
-    const last = Number(result.rows[0]!.seq);
-    changes.forEach((c, i) => feed.noteOwn(c.place.ns, c.key, last - changes.length + 1 + i));
+    const result = await run<{ seq: string }>('SELECT gw_apply($1::json, $2) AS seq', [applyText(changes), origin]);
+    noteOwn(changes, Number(result.rows[0]!.seq));
+  };
+  /** A large batch (a restore, a migration): slices of gw_apply in one transaction, each within the statement timeout. */
+  const applyLarge = async (changes: Change[]): Promise<void> => {
+    if (changes.length <= LARGE_SLICE) return apply(changes);
+    const client = await pool.connect().catch((err: unknown) => {
+      throw unavailableError(err);
+    });
+    try {
+      await client.query('BEGIN');
+      const applied: Array<[Change[], number]> = [];
+      for (let i = 0; i < changes.length; i += LARGE_SLICE) {
+        const slice = changes.slice(i, i + LARGE_SLICE);
+        const result = await client.query<{ seq: string }>('SELECT gw_apply($1::json, $2) AS seq', [applyText(slice), origin]);
+        applied.push([slice, Number(result.rows[0]!.seq)]);
+      }
+      await client.query('COMMIT');
+      for (const [slice, last] of applied) noteOwn(slice, last);
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw isUnreachable(err) ? unavailableError(err) : err;
+    } finally {
+      client.release();
+    }
   };
   const encode = (value: unknown): string => {
     // As LevelDB does: a missing value is a deletion, not a record.
@@ -269,7 +296,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
         const { ns: prefix, key } = splitRawKey(op.key);
         return { place: { ns: prefix, table: tables.get(prefix) ?? 'gw_kv', where: '', params: [] }, key, json: op.type === 'put' ? op.value : undefined };
       });
-      await apply(changes);
+      await applyLarge(changes);
     },
     async close() {
       clearInterval(prune);
