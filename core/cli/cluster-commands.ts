@@ -8,8 +8,7 @@ import type { GatewayConfig } from '../config/gateway-config.js';
 import { loadEnabledPlugins, orderLoadedPlugins } from '../startup/load-phase.js';
 import { siteCollections } from '../store/kernel-collections.js';
 import { openPostgresStore, type PostgresStore } from '../store/postgres/pg-store.js';
-import { openStore, StoreLockedError } from '../store/level-store.js';
-import { isStoreLocked } from '../store/store-errors.js';
+import { openStoppedStore } from './store-commands.js';
 import { establishMasterKey } from '../secrets/key-check.js';
 import { MasterKeyError, masterKeyFile, readOtherMasterKey } from '../secrets/master-key.js';
 import { resealOperations } from '../secrets/key-rotation.js';
@@ -52,13 +51,7 @@ function postgresTarget(store: PostgresStore, what: string): RestoreTarget {
 export async function migrateStoreCommand(config: GatewayConfig, to: string | undefined, env: NodeJS.ProcessEnv, print: Print): Promise<void> {
   if (!to || !/^postgres(ql)?:\/\//.test(to)) throw new Error('migrate-store needs --to postgres://user:password@host:port/database');
   const dataDir = resolve(config.dataDir);
-  let level;
-  try {
-    level = await openStore(dataDir);
-  } catch (err) {
-    if (isStoreLocked(err)) throw new StoreLockedError(`${dataDir} (stop the gateway before migrate-store)`);
-    throw err;
-  }
+  const level = await openStoppedStore(dataDir, 'migrate-store');
   try {
     // The key must open this store's secrets: the cluster's instances will need the same key.
     const key = await establishMasterKey(level, level.namespace('core'), masterKeyFile(config, process.cwd()), env, dataDir);

@@ -6,7 +6,7 @@
 import { resolve } from 'node:path';
 import type { GatewayConfig } from '../config/gateway-config.js';
 import { masterKeyFile } from '../secrets/master-key.js';
-import { openStore, StoreLockedError } from '../store/level-store.js';
+import { openStore, StoreLockedError, type GatewayStore } from '../store/level-store.js';
 import { isStoreLocked } from '../store/store-errors.js';
 import { rotateMasterKey } from '../secrets/key-rotation.js';
 import { writeBackup } from '../backup/backup-client.js';
@@ -32,17 +32,21 @@ export async function restoreCommand(config: GatewayConfig, file: string | undef
   print(`restored ${entries} entries (gateway ${manifest.gatewayVersion}, key id ${manifest.keyId ?? 'none'}, taken ${manifest.createdAt}) into ${dataDir}`);
 }
 
+/** The LevelDB store of a stopped gateway; a running one (its lock) is named in the error. */
+export async function openStoppedStore(dataDir: string, command: string): Promise<GatewayStore> {
+  try {
+    return await openStore(dataDir);
+  } catch (err) {
+    if (isStoreLocked(err)) throw new StoreLockedError(`${dataDir} (stop the gateway before ${command})`);
+    throw err;
+  }
+}
+
 export async function rotateKeyCommand(config: GatewayConfig, env: NodeJS.ProcessEnv, print: Print): Promise<void> {
   if (storeDriver(config).driver === 'postgres') return (await import('./cluster-commands.js')).postgresRotateKeyCommand(config, env, print);
   const dataDir = resolve(config.dataDir);
   print('rotate-key: opening the store');
-  let store;
-  try {
-    store = await openStore(dataDir);
-  } catch (err) {
-    if (isStoreLocked(err)) throw new StoreLockedError(`${dataDir} (stop the gateway before rotate-key)`);
-    throw err;
-  }
+  const store = await openStoppedStore(dataDir, 'rotate-key');
   try {
     const result = await rotateMasterKey(store, masterKeyFile(config, process.cwd()), env, dataDir, (step) => print(`rotate-key: ${step}`));
     print(`master key rotated: key id ${result.oldKeyId} -> ${result.newKeyId}, ${result.resealedValues} stored values re-sealed; the old key is kept in ${result.retiredKeyFile} for backups taken before now`);

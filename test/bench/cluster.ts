@@ -32,6 +32,7 @@ import { startClusterHaproxy, type ClusterHaproxy } from './cluster-haproxy.js';
 import { haproxyAvailable } from './cira-haproxy-front.js';
 import { freePort } from './free-port.js';
 import { startFleet } from '../sim/index.js';
+import { stopFleets } from './cira-scale.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CLI = fileURLToPath(new URL('../sim/cli.ts', import.meta.url));
@@ -184,19 +185,6 @@ function fleetProcess(port: number, count: number, base: string, caFile: string,
   );
 }
 
-async function stopProcesses(children: ChildProcess[]): Promise<void> {
-  await Promise.all(
-    children.map(async (c) => {
-      if (c.exitCode !== null) return;
-      const exited = new Promise((r) => c.once('exit', r));
-      c.kill('SIGTERM');
-      const timer = setTimeout(() => c.kill('SIGKILL'), 20_000);
-      await exited;
-      clearTimeout(timer);
-    }),
-  );
-}
-
 /** Live tunnels the gateway lists (every instance's, in a cluster). */
 async function liveTunnels(client: GatewayClient): Promise<number> {
   const res = await client.request('GET', '/api/cira/connections?limit=1');
@@ -229,7 +217,7 @@ async function tunnels(workDir: string, server: PostgresServer, perInstance: num
     referenceMiB = mibOf(reference);
     log(`reference RSS ${referenceMiB?.toFixed(0)} MiB`);
   } finally {
-    await stopProcesses(fleets.splice(0));
+    await stopFleets(fleets.splice(0));
     await reference.stop();
   }
 
@@ -297,7 +285,7 @@ async function tunnels(workDir: string, server: PostgresServer, perInstance: num
     ];
     return { figures, notes: [`Tunnels per instance after the ramp: ${counts.instances.filter((i) => i.state === 'up').map((i) => `${i.name} ${i.ciraTunnels}`).join(', ')}.`] };
   } finally {
-    await stopProcesses(fleets);
+    await stopFleets(fleets);
     await haproxy?.stop();
     for (const g of gateways) await g.stop().catch(() => undefined);
   }
