@@ -16,7 +16,7 @@ export interface RunningCluster {
 /** The instance's name: `cluster.instanceName`, else host name and port. */
 export const instanceName = (config: GatewayConfig): string => config.cluster?.instanceName ?? `${hostname()}:${config.server.port}`;
 
-/** One instance alone: what `ctx.cluster` is on a LevelDB site. */
+/** One instance alone: what `ctx.cluster` is on a LevelDB site; `id` is new at each start (what an earlier process left is not up). */
 export function singleInstance(name: string, id: string): RunningCluster {
   const turns = new Map<string, Promise<unknown>>();
   const cluster: PluginCluster = {

@@ -2,6 +2,7 @@
  * Start-up phase `register`: the kernel's own routes (the `core` plugin), then each plugin in
  * dependency order, each through a context scoped to it.
  */
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { GatewayConfig } from '../config/gateway-config.js';
@@ -54,7 +55,7 @@ export async function registerPlugins(inputs: RegisterInputs): Promise<Registere
   const cluster =
     infra.store.driver === 'postgres'
       ? await (await import('../cluster/cluster.js')).startCluster({ config, store: infra.store, internalKeys: infra.internalKeys, bus: events, logger })
-      : singleInstance(instanceName(config), 'local');
+      : singleInstance(instanceName(config), randomUUID());
   lifecycle.closeHooks.push({ plugin: CORE_PLUGIN, hook: () => cluster.close() });
   const parts: KernelParts = {
     site,
