@@ -28,14 +28,19 @@ function replaceOnce(text: string, pattern: RegExp, by: string, what: string): s
 }
 
 /** The shipped file with loopback ports, this PEM, these instances' APF ports, no HTTP part. */
-function benchConfig(port: number, pem: string, instancePorts: number[], maxconn: number): string {
+function benchConfig(port: number, pem: string, instances: Array<{ apf: number; http: number }>, maxconn: number): string {
   let text = readFileSync(SHIPPED, 'utf8');
   text = replaceOnce(text, /^frontend amt-http$[\s\S]*?(?=^frontend amt-cira$)/m, '', 'HTTP part');
   text = replaceOnce(text, /^ {4}user haproxy\n {4}group haproxy\n/m, '', 'user and group lines');
   text = replaceOnce(text, /^ {4}maxconn 40000$/m, `    maxconn ${maxconn}`, 'maxconn line');
   text = replaceOnce(text, /^ {4}log \/dev\/log local0 notice$/m, '    log stderr format raw local0 notice', 'log line');
   text = replaceOnce(text, /^ {4}bind :4433 ssl crt \/etc\/haproxy\/amt-gateway-cira\.pem$/m, `    bind 127.0.0.1:${port} ssl crt ${pem}`, 'CIRA bind line');
-  text = replaceOnce(text, /^ {4}server gw-1 10\.0\.0\.11:4434\n {4}server gw-2 10\.0\.0\.12:4434\n {4}server gw-3 10\.0\.0\.13:4434$/m, instancePorts.map((p, i) => `    server gw-${i + 1} 127.0.0.1:${p}`).join('\n'), 'APF server lines');
+  text = replaceOnce(
+    text,
+    /^ {4}server gw-1 10\.0\.0\.11:4434 check port 8080\n {4}server gw-2 10\.0\.0\.12:4434 check port 8080\n {4}server gw-3 10\.0\.0\.13:4434 check port 8080$/m,
+    instances.map((p, i) => `    server gw-${i + 1} 127.0.0.1:${p.apf} check port ${p.http}`).join('\n'),
+    'APF server lines',
+  );
   return text;
 }
 
@@ -46,7 +51,7 @@ const accepts = (port: number) =>
     socket.once('error', () => resolve(false));
   });
 
-export async function startClusterHaproxy(dir: string, pem: string, instancePorts: number[], devices: number): Promise<ClusterHaproxy> {
+export async function startClusterHaproxy(dir: string, pem: string, instancePorts: Array<{ apf: number; http: number }>, devices: number): Promise<ClusterHaproxy> {
   const binary = findHaproxy();
   if (!binary) throw new Error('haproxy is not installed');
   const limit = Number(/^Max open files\s+\d+\s+(\d+)/m.exec(readFileSync('/proc/self/limits', 'utf8'))?.[1] ?? 1_048_576);

@@ -192,6 +192,19 @@ async function liveTunnels(client: GatewayClient): Promise<number> {
   return Number(res.headers.get('x-total-count'));
 }
 
+/** Waits until the gateway lists `count` tunnels, saying how many every 10 s. */
+async function tunnelsUp(client: GatewayClient, count: number, timeoutMs: number, log: (l: string) => void): Promise<void> {
+  let said = performance.now();
+  await waitFor(async () => {
+    const live = await liveTunnels(client);
+    if (performance.now() - said > 10_000) {
+      said = performance.now();
+      log(`  ${live} of ${count} tunnels up`);
+    }
+    return live >= count ? true : undefined;
+  }, timeoutMs);
+}
+
 async function tunnels(workDir: string, server: PostgresServer, perInstance: number, rampMs: number, log: (l: string) => void): Promise<{ figures: Figure[]; notes: string[] }> {
   const fleets: ChildProcess[] = [];
 
@@ -212,7 +225,7 @@ async function tunnels(workDir: string, server: PostgresServer, perInstance: num
     await client.json('POST', '/api/cira/accounts', MPS);
     log(`reference: ${perInstance} tunnels into one LevelDB gateway`);
     fleets.push(fleetProcess(refPort, perInstance, '127.202.0.1', caFile, rampMs, 2000));
-    await waitFor(async () => ((await liveTunnels(client)) >= perInstance ? true : undefined), 600_000);
+    await tunnelsUp(client, perInstance, 600_000, log);
     await sleep(30_000);
     referenceMiB = mibOf(reference);
     log(`reference RSS ${referenceMiB?.toFixed(0)} MiB`);
@@ -234,11 +247,11 @@ async function tunnels(workDir: string, server: PostgresServer, perInstance: num
     await client.login();
     await client.addCredential('admin', DEVICE_PASSWORD);
     await client.json('POST', '/api/cira/accounts', MPS);
-    haproxy = await startClusterHaproxy(workDir, pemFile, ports, 3 * perInstance);
+    haproxy = await startClusterHaproxy(workDir, pemFile, ports.map((apf, i) => ({ apf, http: Number(new URL(gateways[i]!.url).port) })), 3 * perInstance);
     log(`cluster: ${3 * perInstance} tunnels through HAProxy (${haproxy.frontPorts.length} process(es)) into three instances`);
     const share = Math.ceil((3 * perInstance) / haproxy.frontPorts.length);
     haproxy.frontPorts.forEach((port, i) => fleets.push(fleetProcess(port, Math.min(share, 3 * perInstance - i * share), `127.${204 + i}.0.1`, caFile, rampMs, 500)));
-    await waitFor(async () => ((await liveTunnels(client)) >= 3 * perInstance ? true : undefined), 900_000);
+    await tunnelsUp(client, 3 * perInstance, 900_000, log);
     await sleep(30_000);
     const rss = gateways.map(mibOf);
     const counts = await client.json<{ instances: Array<{ name: string; ciraTunnels: number; state: string }> }>('GET', '/api/cluster');
