@@ -34,7 +34,8 @@ export async function openTunnelDirectory(ctx: PluginContext, store: KeyValueSto
     if (event.type === 'up') {
       const entry: DirectoryEntry = { instance: self.id, instanceName: self.name, connection: { ...event.connection } };
       entries.set(deviceId, entry);
-      void store.put(deviceId, entry).catch(warn('could not record a CIRA tunnel for the cluster'));
+      // Under the device's directory lease: an instance clearing a dead one's tunnels never removes this newer one.
+      void cluster.exclusive(`cira-tunnel:${deviceId}`, () => store.put(deviceId, entry)).catch(warn('could not record a CIRA tunnel for the cluster'));
     } else if (event.type === 'down' && !cira.connection(deviceId) && entries.get(deviceId)?.instance === self.id) {
       entries.delete(deviceId);
       void store.del(deviceId).catch(warn('could not remove a CIRA tunnel from the cluster record'));
@@ -44,12 +45,19 @@ export async function openTunnelDirectory(ctx: PluginContext, store: KeyValueSto
   /** The tunnels of an instance that is down are gone: their devices lose their `cira` connection. */
   const forgetInstance = async (instance: string) => {
     const gone = [...entries].filter(([, e]) => e.instance === instance).map(([deviceId]) => deviceId);
+    let removed = 0;
     for (const deviceId of gone) {
-      entries.delete(deviceId);
-      await store.del(deviceId);
-      if (!cira.connection(deviceId)) await presence.report({ deviceId }, 'cira', false);
+      // The device may have dialed another instance already: only the dead instance's record goes.
+      await cluster.exclusive(`cira-tunnel:${deviceId}`, async () => {
+        const current = await store.get<DirectoryEntry>(deviceId);
+        if (current && current.instance !== instance) return void entries.set(deviceId, current);
+        entries.delete(deviceId);
+        if (current) await store.del(deviceId);
+        if (!cira.connection(deviceId)) await presence.report({ deviceId }, 'cira', false);
+        removed++;
+      });
     }
-    if (gone.length) ctx.logger.info('CIRA tunnels of a gateway instance that went down are gone', { instance, tunnels: gone.length });
+    if (removed) ctx.logger.info('CIRA tunnels of a gateway instance that went down are gone', { instance, tunnels: removed });
   };
   cluster.onInstanceDown((instance) => void forgetInstance(instance).catch(warn('could not clear the tunnels of a down instance')));
   // What instances that died before this one started left behind.
