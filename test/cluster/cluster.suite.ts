@@ -66,6 +66,17 @@ describe('three gateway instances on one PostgreSQL', () => {
       await until(`${instance.name} lists the credential`, async () => (await call<Credential[]>(instance.url, token, 'GET', '/api/credentials')).body.some((c) => c.id === created.body.id), 1000);
     }
     assert.ok(Date.now() - start < 1500);
+    // Its audit record is read on every instance, under one numbering.
+    const trails = await Promise.all(instances.map((i) => call<Array<{ id: string; action: string; target: string }>>(i.url, token, 'GET', '/api/audit?action=credential.create')));
+    for (const trail of trails) assert.deepEqual(trail.body.find((r) => r.target === created.body.id)?.action, 'credential.create');
+    assert.deepEqual(trails[1]!.body.map((r) => r.id), trails[0]!.body.map((r) => r.id));
+    // Records written at once on the three instances each keep their own number: none overwrites another.
+    const burst = await Promise.all(Array.from({ length: 12 }, (_, i) => call<Credential>(instances[i % 3]!.url, token, 'POST', '/api/credentials', { name: `burst-${i}`, username: 'admin', password: 'P@ssw0rd-1' })));
+    const burstIds = new Set(burst.map((r) => r.body.id));
+    const audited = await call<Array<{ id: string; target: string }>>(instances[2]!.url, token, 'GET', '/api/audit?action=credential.create&limit=100');
+    const kept = audited.body.filter((r) => burstIds.has(r.target));
+    assert.equal(kept.length, 12, 'twelve records for twelve creations');
+    assert.equal(new Set(kept.map((r) => r.id)).size, 12);
     // A user made on one instance signs in on another; a token revoked on one stops working on all.
     const user = await call(instances[1]!.url, token, 'POST', '/api/users', { username: 'ops', password: 'Ops-P@ssw0rd-1', permissions: ['devices:read'] });
     assert.equal(user.status, 201, JSON.stringify(user.body));
