@@ -11,6 +11,8 @@ import { until } from '../helpers/poll.js';
 import { adminToken, call, clusterMasterKey, startInstance, stopInstance, type ClusterInstanceProcess } from './cluster-kit.js';
 import { startFleet } from '../sim/index.js';
 import { SIM_AMT_SETTINGS, SIM_RMCP_PORT } from '../helpers/scan-helpers.js';
+import { startReceiver } from '../plugins/soap-mps/notification-receiver.js';
+import { ADMIN, basicHeader, envelope, soapPoster, soapServiceUrl } from '../plugins/soap-mps/soap-test-gateway.js';
 
 interface Credential {
   id: string;
@@ -31,7 +33,10 @@ describe('three gateway instances on one PostgreSQL', () => {
     // Started together: the first to take the advisory lock migrates, the others wait for it.
     const config = {
       ...SIM_AMT_SETTINGS,
-      plugins: { 'soap-mps': { enable: false }, 'remote-monitor': { enable: true, options: { intervalSeconds: 1, probe: { rmcpWindowMs: 200, connectTimeoutMs: 300 } } } },
+      plugins: {
+        'soap-mps': { enable: true, options: { port: 0, delivery: { backoffMs: 100, timeoutMs: 10_000, maxAttempts: 5 } } },
+        'remote-monitor': { enable: true, options: { intervalSeconds: 1, missedProbesOffline: 1, probe: { rmcpWindowMs: 200, connectTimeoutMs: 300 } } },
+      },
     };
     instances = await Promise.all(['gw-a', 'gw-b', 'gw-c'].map((name) => startInstance(name, { storeUrl, masterKey, config })));
     token = await adminToken(instances[0]!.url);
@@ -91,9 +96,11 @@ describe('three gateway instances on one PostgreSQL', () => {
     }, 1000);
   });
 
-  test('the online monitor probes each device from one instance: its share, not every instance', async (t) => {
+  test('the online monitor probes each device from one instance, and a SOAP subscriber hears of each flip once', async (t) => {
     if (skipWithoutPostgres(t)) return;
     const fleet = await startFleet({ count: 12, base: '127.67.0.1', rmcpPort: SIM_RMCP_PORT, seed: 'cluster-monitor' });
+    const receiver = await startReceiver();
+    let fleetStopped = false;
     try {
       const scan = await call<{ id: string }>(instances[0]!.url, token, 'POST', '/api/scan/start', { range: '127.67.0.0/28', timeoutMs: 1000 });
       assert.equal(scan.status, 202);
@@ -107,8 +114,23 @@ describe('three gateway instances on one PostgreSQL', () => {
       const pings = fleet.devices.map((d) => d.counters().rmcpPings);
       // One instance probing each device, once a second: about 5 each; three would send about 15.
       for (const [i, n] of pings.entries()) assert.ok(n >= 2 && n <= 8, `${fleet.devices[i]!.address}: ${n} pings in 5 s`);
-    } finally {
+
+      // Subscribed through one instance; each device's offline flip is seen by the instance probing it.
+      const lines = instances[1]!.process.output().split('\n').filter((l) => l.startsWith('{'));
+      const post = soapPoster(soapServiceUrl(lines).url, basicHeader(ADMIN.username, ADMIN.password));
+      const subscribed = await post(envelope(`<m:SubscribeForNotifications><m:Delivery>${receiver.url}</m:Delivery></m:SubscribeForNotifications>`));
+      assert.equal(subscribed.status, 200, subscribed.text);
+      await new Promise((r) => setTimeout(r, 500)); // the subscription reaches the other instances
       await fleet.stop();
+      fleetStopped = true;
+      await receiver.waitFor(12, 20_000);
+      await new Promise((r) => setTimeout(r, 3000)); // room for duplicates, were any sent
+      const offline = receiver.received.filter((n) => n.fields.State === '1').map((n) => String(n.fields.DeviceFqdn));
+      assert.equal(offline.length, 12, `${offline.length} offline notifications for 12 devices`);
+      assert.equal(new Set(offline).size, 12, 'one per device');
+    } finally {
+      if (!fleetStopped) await fleet.stop();
+      await receiver.close();
     }
   });
 
