@@ -10,8 +10,10 @@ import { registerAuthRoutes } from './auth/auth-routes.js';
 import { registerUserRoutes } from './auth/user-routes.js';
 import { AUTHENTICATED_USER_SCHEMA, USER_SCHEMA } from './auth/user-schemas.js';
 import { registerHealthRoute } from './http/health-route.js';
-import type { StoreStatus } from './store/level-store.js';
+import type { StoreStatus } from './store/gateway-store.js';
 import type { ReadinessRegistry } from './health/readiness.js';
+import type { PluginCluster } from './cluster/cluster-api.js';
+import { registerClusterRoute } from './cluster/cluster-route.js';
 
 /** The name the kernel goes by wherever plugins are named (routes, listeners, log lines). */
 export const CORE_PLUGIN = 'core';
@@ -24,6 +26,7 @@ export interface CorePluginParts {
   plugins: () => string[];
   store: () => StoreStatus;
   readiness: ReadinessRegistry;
+  cluster: PluginCluster;
 }
 
 export function corePlugin(parts: CorePluginParts): PluginDefinition<Record<string, unknown>> {
@@ -42,7 +45,8 @@ export function corePlugin(parts: CorePluginParts): PluginDefinition<Record<stri
       registerAuthRoutes(ctx, parts.auth, parts.signIn);
       ctx.onClose(() => parts.signIn.close());
       registerUserRoutes(ctx, parts.auth);
-      registerHealthRoute(ctx, { version: parts.version, plugins: parts.plugins, store: parts.store, readiness: parts.readiness });
+      registerHealthRoute(ctx, { version: parts.version, plugins: parts.plugins, store: parts.store, readiness: parts.readiness, instance: parts.cluster.self.name });
+      registerClusterRoute(ctx, parts.cluster);
     },
   });
 }

@@ -8,6 +8,7 @@ import { createLogger, type Logger } from './log/logger.js';
 import { CORE_PLUGIN } from './core-plugin.js';
 import { loadEnabledPlugins, orderLoadedPlugins } from './startup/load-phase.js';
 import { startInfrastructure } from './startup/infrastructure.js';
+import { siteCollections } from './store/kernel-collections.js';
 import { registerPlugins } from './startup/register-phase.js';
 import { buildHttpApp, listenMain } from './startup/http-phase.js';
 import { createLifecycle } from './startup/lifecycle.js';
@@ -58,7 +59,14 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
   const logger = createLogger({ level: config.log.level, ...(options.writeLog ? { write: options.writeLog } : {}) });
   const ordered = orderLoadedPlugins(await loadEnabledPlugins(config, cwd, env, logger));
   phases.mark('load');
-  const infrastructure = await startInfrastructure(config, { cwd, env, logger, acceptStoreDamage: options.acceptStoreDamage ?? false, permissionNames: ordered.permissionNames });
+  const infrastructure = await startInfrastructure(config, {
+    cwd,
+    env,
+    logger,
+    acceptStoreDamage: options.acceptStoreDamage ?? false,
+    permissionNames: ordered.permissionNames,
+    collections: siteCollections(ordered.plugins),
+  });
   phases.mark('infrastructure');
   const lifecycle = createLifecycle(logger);
   const shutdown = async () => {
@@ -68,11 +76,14 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
   try {
     const registered = await registerPlugins({ config, cwd, logger, ordered, infrastructure, lifecycle });
     phases.mark('register');
-    const app = buildHttpApp(config, registered.parts, infrastructure.auth, { checkSchemas: options.checkSchemas === true });
+    // What the plugins loaded now follows the other instances' writes (PostgreSQL), from when the store opened.
+    await infrastructure.store.follow();
+    const app = buildHttpApp(config, registered.parts, infrastructure.auth, { checkSchemas: options.checkSchemas === true }, registered.cluster.forwarder);
     phases.mark('http');
     const main = await listenMain(config, app.callback(), registered.parts.upgrades);
     lifecycle.addListener(CORE_PLUGIN, main, true);
     registered.setBaseUrl(main.url);
+    await registered.cluster.listening(main.url);
     await lifecycle.markServing();
     phases.mark('listen');
     const plugins = registered.manifests.map((p) => p.name);

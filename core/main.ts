@@ -2,7 +2,8 @@
 /**
  * `npm start`: runs the gateway with the site configuration from `--config <file>` or AMTGW_CONFIG.
  * SIGTERM / SIGINT stop it gracefully; a second signal exits at once. The same bin runs the
- * operator commands `backup --out FILE`, `restore FILE` and `rotate-key` (cli/store-commands.ts).
+ * operator commands `backup --out FILE`, `restore FILE`, `rotate-key` (cli/store-commands.ts) and
+ * `migrate-store --to postgres://...` (cli/cluster-commands.ts).
  *
  * The bin and `npm start` run this file compiled, with 4 MiB young-generation semi-spaces instead
  * of V8's 16: the gateway's garbage is small and short-lived, and the default keeps ~25 MiB more
@@ -19,7 +20,7 @@ import { loadConfig } from './config/load-config.js';
 import type { GatewayConfig } from './config/gateway-config.js';
 import { backupCommand, restoreCommand, rotateKeyCommand } from './cli/store-commands.js';
 
-const COMMANDS = ['serve', 'backup', 'restore', 'rotate-key'] as const;
+const COMMANDS = ['serve', 'backup', 'restore', 'rotate-key', 'migrate-store'] as const;
 
 async function serve(config: GatewayConfig, acceptStoreDamage: boolean): Promise<void> {
   // Imported here: the operator commands need none of the kernel, its plugins or its HTTP stack.
@@ -46,7 +47,7 @@ let command = 'serve';
 
 async function main(): Promise<void> {
   const { values, positionals } = parseArgs({
-    options: { config: { type: 'string', short: 'c' }, out: { type: 'string', short: 'o' }, 'accept-store-damage': { type: 'boolean' }, 'accept-unauthenticated-backup': { type: 'boolean' } },
+    options: { config: { type: 'string', short: 'c' }, out: { type: 'string', short: 'o' }, to: { type: 'string' }, 'accept-store-damage': { type: 'boolean' }, 'accept-unauthenticated-backup': { type: 'boolean' } },
     allowPositionals: true,
     strict: true,
   });
@@ -57,6 +58,7 @@ async function main(): Promise<void> {
   if (command === 'backup') await backupCommand(config, values.out, print);
   else if (command === 'restore') await restoreCommand(config, positionals[1], process.env, print, values['accept-unauthenticated-backup'] === true);
   else if (command === 'rotate-key') await rotateKeyCommand(config, process.env, print);
+  else if (command === 'migrate-store') await (await import('./cli/cluster-commands.js')).migrateStoreCommand(config, values.to, process.env, print);
   else await serve(config, values['accept-store-damage'] === true);
 }
 

@@ -24,6 +24,9 @@ import type { PluginAuth } from './auth/auth-api.js';
 export type { EventBus } from './events/event-bus.js';
 export type { Logger } from './log/logger.js';
 export type { KeyValueStore, BatchOperation, PageOptions } from './store/key-value-store.js';
+export type { CollectionDeclaration, CollectionField, CollectionFieldType } from './store/collections.js';
+export type { PluginCluster, ClusterInstance, RequestRouter } from './cluster/cluster-api.js';
+import type { PluginCluster } from './cluster/cluster-api.js';
 export type { WorkerPool, TaskRunOptions, CancelToken } from './pool/worker-pool.js';
 export type { ThreadLoad } from './pool/thread-delay.js';
 export type { JsonSchema } from './validation/json-schema.js';
@@ -59,7 +62,7 @@ export { HttpError, isHttpError, type HttpErrorShape, type ProblemFieldError } f
 export { refuseUpgrade } from './http/upgrade-refusal.js';
 
 /** The version of the plugin API this kernel implements. Plugins declare the majors they accept. */
-export const KERNEL_API_VERSION = '1.4.0';
+export const KERNEL_API_VERSION = '1.5.0';
 
 /**
  * Events carried on the bus, by name: the payload type. The kernel's own are here; each plugin
@@ -249,7 +252,9 @@ export interface PluginContext<TConfig = unknown> {
   readonly site: SiteSettings;
   readonly http: PluginHttp;
   readonly openapi: PluginOpenApi;
-  /** The plugin's own namespace in the LevelDB store. */
+  /** The other gateway instances sharing this one's PostgreSQL store (a one-box site: `enabled` false). Since kernel API 1.5. */
+  readonly cluster: PluginCluster;
+  /** The plugin's own namespace in the store (LevelDB, or PostgreSQL for a cluster). */
   readonly store: KeyValueStore;
   readonly events: EventBus;
   readonly pool: WorkerPool;

@@ -91,6 +91,13 @@ export function createTokenService(store: KeyValueStore, ttlSeconds: number, now
     const own = [...(held.get(userId) ?? new Map<string, number>())].sort((a, b) => a[1] - b[1]);
     return own.slice(0, Math.max(0, own.length - (maxPerUser - 1))).map(([key]) => key);
   };
+  // Another instance of a cluster revoked a token (it stops working here at once) or issued one (the per-user bound counts it); others are read on first use.
+  store.onRemoteChange<StoredToken>((key, record) => {
+    if (!record) {
+      forget(key);
+      release(key);
+    } else if (record.userId !== undefined) hold(record.userId, key, Date.parse(record.expiresAt));
+  });
   return {
     async issue(user) {
       const token = randomBytes(32).toString('base64url');

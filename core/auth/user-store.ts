@@ -49,9 +49,18 @@ export async function createUserStore(store: KeyValueStore, secrets: PluginSecre
   const users = new Map<string, StoredUser>();
   const byId = new Map<string, StoredUser>();
   const sealedForm = (user: StoredUser) => ({ ...user, passwordHash: secrets.seal(user.passwordHash) });
+  /** A stored record as the mirror holds it: its hash opened. */
+  const opened = (stored: StoredUser): StoredUser => ({ ...stored, passwordHash: secrets.unseal(stored.passwordHash) });
   const remember = (user: StoredUser) => {
+    const previous = users.get(key(user.username));
+    if (previous && previous.id !== user.id) byId.delete(previous.id);
     users.set(key(user.username), user);
     byId.set(user.id, user);
+  };
+  const forget = (name: string) => {
+    const user = users.get(name);
+    users.delete(name);
+    if (user) byId.delete(user.id);
   };
   const migrated: StoredUser[] = [];
   for await (const [, stored] of store.entries<Partial<StoredUser> & Omit<StoredUser, 'id'>>()) {
@@ -61,21 +70,33 @@ export async function createUserStore(store: KeyValueStore, secrets: PluginSecre
     remember(user);
   }
   if (migrated.length > 0) await store.batch(migrated.map((user) => ({ type: 'put' as const, key: key(user.username), value: sealedForm(user) })));
+  // Another instance of a cluster added, changed or deleted a user (every instance writes users with ids and sealed hashes).
+  store.onRemoteChange<StoredUser>((name, stored) => (stored ? remember(opened(stored)) : forget(name)));
+  /** A user another instance added a moment ago may not have reached this mirror yet: the store has it. */
+  const readThrough = async (name: string): Promise<StoredUser | undefined> => {
+    const stored = await store.get<StoredUser>(name);
+    if (!stored || stored.id === undefined) return undefined;
+    const user = opened(stored);
+    remember(user);
+    return user;
+  };
   return {
-    get: async (username) => users.get(key(username)),
-    getById: async (id) => byId.get(id),
+    get: async (username) => users.get(key(username)) ?? readThrough(key(username)),
+    async getById(id) {
+      const known = byId.get(id);
+      if (known) return known;
+      // As above; tens of users, and only a live token's user id gets here.
+      for await (const [name, stored] of store.entries<StoredUser>()) if (stored.id === id) return readThrough(name);
+      return undefined;
+    },
     list: async () => [...users.values()].sort((a, b) => key(a.username).localeCompare(key(b.username))),
     async put(user) {
       await store.put(key(user.username), sealedForm(user));
-      const previous = users.get(key(user.username));
-      if (previous && previous.id !== user.id) byId.delete(previous.id);
       remember(user);
     },
     async delete(username) {
       await store.del(key(username));
-      const user = users.get(key(username));
-      users.delete(key(username));
-      if (user) byId.delete(user.id);
+      forget(key(username));
     },
     hasAny: async () => users.size > 0,
   };

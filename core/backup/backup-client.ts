@@ -7,6 +7,7 @@ import { adminSocketPath } from './admin-socket.js';
 import { backupLines, KERNEL_NAMESPACE, type BackupManifest, type BackupTrailer } from './backup-format.js';
 import { KEY_CHECK_KEY, keyMatches, type KeyCheckRecord } from '../secrets/key-check.js';
 import { MasterKeyError, readMasterKey } from '../secrets/master-key.js';
+import type { GatewayStore } from '../store/gateway-store.js';
 
 /** The lines of a backup from the running gateway's admin socket; undefined when no gateway answers there. */
 async function* fromGateway(dataDir: string): AsyncGenerator<string> {
@@ -27,7 +28,7 @@ async function* fromGateway(dataDir: string): AsyncGenerator<string> {
 }
 
 /** The master key for a backup of the stopped store: it must be the store's, since it authenticates the backup. */
-async function storeKey(store: Awaited<ReturnType<typeof openStore>>, keyFile: string, env: NodeJS.ProcessEnv): Promise<Uint8Array> {
+async function storeKey(store: GatewayStore, keyFile: string, env: NodeJS.ProcessEnv): Promise<Uint8Array> {
   const loaded = readMasterKey(keyFile, env);
   if (!loaded) throw new MasterKeyError(`a backup is authenticated with the master key, and there is none: put the key file at ${keyFile} or set AMTGW_MASTER_KEY`);
   const check = await store.namespace(KERNEL_NAMESPACE).get<KeyCheckRecord>(KEY_CHECK_KEY);
@@ -39,9 +40,17 @@ async function storeKey(store: Awaited<ReturnType<typeof openStore>>, keyFile: s
  * Writes a backup of the store in `dataDir` to `out`: from the running gateway over its admin
  * socket, or, when none runs, from the store opened here (then the master key from `keyFile` or
  * AMTGW_MASTER_KEY authenticates it). Written to `<out>.partial` (0600) and renamed once the trailer
- * is in, so `out` is always a whole backup.
+ * is in, so `out` is always a whole backup. With `store` (the PostgreSQL store, which running
+ * gateways share), from that store's snapshot instead, authenticated the same way.
  */
-export async function writeBackup(dataDir: string, out: string, version: string, keyFile = `${dataDir}/master.key`, env: NodeJS.ProcessEnv = process.env): Promise<{ manifest: BackupManifest; trailer: BackupTrailer; via: 'gateway' | 'store' }> {
+export async function writeBackup(
+  dataDir: string,
+  out: string,
+  version: string,
+  keyFile = `${dataDir}/master.key`,
+  env: NodeJS.ProcessEnv = process.env,
+  store?: GatewayStore,
+): Promise<{ manifest: BackupManifest; trailer: BackupTrailer; via: 'gateway' | 'store' }> {
   const partial = `${out}.partial`;
   const file = createWriteStream(partial, { mode: 0o600, flags: 'wx' });
   let first: string | undefined;
@@ -53,15 +62,18 @@ export async function writeBackup(dataDir: string, out: string, version: string,
     if (!file.write(line)) await once(file, 'drain');
   };
   try {
-    for await (const line of fromGateway(dataDir)) await write(line);
+    if (store) {
+      via = 'store';
+      for await (const line of backupLines(store.rawPages(), version, await storeKey(store, keyFile, env))) await write(line);
+    } else for await (const line of fromGateway(dataDir)) await write(line);
     if (first === undefined) {
       via = 'store';
       if (!hasStoreFiles(storeLocation(dataDir))) throw new Error(`there is no store in ${storeLocation(dataDir)} to back up`);
-      const store = await openStore(dataDir);
+      const level = await openStore(dataDir);
       try {
-        for await (const line of backupLines(store.rawPages(), version, await storeKey(store, keyFile, env))) await write(line);
+        for await (const line of backupLines(level.rawPages(), version, await storeKey(level, keyFile, env))) await write(line);
       } finally {
-        await store.close();
+        await level.close();
       }
     }
     const trailer = JSON.parse(last || '{}') as BackupTrailer;

@@ -96,21 +96,29 @@ function manifestOf(parsed: unknown, options: ReadOptions, damaged: (why: string
   return m;
 }
 
-/**
- * Restores a backup into an empty data directory: the file is read and checked whole (checksum,
- * its authentication under the master key, the key against the backup's key check) before anything
- * is written, then written to `db.restoring` and renamed to `db`, so a cut-off restore leaves no half
- * store behind. A second read writes it: a file changed between the two fails its check then, and
- * the staging folder is removed.
- */
 export interface RestoreOptions {
   /** Restore a format-1 backup (no authentication): the operator vouches that nobody changed it. */
   acceptUnauthenticated?: boolean;
 }
 
-export async function restoreBackup(file: string, dataDir: string, keyFile: string, env: NodeJS.ProcessEnv, options: RestoreOptions = {}): Promise<{ entries: number; manifest: BackupManifest }> {
-  const location = storeLocation(dataDir);
-  if (hasStoreFiles(location)) throw new RestoreError('GW_ERR_RESTORE_TARGET', `restore writes only into an empty data directory, and ${location} holds a store; choose another data directory (or move this one aside); nothing was written`);
+/** Where a restore writes: the LevelDB store of a data directory (default) or an empty PostgreSQL store. */
+export interface RestoreTarget {
+  /** Throws a RestoreError when the target holds a store already. */
+  ensureEmpty(): Promise<void>;
+  /** Writes every entry `fill` puts, all or none (a cut-off restore leaves no half store behind). */
+  write(fill: (put: (key: string, json: string) => Promise<void>) => Promise<void>): Promise<void>;
+}
+
+/**
+ * Restores a backup into an empty store: the file is read and checked whole (checksum, its
+ * authentication under the master key, the key against the backup's key check) before anything is
+ * written, then written all or none. `target` is a data directory (LevelDB: written to
+ * `db.restoring` and renamed to `db`) or a target of another driver. A second read writes it: a
+ * file changed between the two fails its check then, and nothing is kept.
+ */
+export async function restoreBackup(file: string, target: string | RestoreTarget, keyFile: string, env: NodeJS.ProcessEnv, options: RestoreOptions = {}): Promise<{ entries: number; manifest: BackupManifest }> {
+  const into = typeof target === 'string' ? levelTarget(target) : target;
+  await into.ensureEmpty();
   const loaded = readMasterKey(keyFile, env);
   const where = `put its key file at ${keyFile} or set AMTGW_MASTER_KEY`;
   // The key is checked against the manifest before an entry is read, so a wrong key says so rather than "changed".
@@ -126,29 +134,46 @@ export async function restoreBackup(file: string, dataDir: string, keyFile: stri
   if (manifest.keyId && keyCheck && !(loaded && keyMatches(keyCheck, loaded.key))) {
     throw new MasterKeyError(`backup ${file} holds a key check that the master key does not open; restore with the key the backup was made under (${where}); nothing was written`);
   }
-  const staging = `${location}.restoring`;
-  rmSync(staging, { recursive: true, force: true });
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const db = new Level<string, string>(staging, { keyEncoding: 'utf8', valueEncoding: 'utf8' });
   let entries = 0;
-  try {
-    await db.open();
-    let batch: Array<{ type: 'put'; key: string; value: string }> = [];
-    await readBackup(file, read, async (key, value) => {
-      batch.push({ type: 'put', key, value });
+  await into.write((put) =>
+    readBackup(file, read, async (key, value) => {
       entries++;
-      if (batch.length >= BATCH) await db.batch(batch.splice(0));
-    });
-    if (batch.length) await db.batch(batch, { sync: true });
-    batch = [];
-    await db.close();
-    // Only LevelDB's LOCK and info logs can be there (hasStoreFiles said so above).
-    if (existsSync(location)) rmSync(location, { recursive: true });
-    renameSync(staging, location);
-  } catch (err) {
-    await db.close().catch(() => undefined);
-    rmSync(staging, { recursive: true, force: true });
-    throw err;
-  }
+      await put(key, value);
+    }).then(() => undefined),
+  );
   return { entries, manifest };
+}
+
+/** The LevelDB store of `dataDir`: written to `db.restoring`, renamed to `db` once whole. */
+function levelTarget(dataDir: string): RestoreTarget {
+  const location = storeLocation(dataDir);
+  return {
+    async ensureEmpty() {
+      if (hasStoreFiles(location)) throw new RestoreError('GW_ERR_RESTORE_TARGET', `restore writes only into an empty data directory, and ${location} holds a store; choose another data directory (or move this one aside); nothing was written`);
+    },
+    async write(fill) {
+      const staging = `${location}.restoring`;
+      rmSync(staging, { recursive: true, force: true });
+      mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+      const db = new Level<string, string>(staging, { keyEncoding: 'utf8', valueEncoding: 'utf8' });
+      try {
+        await db.open();
+        let batch: Array<{ type: 'put'; key: string; value: string }> = [];
+        await fill(async (key, value) => {
+          batch.push({ type: 'put', key, value });
+          if (batch.length >= BATCH) await db.batch(batch.splice(0));
+        });
+        if (batch.length) await db.batch(batch, { sync: true });
+        batch = [];
+        await db.close();
+        // Only LevelDB's LOCK and info logs can be there (hasStoreFiles said so above).
+        if (existsSync(location)) rmSync(location, { recursive: true });
+        renameSync(staging, location);
+      } catch (err) {
+        await db.close().catch(() => undefined);
+        rmSync(staging, { recursive: true, force: true });
+        throw err;
+      }
+    },
+  };
 }

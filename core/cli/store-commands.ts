@@ -6,17 +6,20 @@
 import { resolve } from 'node:path';
 import type { GatewayConfig } from '../config/gateway-config.js';
 import { masterKeyFile } from '../secrets/master-key.js';
-import { openStore, StoreLockedError } from '../store/level-store.js';
+import { openStore, StoreLockedError, type GatewayStore } from '../store/level-store.js';
 import { isStoreLocked } from '../store/store-errors.js';
 import { rotateMasterKey } from '../secrets/key-rotation.js';
 import { writeBackup } from '../backup/backup-client.js';
 import { restoreBackup } from '../backup/restore.js';
+import { UNAUTHENTICATED_FORMAT_VERSION, type BackupManifest } from '../backup/backup-format.js';
 import { PACKAGE_VERSION } from '../assets/package-root.js';
+import { storeDriver } from '../store/open-gateway-store.js';
 
 type Print = (line: string) => void;
 
 export async function backupCommand(config: GatewayConfig, out: string | undefined, print: Print): Promise<void> {
   if (!out) throw new Error('backup needs --out FILE');
+  if (storeDriver(config).driver === 'postgres') return (await import('./cluster-commands.js')).postgresBackupCommand(config, out, print);
   const dataDir = resolve(config.dataDir);
   const { manifest, trailer, via } = await writeBackup(dataDir, resolve(out), PACKAGE_VERSION, masterKeyFile(config, process.cwd()), process.env);
   print(`backup written to ${resolve(out)}: ${trailer.entries} entries, key id ${manifest.keyId ?? 'none'}, sha256 ${trailer.sha256} (${via === 'gateway' ? 'from the running gateway' : 'from the stopped store'})`);
@@ -24,22 +27,33 @@ export async function backupCommand(config: GatewayConfig, out: string | undefin
 
 export async function restoreCommand(config: GatewayConfig, file: string | undefined, env: NodeJS.ProcessEnv, print: Print, acceptUnauthenticated = false): Promise<void> {
   if (!file) throw new Error('restore needs the backup file: amt-gateway restore FILE');
+  if (storeDriver(config).driver === 'postgres') return (await import('./cluster-commands.js')).postgresRestoreCommand(config, file, env, print, acceptUnauthenticated);
   const dataDir = resolve(config.dataDir);
   const { entries, manifest } = await restoreBackup(resolve(file), dataDir, masterKeyFile(config, process.cwd()), env, { acceptUnauthenticated });
-  if (manifest.formatVersion === 1) print('restore: the backup is of format 1, which carries no authentication: restored on your word that nobody changed it (--accept-unauthenticated-backup)');
+  printUnauthenticatedNote(manifest, print);
   print(`restored ${entries} entries (gateway ${manifest.gatewayVersion}, key id ${manifest.keyId ?? 'none'}, taken ${manifest.createdAt}) into ${dataDir}`);
 }
 
-export async function rotateKeyCommand(config: GatewayConfig, env: NodeJS.ProcessEnv, print: Print): Promise<void> {
-  const dataDir = resolve(config.dataDir);
-  print('rotate-key: opening the store');
-  let store;
+/** What a restore of a format-1 backup says, whichever the driver. */
+export function printUnauthenticatedNote(manifest: BackupManifest, print: Print): void {
+  if (manifest.formatVersion === UNAUTHENTICATED_FORMAT_VERSION) print('restore: the backup is of format 1, which carries no authentication: restored on your word that nobody changed it (--accept-unauthenticated-backup)');
+}
+
+/** The LevelDB store of a stopped gateway; a running one (its lock) is named in the error. */
+export async function openStoppedStore(dataDir: string, command: string): Promise<GatewayStore> {
   try {
-    store = await openStore(dataDir);
+    return await openStore(dataDir);
   } catch (err) {
-    if (isStoreLocked(err)) throw new StoreLockedError(`${dataDir} (stop the gateway before rotate-key)`);
+    if (isStoreLocked(err)) throw new StoreLockedError(`${dataDir} (stop the gateway before ${command})`);
     throw err;
   }
+}
+
+export async function rotateKeyCommand(config: GatewayConfig, env: NodeJS.ProcessEnv, print: Print): Promise<void> {
+  if (storeDriver(config).driver === 'postgres') return (await import('./cluster-commands.js')).postgresRotateKeyCommand(config, env, print);
+  const dataDir = resolve(config.dataDir);
+  print('rotate-key: opening the store');
+  const store = await openStoppedStore(dataDir, 'rotate-key');
   try {
     const result = await rotateMasterKey(store, masterKeyFile(config, process.cwd()), env, dataDir, (step) => print(`rotate-key: ${step}`));
     print(`master key rotated: key id ${result.oldKeyId} -> ${result.newKeyId}, ${result.resealedValues} stored values re-sealed; the old key is kept in ${result.retiredKeyFile} for backups taken before now`);

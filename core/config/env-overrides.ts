@@ -43,6 +43,10 @@ const OVERRIDES: Record<string, Setter> = {
   AMTGW_TLS_KEY: (c, v) => setPath(c, ['server', 'tls', 'key'], v),
   AMTGW_LOG_LEVEL: (c, v) => setPath(c, ['log', 'level'], v),
   AMTGW_LEGACY_TLS: (c, v) => setPath(c, ['amt', 'legacyTls'], flag(v)),
+  AMTGW_STORE_DRIVER: (c, v) => setPath(c, ['store', 'driver'], v),
+  AMTGW_STORE_URL: (c, v) => setPath(c, ['store', 'url'], v),
+  AMTGW_INSTANCE_NAME: (c, v) => setPath(c, ['cluster', 'instanceName'], v),
+  AMTGW_ADVERTISE_URL: (c, v) => setPath(c, ['cluster', 'advertiseUrl'], v),
 };
 
 /** Applies the AMTGW_* variables present in `env` to a configuration object, in place. */

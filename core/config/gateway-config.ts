@@ -68,6 +68,27 @@ const PLUGIN_SETTING = Type.Object(
   { ...closed, not: { required: ['path', 'package'] } },
 );
 
+const STORE = Type.Object(
+  {
+    driver: StringEnum(['level', 'postgres'], { description: 'level: LevelDB in <dataDir>/db (default); postgres: the database at store.url, shared by a cluster' }),
+    url: Type.Optional(NullableString({ description: 'postgres://user:password@host:port/database (store.driver postgres); env AMTGW_STORE_URL' })),
+    poolSize: Type.Optional(int(1, 200, 'Database connections this instance holds at most; default 10')),
+    changeRetentionSeconds: Type.Optional(int(60, 604800, 'How long the change log keeps each write for instances catching up; default 3600')),
+  },
+  closed,
+);
+
+const CLUSTER = Type.Object(
+  {
+    instanceName: Type.Optional(NullableString({ description: "This instance's name in GET /api/cluster; default host name and port. Env AMTGW_INSTANCE_NAME" })),
+    advertiseUrl: Type.Optional(NullableString({ description: 'Where the other instances reach this one for internal calls, e.g. http://10.0.0.5:8080; default the main listener. Env AMTGW_ADVERTISE_URL' })),
+    heartbeatSeconds: Type.Optional(int(1, 60, 'How often this instance says it is alive; default 3')),
+    downAfterSeconds: Type.Optional(int(2, 600, 'An instance without a heartbeat for this long is down; default 15')),
+    forwardTimeoutMs: Type.Optional(int(100, 120000, 'How long a call forwarded to another instance may take; default 30000')),
+  },
+  closed,
+);
+
 /** A plugin's entry in the site configuration. */
 export type PluginSetting = Static<typeof PLUGIN_SETTING>;
 
@@ -89,6 +110,8 @@ export const GATEWAY_CONFIG_SCHEMA = Type.Object(
       closed,
     ),
     amt: AMT,
+    store: Type.Optional(STORE),
+    cluster: Type.Optional(CLUSTER),
     workers: Type.Object({ threads: int(1, 64), concurrentTasksPerWorker: int(1, 1024), maxQueue: int(1), idleTimeoutMs: int(0) }, closed),
     plugins: Type.Unsafe<Record<string, PluginSetting>>({ type: 'object', additionalProperties: PLUGIN_SETTING }),
   },

@@ -9,10 +9,11 @@ export const HEALTH_SCHEMA = Type.Object({
   status: Type.Literal('ok'),
   version: Type.String(),
   plugins: Type.Array(Type.String()),
+  instance: Type.String({ description: "This instance's name (cluster.instanceName)" }),
   store: Type.Optional(
     Type.Object(
-      { state: StringEnum(['read-only', 'damaged']), reason: Type.String() },
-      { description: 'Present only while the store is read-only or damaged: the gateway still serves, a restart would not help' },
+      { state: StringEnum(['read-only', 'damaged', 'unavailable']), reason: Type.String() },
+      { description: "Present only while the store is read-only, damaged or (PostgreSQL) its database unreachable: the gateway still serves, a restart would not help" },
     ),
   ),
 });

@@ -1,5 +1,5 @@
 import type { PluginContext } from '../plugin-api.js';
-import type { StoreStatus } from '../store/level-store.js';
+import type { StoreStatus } from '../store/gateway-store.js';
 import type { ReadinessRegistry } from '../health/readiness.js';
 import { HEALTH_SCHEMA, NOT_READY_SCHEMA, READY_SCHEMA, type Health, type Readiness } from '../health/health-schemas.js';
 
@@ -8,6 +8,8 @@ export interface HealthParts {
   plugins: () => string[];
   store: () => StoreStatus;
   readiness: ReadinessRegistry;
+  /** This instance's name (`cluster.instanceName`). */
+  instance: string;
 }
 
 
@@ -25,13 +27,13 @@ export function registerHealthRoute(ctx: PluginContext, parts: HealthParts): voi
     permission: 'public',
     responses: {
       200: {
-        description: 'Serving; `store` appears only when the store is read-only or damaged',
+        description: 'Serving; `store` appears only when the store is read-only, damaged or unavailable',
         schema: HEALTH_SCHEMA,
       },
     },
     handler: (): Health => {
       const store = parts.store();
-      return { status: 'ok', version: parts.version, plugins: parts.plugins(), ...(store.state === 'ok' ? {} : { store }) };
+      return { status: 'ok', version: parts.version, plugins: parts.plugins(), instance: parts.instance, ...(store.state === 'ok' ? {} : { store }) };
     },
   });
   ctx.http.route({

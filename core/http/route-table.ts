@@ -1,7 +1,7 @@
 import Router, { type RouterContext } from '@koa/router';
 import type { Context } from 'koa';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
-import type { AuthenticatedUser, RouteSpec } from './route-api.js';
+import type { AuthenticatedUser, RouteRequest, RouteSpec } from './route-api.js';
 import type { DocumentedRoute } from '../openapi/openapi-builder.js';
 import { applyResult, routeReply, routeRequest } from './route-adapter.js';
 import type { RouteValidators } from './route-validators.js';
@@ -60,7 +60,11 @@ export class RouteTable {
     }
   }
 
-  buildRouter(validators: RouteValidators, authenticate: Authenticator): Router<GatewayState> {
+  /**
+   * @param forward consulted after authorisation and validation, before the handler: true when it
+   *   forwarded the request to the instance of a cluster that must serve it (the answer is set).
+   */
+  buildRouter(validators: RouteValidators, authenticate: Authenticator, forward?: (req: RouteRequest, ctx: Context) => Promise<boolean>): Router<GatewayState> {
     const router = new Router<GatewayState>();
     for (const { method, path, spec } of this.routes) {
       const body = spec.body ? validators.body(spec.body) : undefined;
@@ -77,8 +81,10 @@ export class RouteTable {
         }
         const validQuery = validateQuery(query?.(), ctx.query);
         if (body) validateBody(body(), ctx);
+        const request = routeRequest(ctx, validQuery, body ? ctx.request.body : undefined, user);
+        if (forward && (await forward(request, ctx))) return;
         const reply = routeReply(ctx);
-        const result: unknown = await spec.handler(routeRequest(ctx, validQuery, body ? ctx.request.body : undefined, user), reply);
+        const result: unknown = await spec.handler(request, reply);
         if (!applyResult(ctx, reply, result)) ctx.status = 204;
       });
     }

@@ -19,6 +19,7 @@ import type { Listener } from '../http/listener.js';
 import type { MountHandler, RouteSpec } from '../http/route-api.js';
 import { PluginError } from './plugin-errors.js';
 import type { ReadinessRegistry } from '../health/readiness.js';
+import type { PluginCluster } from '../cluster/cluster-api.js';
 
 type Hook = () => void | Promise<void>;
 
@@ -53,6 +54,7 @@ export interface KernelParts {
   /** Listeners plugins opened themselves and declared (`ctx.declareListener`). */
   declaredListeners: Array<{ plugin: string; host: string; port: number }>;
   readiness: ReadinessRegistry;
+  cluster: PluginCluster;
   readyHooks: Hook[];
   stoppingHooks: Array<{ plugin: string; hook: Hook }>;
   closeHooks: Array<{ plugin: string; hook: Hook }>;
@@ -104,6 +106,7 @@ export function createPluginContext<TConfig>(def: PluginDefinition<TConfig>, con
     },
     store: parts.store.namespace(`plugin:${def.storeNamespace ?? name}`),
     events: parts.events,
+    cluster: parts.cluster,
     pool: parts.pool,
     logger: parts.logger.child({ plugin: name }),
     auth: {

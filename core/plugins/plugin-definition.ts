@@ -2,6 +2,7 @@
  * The plugin definition: what a plugin declares and how it registers (part of the public plugin
  * API, exported from core/plugin-api.ts).
  */
+import type { CollectionDeclaration } from '../store/collections.js';
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { JsonSchema } from '../validation/json-schema.js';
 import type { FrontendRoute, PermissionDeclaration, PluginContext } from '../plugin-api.js';
@@ -55,6 +56,13 @@ export interface PluginDefinition<TConfig = Record<string, unknown>> {
    * `rest-api`'s); the two must keep to distinct sub-namespaces. Since kernel API 1.3.
    */
   storeNamespace?: string;
+  /**
+   * How the PostgreSQL driver lays out the plugin's namespaces, by sub-namespace of `ctx.store`
+   * (`ctx.store.namespace('devices')` is `devices`): each a table with the declared fields as
+   * columns and the indexes the plugin's queries need (see core/store/collections.ts). LevelDB
+   * ignores it; a namespace not declared is kept in the kernel's key-value table. Since kernel API 1.5.
+   */
+  collections?: Record<string, CollectionDeclaration>;
   /**
    * Environment variables that override options, by variable name (since kernel API 1.3). A name
    * the kernel or another enabled plugin reads already stops start-up, naming both.

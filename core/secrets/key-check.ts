@@ -1,7 +1,7 @@
 import { existsSync, renameSync, rmSync } from 'node:fs';
 import type { GatewayStore } from '../store/level-store.js';
 import type { KeyValueStore } from '../store/key-value-store.js';
-import { generateMasterKey, MasterKeyError, pendingKeyFile, readKeyFile, readMasterKey, writeKeyFile, type LoadedKey } from './master-key.js';
+import { generateMasterKey, MasterKeyError, pendingKeyFile, readKeyFile, readMasterKey, readOtherMasterKey, writeKeyFile, type LoadedKey } from './master-key.js';
 import { createSealer, keyId } from './sealer.js';
 import { sealedKeyIdsInJson } from './sealed-values.js';
 
@@ -68,6 +68,9 @@ export async function establishMasterKey(store: GatewayStore, core: KeyValueStor
       if (loaded.source === 'file') rmSync(pendingKeyFile(keyFile), { force: true });
       return loaded;
     }
+    // A cluster in the middle of a rotation: the store is sealed under the other key, which this instance opens too.
+    const other = readOtherMasterKey(env);
+    if (loaded && other && keyMatches(record, other)) return loaded;
     if (loaded?.source !== 'env') {
       const finished = finishRotation(keyFile, record);
       if (finished) return { ...finished, recovered: true };

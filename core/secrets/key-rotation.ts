@@ -30,6 +30,32 @@ export interface RotationResult {
   retiredKeyFile: string;
 }
 
+/**
+ * The writes that re-seal every sealed value of `store` under `to` (those sealed under `to` already
+ * stay), the new key check last: for one atomic batch. A value sealed under a key neither `to` nor
+ * one of `from` stops it, nothing written.
+ */
+export async function resealOperations(store: GatewayStore, from: readonly Uint8Array[], to: Uint8Array): Promise<Array<{ type: 'put'; key: string; value: string }>> {
+  const toId = keyId(to);
+  const opener = createSealer(to, from);
+  const sealer = createSealer(to);
+  const known = new Set([toId, ...from.map(keyId)]);
+  const operations: Array<{ type: 'put'; key: string; value: string }> = [];
+  for await (const page of store.rawPages()) {
+    for (const [key, json] of page) {
+      if (key === KEY_CHECK_RAW) continue;
+      const ids = sealedKeyIdsInJson(json);
+      if (ids.every((id) => id === toId)) continue;
+      const foreign = ids.find((id) => !known.has(id));
+      if (foreign) throw new MasterKeyError(`rotate-key stopped: the value at ${key} holds a secret sealed under key id ${foreign}, not under ${[...known].join(' or ')}; nothing was changed`);
+      const resealed = mapSealed(JSON.parse(json) as unknown, (sealed) => (sealedKeyId(sealed) ? sealer.seal(opener.unseal(sealed)) : sealed));
+      operations.push({ type: 'put', key, value: JSON.stringify(resealed) });
+    }
+  }
+  operations.push({ type: 'put', key: KEY_CHECK_RAW, value: JSON.stringify(keyCheckRecord(to)) });
+  return operations;
+}
+
 /** Rotates the master key of a store the caller opened (so no gateway runs on it). */
 export async function rotateMasterKey(store: GatewayStore, keyFile: string, env: NodeJS.ProcessEnv, dataDir: string, step: (what: string) => void = () => undefined): Promise<RotationResult> {
   if (env.AMTGW_MASTER_KEY) {
@@ -47,21 +73,7 @@ export async function rotateMasterKey(store: GatewayStore, keyFile: string, env:
   writeDurable(pending, Buffer.from(newKey).toString('base64') + '\n');
   step('new key written');
 
-  const from = createSealer(oldKey);
-  const to = createSealer(newKey);
-  const operations: Array<{ type: 'put'; key: string; value: string }> = [];
-  for await (const page of store.rawPages()) {
-    for (const [key, json] of page) {
-      if (key === KEY_CHECK_RAW) continue;
-      const ids = sealedKeyIdsInJson(json);
-      if (ids.length === 0) continue;
-      const foreign = ids.find((id) => id !== oldId);
-      if (foreign) throw new MasterKeyError(`rotate-key stopped: the value at ${key} holds a secret sealed under key id ${foreign}, not the current key ${oldId}; nothing was changed`);
-      const resealed = mapSealed(JSON.parse(json) as unknown, (sealed) => (sealedKeyId(sealed) ? to.seal(from.unseal(sealed)) : sealed));
-      operations.push({ type: 'put', key, value: JSON.stringify(resealed) });
-    }
-  }
-  operations.push({ type: 'put', key: KEY_CHECK_RAW, value: JSON.stringify(keyCheckRecord(newKey)) });
+  const operations = await resealOperations(store, [oldKey], newKey);
   step(`re-sealing ${operations.length - 1} values`);
   await store.rawBatch(operations);
   step('store re-sealed');

@@ -33,6 +33,14 @@ export function readMasterKey(keyFile: string, env: NodeJS.ProcessEnv = process.
   return undefined;
 }
 
+/**
+ * The key a cluster is rotating to (AMTGW_MASTER_KEY_NEXT, base64), or the one it rotates from: a key
+ * an instance opens secrets with beside its own while the store is re-sealed. Undefined when unset.
+ */
+export function readOtherMasterKey(env: NodeJS.ProcessEnv = process.env): Uint8Array | undefined {
+  return env.AMTGW_MASTER_KEY_NEXT ? decode(env.AMTGW_MASTER_KEY_NEXT, 'AMTGW_MASTER_KEY_NEXT') : undefined;
+}
+
 /** A key file's key (base64 of 32 bytes and a newline). */
 export function readKeyFile(keyFile: string): LoadedKey {
   return { key: decode(readFileSync(keyFile, 'utf8'), `master key file ${keyFile}`), source: 'file' };

@@ -15,6 +15,7 @@ import { createApp } from '../http/app.js';
 import { startListener, type Listener } from '../http/listener.js';
 import { RouteValidators } from '../http/route-validators.js';
 import { PACKAGE_VERSION } from '../assets/package-root.js';
+import type { Forwarder } from '../cluster/forwarder.js';
 
 /** Schema checks a test asks of its gateway (StartOptions). */
 export interface SchemaChecks {
@@ -27,13 +28,13 @@ function bearerToken(authorization: string): string | undefined {
 }
 
 /** Phase `ready`: the HTTP application over every registered route and mount. */
-export function buildHttpApp(config: GatewayConfig, parts: KernelParts, auth: AuthService, checks: SchemaChecks = {}): Koa<GatewayState> {
+export function buildHttpApp(config: GatewayConfig, parts: KernelParts, auth: AuthService, checks: SchemaChecks = {}, forwarder?: Forwarder): Koa<GatewayState> {
   const { routes, schemas, tags } = parts;
   const validators = new RouteValidators(schemas);
   const router = routes.buildRouter(validators, async (ctx) => {
     const token = bearerToken(ctx.get('Authorization'));
     return token ? auth.verifyToken(token) : null;
-  });
+  }, forwarder);
   if (checks.checkSchemas) validators.compileAll();
   let openApi: Record<string, unknown> | undefined;
   return createApp({

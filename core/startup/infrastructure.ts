@@ -6,9 +6,11 @@
 import { join, resolve } from 'node:path';
 import type { GatewayConfig } from '../config/gateway-config.js';
 import type { Logger } from '../log/logger.js';
-import { openStore, type GatewayStore } from '../store/level-store.js';
+import type { GatewayStore } from '../store/gateway-store.js';
+import { openGatewayStore } from '../store/open-gateway-store.js';
+import type { PlacedCollection } from '../store/collections.js';
 import { establishMasterKey } from '../secrets/key-check.js';
-import { masterKeyFile } from '../secrets/master-key.js';
+import { masterKeyFile, readOtherMasterKey } from '../secrets/master-key.js';
 import { createSealer } from '../secrets/sealer.js';
 import { createWorkerPool, type WorkerPool } from '../pool/worker-pool.js';
 import { createUserStore } from '../auth/user-store.js';
@@ -19,6 +21,7 @@ import { startAdminSocket } from '../backup/admin-socket.js';
 import type { PluginSecrets } from '../plugin-api.js';
 import { PACKAGE_VERSION } from '../assets/package-root.js';
 import { CORE_PLUGIN } from '../core-plugin.js';
+import { deriveInternalKey } from '../cluster/internal-key.js';
 
 const TOKEN_SWEEP_MS = 10 * 60_000;
 const DEFAULT_TOKENS_PER_USER = 100;
@@ -30,6 +33,8 @@ export interface InfrastructureOptions {
   acceptStoreDamage: boolean;
   /** Every permission name: users' wildcards expand to it. */
   permissionNames: string[];
+  /** The collections the kernel and the enabled plugins declared (the PostgreSQL driver's tables). */
+  collections: Array<PlacedCollection & { owner: string }>;
 }
 
 /** The running infrastructure, closed in reverse order of start by `close`. */
@@ -37,6 +42,8 @@ export interface Infrastructure {
   readonly dataDir: string;
   readonly store: GatewayStore;
   readonly secrets: PluginSecrets;
+  /** The keys of internal calls between instances (derived from the master key; cluster/internal-key.ts): signed with the first, any accepted. */
+  readonly internalKeys: Buffer[];
   readonly auth: AuthService;
   readonly pool: WorkerPool;
   /** Set when the admin password was generated at this start. */
@@ -49,7 +56,7 @@ export interface Infrastructure {
 export async function startInfrastructure(config: GatewayConfig, options: InfrastructureOptions): Promise<Infrastructure> {
   const { cwd, env, logger } = options;
   const dataDir = resolve(cwd, config.dataDir);
-  const store = await openStore(dataDir, { acceptDamage: options.acceptStoreDamage, logger });
+  const store = await openGatewayStore(config, dataDir, { acceptDamage: options.acceptStoreDamage, logger, collections: options.collections });
   const closers: Array<() => unknown> = [() => store.close()];
   const close = async () => {
     for (const closer of closers.reverse()) await closer();
@@ -59,7 +66,10 @@ export async function startInfrastructure(config: GatewayConfig, options: Infras
     const masterKey = await establishMasterKey(store, coreStore, masterKeyFile(config, cwd), env, dataDir);
     if (masterKey.recovered) logger.warn('finished a key rotation that was cut off: the key file now holds the new key');
     const permissionNames = () => options.permissionNames;
-    const secrets = createSealer(masterKey.key);
+    // While a cluster rotates its master key (README), secrets sealed under either key open.
+    const otherKey = readOtherMasterKey(env);
+    const secrets = createSealer(masterKey.key, otherKey ? [otherKey] : []);
+    const internalKeys = [masterKey.key, ...(otherKey ? [otherKey] : [])].map(deriveInternalKey);
     const auth = createAuthService(await createUserStore(coreStore.namespace('users'), secrets), createTokenService(coreStore.namespace('tokens'), config.auth.tokenTtlSeconds, Date.now, config.auth.maxTokensPerUser ?? DEFAULT_TOKENS_PER_USER), permissionNames);
     await auth.tokens.sweep();
     const sweeper = setInterval(() => void auth.tokens.sweep().catch((err: Error) => logger.warn('token sweep failed', { error: err.message })), TOKEN_SWEEP_MS);
@@ -70,7 +80,7 @@ export async function startInfrastructure(config: GatewayConfig, options: Infras
     closers.push(() => pool.close());
     const adminSocket = await startAdminSocket(dataDir, store, PACKAGE_VERSION, masterKey.key, logger);
     closers.push(() => adminSocket?.close());
-    return { dataDir, store, secrets, auth, pool, generatedAdminPassword: bootstrap.generatedPassword, close };
+    return { dataDir, store, secrets, internalKeys, auth, pool, generatedAdminPassword: bootstrap.generatedPassword, close };
   } catch (err) {
     await close().catch(() => undefined);
     throw err;

@@ -2,6 +2,7 @@
  * Start-up phase `register`: the kernel's own routes (the `core` plugin), then each plugin in
  * dependency order, each through a context scoped to it.
  */
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { GatewayConfig } from '../config/gateway-config.js';
@@ -23,6 +24,7 @@ import { ReadinessRegistry } from '../health/readiness.js';
 import { CORE_PLUGIN, corePlugin } from '../core-plugin.js';
 import { PACKAGE_VERSION } from '../assets/package-root.js';
 import type { Infrastructure } from './infrastructure.js';
+import { instanceName, singleInstance, type RunningCluster } from '../cluster/single-instance.js';
 import type { Lifecycle } from './lifecycle.js';
 import type { LoadedPlugin, OrderedPlugins } from './load-phase.js';
 
@@ -32,6 +34,8 @@ export interface Registered {
   readonly manifests: ReadonlyArray<PluginManifest>;
   /** Called with the main listener's URL once it listens (`site.baseUrl()`). */
   setBaseUrl(url: string): void;
+  /** The cluster (PostgreSQL), or this instance alone. */
+  readonly cluster: RunningCluster;
 }
 
 export interface RegisterInputs {
@@ -52,11 +56,18 @@ export async function registerPlugins(inputs: RegisterInputs): Promise<Registere
   const site: SiteSettings = { baseUrl: () => baseUrl, listeners, host: config.server.host, publicOrigins: config.server.publicOrigins ?? [], dataDir: infra.dataDir, amt: config.amt, deviceTls: readDeviceTls(config, inputs.cwd) };
   const manifests: PluginManifest[] = [];
   const events = createEventBus(logger);
+  // The cluster's code (heartbeat, leases, forwarding) is imported only with the PostgreSQL store.
+  const cluster =
+    infra.store.driver === 'postgres'
+      ? await (await import('../cluster/cluster.js')).startCluster({ config, store: infra.store, internalKeys: infra.internalKeys, bus: events, logger })
+      : singleInstance(instanceName(config), randomUUID());
+  lifecycle.closeHooks.push({ plugin: CORE_PLUGIN, hook: () => cluster.close() });
   const signIn = createSignInService(infra.auth, createLoginThrottle(config.auth.login), events, logger);
   const parts: KernelParts = {
     site,
     store: infra.store,
     events,
+    cluster: cluster.cluster,
     pool: infra.pool,
     logger,
     auth: kernelPluginAuth(infra.auth, signIn),
@@ -82,7 +93,7 @@ export async function registerPlugins(inputs: RegisterInputs): Promise<Registere
     stoppingHooks: lifecycle.stoppingHooks,
     closeHooks: lifecycle.closeHooks,
   };
-  const core = corePlugin({ version: PACKAGE_VERSION, auth: infra.auth, signIn, plugins: () => manifests.map((p) => p.name), store: () => infra.store.status(), readiness: parts.readiness });
+  const core = corePlugin({ version: PACKAGE_VERSION, auth: infra.auth, signIn, plugins: () => manifests.map((p) => p.name), store: () => infra.store.status(), readiness: parts.readiness, cluster: cluster.cluster });
   await core.register(createPluginContext(core, {}, parts));
   for (const plugin of ordered.plugins) {
     validateOptions(plugin);
@@ -90,7 +101,7 @@ export async function registerPlugins(inputs: RegisterInputs): Promise<Registere
     await registerOne(plugin, parts);
   }
   parts.routes.checkPermissions(parts.auth.allPermissions());
-  return { parts, manifests, setBaseUrl: (url) => void (baseUrl = url) };
+  return { parts, manifests, cluster, setBaseUrl: (url) => void (baseUrl = url) };
 }
 
 async function registerOne(plugin: LoadedPlugin, parts: KernelParts): Promise<void> {

@@ -12,7 +12,7 @@ export interface PageOptions {
 }
 
 /**
- * A plugin's namespace of the LevelDB store: string keys, JSON values, atomic batches.
+ * A plugin's namespace of the store (LevelDB, or PostgreSQL for a cluster): string keys, JSON values, atomic batches.
  * Keys sort lexicographically; use fixed-width or prefixed keys for ranges.
  */
 export interface KeyValueStore {
@@ -30,6 +30,13 @@ export interface KeyValueStore {
    * instead of one per entry, for loading a whole namespace at start.
    */
   pages<T>(options?: PageOptions): AsyncIterable<Array<[string, T]>>;
+  /**
+   * Calls `listener` with each write that another gateway instance committed in this namespace
+   * (exactly this one, not nested ones), in commit order: `value` undefined for a deletion. Only
+   * the PostgreSQL driver has other instances; with LevelDB it never calls. Returns the unsubscribe.
+   * What a plugin mirrors in memory follows the cluster through it.
+   */
+  onRemoteChange<T>(listener: (key: string, value: T | undefined) => void): () => void;
   /** A nested namespace inside this one. */
   namespace(name: string): KeyValueStore;
 }

@@ -2,12 +2,15 @@ import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Level } from 'level';
 import type { BatchOperation, KeyValueStore, PageOptions } from './key-value-store.js';
+import type { GatewayStore, StoreStatus } from './gateway-store.js';
 import type { Logger } from '../log/logger.js';
 import { damagedReadError, isStoreFault, levelCode, levelMessage, readOnlyError, STORE_WAY_OUT, StoreDamagedError, StoreLockedError, withoutPaths } from './store-errors.js';
 import { droppedAtOpen } from './recovery-check.js';
 import { cutLogs } from './log-tail.js';
+import { ENTRIES_PAGE, keyRange, pageSize } from './key-range.js';
 
 export { StoreLockedError, StoreDamagedError } from './store-errors.js';
+export type { GatewayStore, RawEntry, StoreStatus } from './gateway-store.js';
 
 /** The part of abstract-level this module uses; one shape for the root and for sublevels. */
 interface Db {
@@ -23,27 +26,10 @@ interface Db {
   sublevel(name: string, options: { valueEncoding: 'json' }): Db;
 }
 
-/** Whether the store takes writes: `read-only` after a write failed, `damaged` after a read found broken files; `reason` names no path (it is served without a token). */
-export type StoreStatus = { state: 'ok' } | { state: 'read-only' | 'damaged'; reason: string };
-
 /** Sees every operation's outcome: refuses writes once read-only, turns faults into clear errors. */
 interface Guard {
   write<T>(operation: () => Promise<T>): Promise<T>;
   read<T>(operation: () => Promise<T>): Promise<T>;
-}
-
-const ENTRIES_PAGE = 1000;
-/** Bounds what one page holds in memory at once. */
-const MAX_PAGE = 10_000;
-
-/** The LevelDB bounds of a prefix and/or a `[gte, lt)` range: both apply. */
-function keyRange({ prefix, gte, lt }: PageOptions): { gte?: string; lt?: string } {
-  const range: { gte?: string; lt?: string } = {};
-  const lower = [prefix, gte].filter((k) => k !== undefined).sort().pop();
-  const upper = [prefix === undefined ? undefined : prefix + '\uffff', lt].filter((k) => k !== undefined).sort()[0];
-  if (lower !== undefined) range.gte = lower;
-  if (upper !== undefined) range.lt = upper;
-  return range;
 }
 
 function wrap(db: Db, guard: Guard): KeyValueStore {
@@ -72,7 +58,7 @@ function wrap(db: Db, guard: Guard): KeyValueStore {
     async *pages<T>(options: PageOptions = {}) {
       const range = keyRange(options);
       const iterator = db.iterator({ ...range, limit: options.limit ?? -1, reverse: options.reverse ?? false });
-      const size = Math.min(Math.max(1, options.size ?? ENTRIES_PAGE), MAX_PAGE);
+      const size = pageSize(options.size);
       // The next page is read (on LevelDB's thread) while the caller works through this one.
       let next: Promise<Array<[string, unknown]>> | undefined = guard.read(() => iterator.nextv(size));
       try {
@@ -88,30 +74,12 @@ function wrap(db: Db, guard: Guard): KeyValueStore {
         await iterator.close();
       }
     },
+    onRemoteChange: () => () => undefined,
     namespace(name) {
       return wrap(db.sublevel(name, { valueEncoding: 'json' }), guard);
     },
   };
   return ns;
-}
-
-/** One raw entry: the whole key as LevelDB holds it (namespaces included) and the JSON text of its value. */
-export type RawEntry = [key: string, json: string];
-
-/** The gateway's LevelDB database under `<dataDir>/db`. */
-export interface GatewayStore {
-  /** The namespace a plugin (or the kernel, under `core`) owns. */
-  namespace(name: string): KeyValueStore;
-  /** Whether the store takes writes, and why not. */
-  status(): StoreStatus;
-  /**
-   * Every entry of every namespace, in pages, from one LevelDB snapshot taken when the iteration
-   * starts (writes made meanwhile are not seen): for backups and for re-sealing.
-   */
-  rawPages(): AsyncIterable<RawEntry[]>;
-  /** Writes raw entries (and deletions) in one atomic batch, synced to disk before it resolves. */
-  rawBatch(operations: Array<{ type: 'put'; key: string; value: string } | { type: 'del'; key: string }>): Promise<void>;
-  close(): Promise<void>;
 }
 
 export interface OpenStoreOptions {
@@ -217,8 +185,10 @@ export async function openStore(dataDir: string, options: OpenStoreOptions = {})
   };
   const root = wrap(db as unknown as Db, guard);
   return {
+    driver: 'level',
     namespace: (name) => root.namespace(name),
     status: () => status,
+    follow: async () => undefined,
     async *rawPages() {
       const iterator = db.iterator<string, string>({ keyEncoding: 'utf8', valueEncoding: 'utf8' });
       try {

@@ -1,5 +1,5 @@
 /**
- * The audit records in the plugin's LevelDB namespace, in two retention classes, each keyed by a
+ * The audit records in the plugin's namespace of the store, in two retention classes, each keyed by a
  * sequence number of its own (fixed width, so key order is write order): `operator` records (key
  * `r:`, id the number), appended and never changed, and `sign-in-failures` (key `f:`, id `f` and the
  * number), the aggregated failed and refused sign-ins anyone can cause, each updated while its window
@@ -29,7 +29,7 @@ export interface AuditFilter {
 }
 
 export interface AuditLog {
-  /** Stores a record under the next id; resolves once LevelDB has it. */
+  /** Stores a record under the next id of its class; resolves once the store has it. */
   append(record: Omit<AuditRecord, 'id'>): Promise<AuditRecord>;
   /** Rewrites records of the `sign-in-failures` class (their counts grew); those retention took meanwhile stay gone. */
   update(records: AuditRecord[]): Promise<void>;
@@ -92,7 +92,11 @@ async function* newestFirst(store: KeyValueStore, classes: AuditClass[], limit?:
   }
 }
 
-export async function openAuditLog(store: KeyValueStore): Promise<AuditLog> {
+/**
+ * @param allocate in a cluster, hands out each record's number of a class once across the instances
+ *   (at least the given one); alone, numbers count up in memory.
+ */
+export async function openAuditLog(store: KeyValueStore, allocate?: (recordClass: AuditClass, atLeast: number) => Promise<number>): Promise<AuditLog> {
   // Deletions only ever take a class's oldest records, so each class keeps the contiguous run [first, next) of its sequence.
   const first = {} as Record<AuditClass, number>;
   const next = {} as Record<AuditClass, number>;
@@ -111,6 +115,14 @@ export async function openAuditLog(store: KeyValueStore): Promise<AuditLog> {
     if (doomed.length > 0) await store.batch(doomed.map((key) => ({ type: 'del' as const, key })));
   };
 
+  // Records appended or pruned by another instance of a cluster: the count follows.
+  store.onRemoteChange<AuditRecord>((key, record) => {
+    const recordClass = CLASSES.find((c) => key.startsWith(PREFIX[c]));
+    if (!recordClass) return;
+    if (record) next[recordClass] = Math.max(next[recordClass], seqOf(key) + 1);
+    else first[recordClass] = Math.max(first[recordClass], seqOf(key) + 1);
+  });
+
   /** The first sequence number of a record at or after `time` (records are in time order but for clock steps). */
   const firstAtOrAfter = async (recordClass: AuditClass, time: string): Promise<number> => {
     for await (const page of store.pages<AuditRecord>({ prefix: PREFIX[recordClass], size: PAGE })) {
@@ -121,7 +133,8 @@ export async function openAuditLog(store: KeyValueStore): Promise<AuditLog> {
 
   return {
     async append(record) {
-      const seq = next[record.class]++;
+      const seq = allocate ? await allocate(record.class, next[record.class]) : next[record.class];
+      next[record.class] = Math.max(next[record.class], seq + 1);
       const stored: AuditRecord = { id: ID_PREFIX[record.class] + String(seq), ...record };
       await store.put(keyOf(record.class, seq), stored);
       return stored;

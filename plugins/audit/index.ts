@@ -4,6 +4,7 @@
  * `GET /api/audit` (`audit:read`), applies retention, and optionally mirrors to a JSON-lines file.
  * See README.md.
  */
+import { AUDIT_COLLECTIONS } from './collections.js';
 import { isAbsolute, join } from 'node:path';
 import { definePlugin } from '../../core/plugin-api.js';
 import type { AuditClass } from './api.js';
@@ -19,6 +20,7 @@ const DAY_MS = 86_400_000;
 
 export default definePlugin({
   name: 'audit',
+  collections: AUDIT_COLLECTIONS,
   version: '1.0.0',
   kernel: '1',
   prefix: '/api/audit',
@@ -27,7 +29,10 @@ export default definePlugin({
   configSchema: AUDIT_CONFIG_SCHEMA,
   async register(ctx) {
     const { retention, signInFailures, jsonLinesFile } = ctx.config;
-    const log = await openAuditLog(ctx.store.namespace('records'));
+    const cluster = ctx.cluster;
+    // In a cluster, each class's numbers come from a cluster-wide counter, so that no two instances hand out one.
+    const allocate = cluster.enabled ? (recordClass: AuditClass, atLeast: number) => cluster.next(`audit-${recordClass === 'operator' ? 'records' : recordClass}`, atLeast) : undefined;
+    const log = await openAuditLog(ctx.store.namespace('records'), allocate);
     const sink = jsonLinesFile ? await openJsonLinesSink(isAbsolute(jsonLinesFile) ? jsonLinesFile : join(ctx.site.dataDir, jsonLinesFile)) : null;
 
     const bounds: Record<AuditClass, { maxRecords: number; maxAgeDays: number }> = { operator: retention, 'sign-in-failures': signInFailures };

@@ -20,7 +20,8 @@ export const CIRA_CONFIG_SCHEMA = Section({
    * With `tls.terminator` "haproxy" on a port: the addresses HAProxy connects from (its `source` on the
    * server line), CIDRs or single addresses. A connection from any other address is closed before
    * its PROXY header is read. Required for a port (on loopback any local process could connect and
-   * claim any device address); a unix socket is limited by its file's owner, group and mode instead.
+   * claim any device address); with it, `host` may be a network address (a cluster's HAProxy on
+   * another host). A unix socket is limited by its file's owner, group and mode instead.
    */
   proxySources: Type.Array(Type.String({ pattern: '^[0-9A-Fa-f:.]+(/\\d{1,3})?$' }), { maxItems: 64, default: [] }),
   /**
@@ -41,7 +42,7 @@ export const CIRA_CONFIG_SCHEMA = Section({
     minVersion: StringEnum(['TLSv1', 'TLSv1.1', 'TLSv1.2', 'TLSv1.3'], { default: 'TLSv1.2' }),
     /**
      * Who terminates TLS: "gateway" (Node's TLS on `host`:`port`), or "haproxy" (HAProxy in front, with
-     * the same certificate, passes plain APF to a loopback or unix-socket listener, each connection
+     * the same certificate, passes plain APF to a listener on a port or a unix socket, each connection
      * opened by a PROXY v2 header with the device's address). `minVersion` applies to "gateway" only.
      */
     terminator: StringEnum(['gateway', 'haproxy'], { default: 'gateway' }),

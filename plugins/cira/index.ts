@@ -2,6 +2,7 @@
  * cira: the CIRA server devices dial into (APF over TLS), the MPS accounts they sign in with, and
  * the `cira` service that reaches a device through its tunnel. See README.md and INTERFACE.md.
  */
+import { CIRA_COLLECTIONS } from './collections.js';
 import { definePlugin } from '../../core/plugin-api.js';
 import { openAccountStore } from './accounts/account-store.js';
 import { createDeviceAccounts } from './accounts/device-accounts.js';
@@ -14,6 +15,7 @@ import { ciraMpsAddress, STANDARD_CIRA_PORT } from './mps-address.js';
 import { registerAccountRoutes } from './routes/account-routes.js';
 import { registerBindingRoutes } from './routes/binding-routes.js';
 import { registerConnectionRoutes } from './routes/connection-routes.js';
+import { openTunnelDirectory } from './cluster/tunnel-directory.js';
 import { createCiraServer } from './server/cira-server.js';
 import { loadServerCertificate } from './server/server-certificate.js';
 
@@ -24,6 +26,7 @@ export default definePlugin<CiraConfig>({
   dependencies: ['devices'],
   optionalDependencies: ['audit'],
   prefix: '/api/cira',
+  collections: CIRA_COLLECTIONS,
   permissions: [
     { name: 'cira:read', description: 'Read CIRA tunnels, MPS accounts (never their passwords) and the CIRA server certificate' },
     { name: 'cira:manage', description: 'Manage MPS accounts, drop CIRA tunnels, accept an unverified tunnel as its device and rebind a device UUID to another MPS account' },
@@ -76,7 +79,9 @@ export default definePlugin<CiraConfig>({
     ctx.provide('cira', service);
     ctx.openapi.addTag('cira', 'CIRA: devices that dial in over APF/TLS, the MPS accounts they use, their tunnels');
     registerAccountRoutes(ctx, accounts);
-    registerConnectionRoutes(ctx, service);
+    // In a cluster: which instance holds each tunnel (operations are forwarded there).
+    const directory = ctx.cluster.enabled ? await openTunnelDirectory(ctx, ctx.store.namespace('tunnels'), service, ctx.use('devicePresence')) : undefined;
+    registerConnectionRoutes(ctx, service, directory);
     registerBindingRoutes(ctx, { cira: service, accounts, bindings });
   },
 });

@@ -140,8 +140,9 @@ export function registerCiraIntegration(ctx: PluginContext<unknown>, cira: CiraS
   });
 
   ctx.onReady(async () => {
-    // Tunnels recorded by an earlier run that ended without saying so are gone.
-    await clearStale(devices, presence, cira);
+    // Tunnels recorded by an earlier run that ended without saying so are gone. In a cluster the
+    // others' tunnels are not: the tunnel directory clears those of instances that went down.
+    if (!ctx.cluster.enabled) await clearStale(devices, presence, cira);
   });
   // Shutdown in dependency order: reads through tunnels stop before the cira server closes the
   // tunnels (stopping hooks run in reverse: this one before the server's); the changes under way

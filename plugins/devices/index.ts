@@ -4,6 +4,7 @@
  * (gate/device-gate.ts). Provides `devices`, `credentials`, `deviceAccess` and `deviceGate`; owns
  * the routes about devices and credentials (fixed paths under /api).
  */
+import { DEVICES_COLLECTIONS } from './collections.js';
 import { definePlugin } from '../../core/plugin-api.js';
 import { DEVICES_CONFIG_SCHEMA, type DevicesConfig } from './config.js';
 import { openCredentialVault } from './credentials/credential-vault.js';
@@ -19,6 +20,7 @@ import { createDevicePaths } from './gate/device-paths.js';
 import { createDeviceGate } from './gate/device-gate.js';
 import { createDeviceAccessFactory } from './gate/device-access.js';
 import { createGateService, fitDeviceConnections } from './gate/gate-service.js';
+import { clusterDeviceTurns, clusterSignInMemory } from './cluster/cluster-turns.js';
 
 export default definePlugin<DevicesConfig>({
   name: 'devices',
@@ -27,6 +29,7 @@ export default definePlugin<DevicesConfig>({
   prefix: '/api',
   // The domain's data stays where the releases before the split kept it (rest-api's store), so an upgrade finds it.
   storeNamespace: 'rest-api',
+  collections: DEVICES_COLLECTIONS,
   optionalDependencies: ['audit'],
   configSchema: DEVICES_CONFIG_SCHEMA,
   permissions: [
@@ -49,13 +52,16 @@ export default definePlugin<DevicesConfig>({
     ctx.provide('devicePresence', createDevicePresence(devices, ctx.events));
     // A copy the sign-in memory reads at each plan: rest-api's deprecated options may still adjust it before start.
     const signInSettings = { ...ctx.config.signIn };
-    const signIn = await openSignInMemory(ctx.store.namespace('sign-in'), signInSettings, (id) => credentials.signInVersion(id), ctx.logger, {
+    const localSignIn = await openSignInMemory(ctx.store.namespace('sign-in'), signInSettings, (id) => credentials.signInVersion(id), ctx.logger, {
       settled: (r) => void ((r.failedLogins > 0 || r.lockedOut) && ctx.events.publish('DeviceSignInFailed', { failedLogins: r.failedLogins, lockedOut: r.lockedOut })),
       paused: (reason) => ctx.events.publish('DeviceSignInPaused', { reason }),
     });
     const networks = createNetworkGuard(ctx.site.amt.allowedNetworks);
-    const turns = createDeviceTurns({ maximum: fitDeviceConnections(ctx.config.deviceConnections, ctx.logger), ...ctx.config.admission }, () => ctx.pool.threadLoad());
-    ctx.onClose(() => turns.close());
+    const localTurns = createDeviceTurns({ maximum: fitDeviceConnections(ctx.config.deviceConnections, ctx.logger), ...ctx.config.admission }, () => ctx.pool.threadLoad());
+    ctx.onClose(() => localTurns.close());
+    // In a cluster, a device's turn and its sign-in budget are the cluster's (cluster/cluster-turns.ts).
+    const turns = ctx.cluster.enabled ? clusterDeviceTurns(localTurns, ctx.cluster) : localTurns;
+    const signIn = ctx.cluster.enabled ? clusterSignInMemory(localSignIn, ctx.cluster) : localSignIn;
     const paths = createDevicePaths();
     const gate = createDeviceGate({ devices, vault: credentials, signIn, networks, turns, paths, amt: ctx.site.amt, tlsTrust: ctx.site.deviceTls, pool: ctx.pool, logger: ctx.logger });
     ctx.provide('deviceAccess', createDeviceAccessFactory(gate, (e) => ctx.events.publish('DeviceOperationCompleted', e)));

@@ -4,6 +4,7 @@
  * provided as the `presence` service), and remote reads of one device's hardware and event log.
  * See README.md.
  */
+import { REMOTE_MONITOR_COLLECTIONS } from './collections.js';
 import { definePlugin } from '../../core/plugin-api.js';
 import './api.js';
 import { REMOTE_MONITOR_CONFIG_SCHEMA, type RemoteMonitorConfig } from './config.js';
@@ -13,10 +14,12 @@ import { createPresenceService } from './presence-service.js';
 import { openPresenceStates } from './presence-states.js';
 import { createStatusFeed } from './status-feed.js';
 import { createSweepScheduler } from './sweep-scheduler.js';
+import { clusterShare } from './cluster-share.js';
 import { trackedStates } from './tracked-states.js';
 
 export default definePlugin<RemoteMonitorConfig>({
   name: 'remote-monitor',
+  collections: REMOTE_MONITOR_COLLECTIONS,
   version: '1.0.0',
   kernel: '1',
   dependencies: ['devices'],
@@ -34,7 +37,9 @@ export default definePlugin<RemoteMonitorConfig>({
     let ensureTracking = () => {};
     const states = trackedStates(stored, () => ensureTracking());
     const feed = createStatusFeed(ctx.events, devices, ctx.use('devicePresence'), states, ctx.logger);
-    const scheduler = createSweepScheduler({ pool: ctx.pool, devices, states: stored, amt: ctx.site.amt, config, logger: ctx.logger, allows, onObserved: feed.onObserved });
+    // In a cluster each device is probed by one instance (its flips reach the others through the store and the bus).
+    const probesHere = ctx.cluster.enabled ? clusterShare(ctx.cluster) : undefined;
+    const scheduler = createSweepScheduler({ pool: ctx.pool, devices, states: stored, amt: ctx.site.amt, config, logger: ctx.logger, allows, onObserved: feed.onObserved, ...(probesHere ? { probesHere } : {}) });
     ensureTracking = scheduler.ensureTracking;
     ctx.provide('presence', createPresenceService(devices, states, ctx.site.amt));
 

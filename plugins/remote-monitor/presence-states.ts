@@ -66,6 +66,16 @@ export async function openPresenceStates(store: KeyValueStore, missedProbesOffli
   const write = (work: () => Promise<void>) =>
     void serial(work).catch((err: Error) => logger.warn('could not store an online state', { error: err.message }));
   const recordOf = ({ online, since, lastSeen }: PresenceState): PresenceRecord => ({ online, since, lastSeen });
+  // Another instance of a cluster probes this device (cluster-share.ts): its flips are this instance's view.
+  store.onRemoteChange<PresenceRecord>((id, record) => {
+    const state = states.get(id);
+    if (!record) return void stored.delete(id);
+    if (!state) return void stored.set(id, record);
+    state.online = record.online;
+    state.answering = record.online;
+    state.since = record.since;
+    state.lastSeen = record.lastSeen;
+  });
 
   return {
     get: (id) => states.get(id),

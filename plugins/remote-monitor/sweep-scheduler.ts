@@ -21,6 +21,8 @@ export interface SweepSchedulerDeps {
   allows(address: string): boolean;
   /** Called after every probe outcome of a device, with the flip of its online state if there was one. */
   onObserved(deviceId: string, change: StatusChange | null): void;
+  /** In a cluster: whether this instance probes the device (each instance probes its share); default all. */
+  probesHere?(deviceId: string): boolean;
 }
 
 /** How the schedule is doing, for operators (`GET /api/monitor/schedule`). */
@@ -127,6 +129,7 @@ export function createSweepScheduler(deps: SweepSchedulerDeps): SweepScheduler {
         continue;
       }
       outside.delete(id);
+      if (deps.probesHere && !deps.probesHere(id)) continue;
       if (idByAddress.has(device.ipAddress)) continue;
       idByAddress.set(device.ipAddress, id);
       probing.add(id);

@@ -3,6 +3,7 @@
  * /api). The device domain (devices, credentials, sign-in memory, the device gate) is the `devices`
  * plugin's; scans and diagnostics reach devices only through its gate.
  */
+import { REST_API_COLLECTIONS } from './collections.js';
 import { definePlugin } from '../../core/plugin-api.js';
 import { openFileLimit, socketBudget } from '../../core/net/socket-budget.js';
 import { REST_API_CONFIG_SCHEMA, type RestApiConfig } from './config.js';
@@ -11,6 +12,7 @@ import { registerDiagnosticRoutes } from './diagnostics/diagnostic-routes.js';
 
 export default definePlugin<RestApiConfig>({
   name: 'rest-api',
+  collections: REST_API_COLLECTIONS,
   version: '1.1.0',
   kernel: '1',
   prefix: '/api',

@@ -8,6 +8,7 @@ import { definePlugin } from '../../core/plugin-api.js';
 import { HUB_CONFIG_SCHEMA } from './config.js';
 import { ConnectionRegistry } from './connection-registry.js';
 import { startFanOut } from './fan-out.js';
+import { HUB_EVENTS } from './hub-events.js';
 import { negotiateHandler } from './negotiate.js';
 import { createUpgradeHandler } from './upgrade.js';
 
@@ -28,6 +29,8 @@ export default definePlugin({
     const closeHub = () => (closing ??= registry.closeAll().finally(() => registry.dispose()));
     const registry = new ConnectionRegistry(config, ctx.auth, logger, (event) => ctx.events.publish('HubConnectionsChanged', event));
     const wss = new WebSocketServer({ noServer: true, maxPayload: config.maxMessageBytes, perMessageDeflate: false, clientTracking: false });
+    // Scans run on the instance that accepted them; their events reach the clients of every instance.
+    ctx.cluster.shareEvents([...HUB_EVENTS]);
     const stopFanOut = startFanOut(ctx.events, config.progressMinIntervalMs, (event) => registry.broadcast(event));
     const stopRevocations = ctx.events.subscribe('AccessRevoked', (event) => registry.revoked(event));
 

@@ -4,6 +4,7 @@
  * its DeviceStatusChanged events become notifications to the subscribers, whose MpsAddress follows
  * the cira plugin's tunnel events when that plugin runs. See README.md.
  */
+import { SOAP_MPS_COLLECTIONS } from './collections.js';
 import { hostname } from 'node:os';
 import { definePlugin, type PluginContext } from '../../core/plugin-api.js';
 import type { DeviceStatusChangedEvent } from 'amt-gateway/remote-monitor';
@@ -65,6 +66,7 @@ function notifier({ namespace, presence, subscriptions, sender, mpsAddress, ctx 
 
 export default definePlugin({
   name: 'soap-mps',
+  collections: SOAP_MPS_COLLECTIONS,
   version: '1.0.0',
   kernel: '1',
   dependencies: ['remote-monitor'],
@@ -133,7 +135,9 @@ export default definePlugin({
       return host === '0.0.0.0' || host === '::' || host === '' ? hostname() : host;
     };
     const mpsAddress = (event: DeviceStatusChangedEvent) => tunnels.addressFor(event) ?? lanMpsAddress();
-    const stopListening = ctx.events.subscribe('DeviceStatusChanged', notifier({ namespace, presence, subscriptions, sender, mpsAddress, ctx }));
+    const notify = notifier({ namespace, presence, subscriptions, sender, mpsAddress, ctx });
+    // A change another instance of a cluster saw is notified by that instance: once per subscriber.
+    const stopListening = ctx.events.subscribe('DeviceStatusChanged', (event) => (ctx.cluster.isRemote(event) ? undefined : notify(event)));
 
     ctx.onReady(async () => {
       const host = config.host ?? ctx.site.host;

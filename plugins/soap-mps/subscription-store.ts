@@ -76,6 +76,12 @@ export function createSubscriptionStore(store: KeyValueStore, options: Subscript
     for (const key of keys) byKey.delete(key);
     return keys.length;
   };
+  // A subscription made or removed through another instance of a cluster: notifications follow it.
+  store.onRemoteChange<Subscription>((key, value) => {
+    if (!key.startsWith(KEY_PREFIX)) return;
+    if (value) byKey.set(key, value);
+    else byKey.delete(key);
+  });
 
   return {
     async load(ownerOf) {

@@ -37,7 +37,7 @@ export interface BenchOptions {
 }
 
 export const USAGE = `Usage: npm run bench -- [name ...] [options]
-  names: sweep interrogation api soap hub startup cira cira-flood console audit-metrics redirection field (default: all, in that order)
+  names: sweep interrogation api soap hub startup cira cira-flood console audit-metrics redirection field cluster (default: all, in that order)
   --devices N        simulated devices (default 1000)
   --range CIDR       sweep range inside ${BENCH_NETWORK} (default 127.200.0.0/16)
   --sweep-runner R   the sweep's gateway: compiled (default, as a site runs it; builds dist/ if stale) or tsx

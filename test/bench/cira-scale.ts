@@ -83,7 +83,8 @@ function startFleets(targets: Array<{ port: number; devices: number }>, caFile: 
   );
 }
 
-async function stopFleets(fleets: ChildProcess[]): Promise<void> {
+/** Stops child processes (SIGTERM, SIGKILL after 20 s) and waits for them. */
+export async function stopFleets(fleets: ChildProcess[]): Promise<void> {
   await Promise.all(
     fleets.map(async (fleet) => {
       if (fleet.exitCode !== null) return;

@@ -27,9 +27,10 @@ import { redirection } from './redirection.js';
 import { field } from './field.js';
 import { activation } from './activation.js';
 import { ider } from './ider.js';
+import { cluster } from './cluster.js';
 
 const HERE = fileURLToPath(new URL('.', import.meta.url));
-const BENCHMARKS: Benchmark[] = [sweep, interrogation, api, soap, hub, startup, cira, ciraFlood, consoleDevices, auditMetrics, redirection, field, activation, ider];
+const BENCHMARKS: Benchmark[] = [sweep, interrogation, api, soap, hub, startup, cira, ciraFlood, consoleDevices, auditMetrics, redirection, field, activation, ider, cluster];
 
 /**
  * Benchmark scripts other engineers keep beside these (hub-*.ts, monitor-sweep.ts), run when named:

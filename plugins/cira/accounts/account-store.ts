@@ -39,6 +39,14 @@ export async function openAccountStore(store: KeyValueStore, secrets: PluginSecr
     byId.set(account.id, account);
     byUsername.set(account.username, account);
   }
+  store.onRemoteChange<StoredAccount>((id, account) => {
+    const current = byId.get(id);
+    if (current && byUsername.get(current.username) === current) byUsername.delete(current.username);
+    if (account) {
+      byId.set(id, account);
+      byUsername.set(account.username, account);
+    } else byId.delete(id);
+  });
   const serial = createSerialQueue();
   // Opened when the user name is unknown, so that both failures cost the same.
   const unknownUser = secrets.seal(randomUUID());

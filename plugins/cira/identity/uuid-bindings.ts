@@ -24,6 +24,7 @@ export interface BindingStore {
 export async function openBindingStore(store: KeyValueStore): Promise<BindingStore> {
   const byUuid = new Map<string, UuidBinding>();
   for await (const [, binding] of store.entries<UuidBinding>()) byUuid.set(binding.uuid, binding);
+  store.onRemoteChange<UuidBinding>((uuid, binding) => (binding ? byUuid.set(uuid, binding) : byUuid.delete(uuid)));
   const serial = createSerialQueue();
   const save = async (binding: UuidBinding): Promise<UuidBinding> => {
     await store.put(binding.uuid, binding);

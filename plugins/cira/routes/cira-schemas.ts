@@ -77,6 +77,7 @@ export const CIRA_CONNECTION_SCHEMA = Type.Object({
   openChannels: Type.Integer(),
   identity: IDENTITY,
   verified: Type.Boolean({ description: 'false while `identity` is `unverified`: no credential, Digest response or operation goes through the tunnel' }),
+  instance: Type.Optional(Type.String({ description: 'In a cluster: the name of the gateway instance holding the tunnel' })),
 });
 
 export type CiraConnection = Static<typeof CIRA_CONNECTION_SCHEMA>;

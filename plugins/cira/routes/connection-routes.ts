@@ -2,11 +2,13 @@
 import type { PluginContext } from '../../../core/plugin-api.js';
 import type { CiraService } from '../api.js';
 import { CiraErrors } from '../errors.js';
+import type { TunnelDirectory } from '../cluster/tunnel-directory.js';
 import { CIRA_CERTIFICATE_SCHEMA, CIRA_CONNECTION_SCHEMA, PAGING_QUERY } from './cira-schemas.js';
 
 const REF = { $ref: '#/components/schemas/CiraConnection' };
 
-export function registerConnectionRoutes(ctx: PluginContext, cira: CiraService): void {
+/** @param directory in a cluster, the tunnels of the other instances: listed too, each with its `instance`. */
+export function registerConnectionRoutes(ctx: PluginContext, cira: CiraService, directory?: TunnelDirectory): void {
   ctx.openapi.addSchema('CiraConnection', CIRA_CONNECTION_SCHEMA);
   ctx.openapi.addSchema('CiraCertificate', CIRA_CERTIFICATE_SCHEMA);
   const tags = ['cira'];
@@ -14,14 +16,15 @@ export function registerConnectionRoutes(ctx: PluginContext, cira: CiraService):
     method: 'get',
     path: '/connections',
     summary: 'Live CIRA tunnels',
-    description: 'Devices that authenticated and registered their forwards, oldest connection first.',
+    description: 'Devices that authenticated and registered their forwards, oldest connection first. In a cluster, the tunnels of every instance that is up, each with `instance` (this instance\'s first).',
     tags,
     permission: 'cira:read',
     query: PAGING_QUERY,
     responses: { 200: { description: 'Tunnels', schema: { type: 'array', items: REF }, headers: { 'X-Total-Count': { description: 'Live tunnels', schema: { type: 'integer' } } } } },
     handler(req, reply) {
       const { offset, limit } = req.query;
-      const all = cira.connections();
+      const local = cira.connections();
+      const all = directory ? [...local.map((c) => ({ ...c, instance: ctx.cluster.self.name })), ...directory.remote()] : local;
       reply.header('X-Total-Count', String(all.length));
       return all.slice(offset, limit === undefined ? undefined : offset + limit);
     },

@@ -1,12 +1,12 @@
 /**
  * Which listener the CIRA server runs, from its options: TLS in the gateway on `host`:`port`, or,
  * with `tls.terminator: "haproxy"`, the plain APF listener that accepts only PROXY v2 connections
- * from HAProxy, on a loopback address (127.0.0.1 unless `host` names another) taking connections
- * only from `proxySources`, or a unix socket (`socketPath`, its file limited to the gateway's user
- * and `socketGroup`). A configuration that would expose that plain listener to the network or to
- * every local process, or that mixes the two, is refused at start with a message naming the option.
+ * from HAProxy, on a port (127.0.0.1 unless `host` names another address: a network one for a
+ * cluster's HAProxy on another host) taking connections only from `proxySources`, or a unix socket
+ * (`socketPath`, its file limited to the gateway's user and `socketGroup`). A configuration that
+ * would let anyone but HAProxy reach that plain listener, or that mixes the two, is refused at start
+ * with a message naming the option.
  */
-import { isIPv4 } from 'node:net';
 import { createNetworkMatcher } from '../../../core/net/network-matcher.js';
 import type { CiraConfig } from '../config.js';
 import type { ListenTarget } from './socket-listener.js';
@@ -15,8 +15,6 @@ import type { ListenTarget } from './socket-listener.js';
 export type ProxyAdmission = { sources: string[] } | { group: string | null };
 
 export type ListenerPlan = { kind: 'tls'; target: { host: string; port: number } } | { kind: 'proxy-v2'; target: ListenTarget; admission: ProxyAdmission };
-
-const isLoopback = (host: string) => (isIPv4(host) && host.startsWith('127.')) || host === '::1';
 
 export function planListener(config: Pick<CiraConfig, 'host' | 'port' | 'socketPath' | 'socketGroup' | 'proxySources' | 'tls'>, siteHost: string): ListenerPlan {
   if (config.tls.terminator === 'gateway') {
@@ -31,13 +29,9 @@ export function planListener(config: Pick<CiraConfig, 'host' | 'port' | 'socketP
     return { kind: 'proxy-v2', target: { path: config.socketPath }, admission: { group: config.socketGroup } };
   }
   if (config.socketGroup !== null) throw new Error('plugins.cira.options.socketGroup: only a unix socket (socketPath) has a group');
+  // Every connection from elsewhere than `proxySources` is closed unread, so a network address (HAProxy on another host) is as safe as loopback.
   checkProxySources(config.proxySources);
   const host = config.host ?? '127.0.0.1';
-  if (!isLoopback(host)) {
-    throw new Error(
-      `plugins.cira.options.host: with tls.terminator "haproxy" the plain APF listener takes no TLS and trusts the PROXY header, so it must not be reachable from the network: bind it to a loopback address (127.0.0.0/8 or ::1) or use socketPath (got "${host}")`,
-    );
-  }
   return { kind: 'proxy-v2', target: { host, port: config.port }, admission: { sources: config.proxySources } };
 }
 

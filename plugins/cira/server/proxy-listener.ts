@@ -5,8 +5,8 @@
  * not a configured proxy source is closed before a byte of it is read (on a unix socket, the
  * file's owner, group and mode decide who connects). It accepts nothing else: a connection whose
  * first bytes are not a valid v2 header (or whose header has not arrived within `headerTimeoutMs`)
- * is closed at once. It is bound to a loopback address or a unix socket only (`listener-plan.ts`),
- * so it is never reachable from the network without HAProxy.
+ * is closed at once. On a port, only `proxySources` reach it (`listener-plan.ts` refuses a port
+ * without them), so it is never reachable without HAProxy, on loopback or on a cluster's network.
  */
 import type { Socket } from 'node:net';
 import type { AdmissionTicket } from './admission.js';

@@ -37,6 +37,7 @@ const byCreation = (a: StoredCredential, b: StoredCredential) => a.createdAt.loc
 export async function openCredentialVault(store: KeyValueStore, secrets: PluginSecrets): Promise<ManagedCredentialVault> {
   const cache = new Map<string, StoredCredential>();
   for await (const [id, credential] of store.entries<StoredCredential>()) cache.set(id, credential);
+  store.onRemoteChange<StoredCredential>((id, credential) => (credential ? cache.set(id, credential) : cache.delete(id)));
   const serial = createSerialQueue();
 
   // A credential bound to one device is that device's alone: in no list, tried for no other device.

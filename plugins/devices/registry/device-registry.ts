@@ -137,6 +137,12 @@ export async function openDeviceRegistry(store: KeyValueStore): Promise<ManagedD
   sorted = sortByAddress(loaded, keyOf);
 
   const all = () => (sorted ??= sortByAddress([...byId.values()], keyOf));
+  // Another instance of a cluster wrote a device: the mirror follows (its events reach this instance's bus from there).
+  store.onRemoteChange<Device>((id, device) => {
+    const current = byId.get(id);
+    if (current) unindex(current, device !== undefined);
+    if (device) index(device, current);
+  });
   const blocks = createEncodedBlocks();
 
   return {

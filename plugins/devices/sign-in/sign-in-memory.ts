@@ -41,6 +41,8 @@ export async function openSignInMemory(
 ): Promise<SignInMemory> {
   const records = new Map<string, SignInRecord>();
   for await (const [address, record] of store.entries<SignInRecord>()) records.set(address, record);
+  // What another instance of a cluster learned about a device's sign-in (its turn is cluster-wide: cluster-turns.ts).
+  store.onRemoteChange<SignInRecord>((address, record) => (record ? records.set(address, record) : records.delete(address)));
   const reserved = new Map<string, number>();
   /** Operations waiting for reservations on an address to be given back. */
   const waiting = new Map<string, Set<() => void>>();

@@ -21,9 +21,22 @@ function devicesPerScan(devices: DeviceRegistry): (scanId: string) => number {
 /** Wires scans: history (marking scans a dead process left running as interrupted), service, routes. */
 export async function registerScanning(ctx: PluginContext<RestApiConfig>, sockets: SocketBudget): Promise<ScanService> {
   const devices = ctx.use('devices');
-  const history = await openScanHistory(ctx.store.namespace('scans'), ctx.config.scan.historySize);
+  const { cluster } = ctx;
+  const history = await openScanHistory(ctx.store.namespace('scans'), ctx.config.scan.historySize, { self: cluster.self.id, isUp: (id) => cluster.isUp(id) });
   const interrupted = await history.markInterrupted(devicesPerScan(devices));
   if (interrupted.length) ctx.logger.warn('scans interrupted by the last stop', { scanIds: interrupted.map((s) => s.id) });
+  // In a cluster: a scan runs on the instance that accepted it; any instance cancels it (forwarded
+  // there), and the scans of an instance that went down are marked interrupted by the others.
+  cluster.routeRequests((req) => {
+    const owner = req.method === 'POST' && req.path.startsWith('/api/scan/cancel/') && req.params['id'] ? history.ownerOf(req.params['id']) : undefined;
+    return owner && cluster.isUp(owner) ? owner : null;
+  });
+  cluster.onInstanceDown((id) => {
+    void history
+      .markInterrupted(devicesPerScan(devices), (owner) => owner === id)
+      .then((scans) => scans.length && ctx.logger.warn('scans interrupted: their instance went down', { instance: id, scanIds: scans.map((s) => s.id) }))
+      .catch((err: Error) => ctx.logger.warn('could not mark the scans of a down instance', { error: err.message }));
+  });
   const scans = createScanService(
     { pool: ctx.pool, gate: ctx.use('deviceGate'), events: ctx.events, logger: ctx.logger, amt: ctx.site.amt, options: ctx.config.scan, sockets },
     history,

@@ -281,14 +281,17 @@ describe('cira listener plan', () => {
     assert.throws(() => ciraConfig({ tls: { terminator: 'haproxy' }, proxySources: ['not-an-address'] }));
   });
 
-  it('refuses to expose the plain listener: a non-loopback host, host and socketPath together, a unix socket without HAProxy', () => {
+  it('refuses to expose the plain listener: a port on any host without proxySources, host and socketPath together, a unix socket without HAProxy', () => {
     const plan = (overrides: Record<string, unknown>) => () => planListener(ciraConfig({ proxySources: ['127.0.0.1'], ...overrides }), '0.0.0.0');
-    assert.throws(plan({ tls: { terminator: 'haproxy' }, host: '0.0.0.0' }), /plugins\.cira\.options\.host: .*loopback/);
-    assert.throws(plan({ tls: { terminator: 'haproxy' }, host: '192.0.2.1' }), /loopback/);
-    assert.throws(plan({ tls: { terminator: 'haproxy' }, host: '::' }), /loopback/);
-    assert.throws(plan({ tls: { terminator: 'haproxy' }, host: 'localhost' }), /loopback/);
+    for (const host of ['0.0.0.0', '192.0.2.1', '::']) assert.throws(() => planListener(ciraConfig({ tls: { terminator: 'haproxy' }, host }), '0.0.0.0'), /plugins\.cira\.options\.proxySources: /, host);
     assert.throws(plan({ tls: { terminator: 'haproxy' }, host: '127.0.0.1', socketPath: '/tmp/x.sock' }), /not both/);
     assert.throws(plan({ socketPath: '/tmp/x.sock' }), /socketPath: .*haproxy/);
+  });
+
+  it("may bind a network address when proxySources names HAProxy's hosts (a cluster's HAProxy on another host), and refuses a malformed block", () => {
+    const plan = planListener(ciraConfig({ tls: { terminator: 'haproxy' }, proxySources: ['10.0.0.0/24'], host: '0.0.0.0' }), '0.0.0.0');
+    assert.deepEqual(plan, { kind: 'proxy-v2', target: { host: '0.0.0.0', port: 0 }, admission: { sources: ['10.0.0.0/24'] } });
+    assert.throws(() => planListener(ciraConfig({ tls: { terminator: 'haproxy' }, proxySources: ['10.0.0.0/33'], host: '0.0.0.0' }), '0.0.0.0'), /proxySources/);
   });
 
   it("binds HAProxy's listener to 127.0.0.1 (not the main listener's 0.0.0.0) unless told another loopback address", () => {

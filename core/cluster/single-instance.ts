@@ -1,0 +1,48 @@
+/** What `ctx.cluster` is on a one-box site (LevelDB): one instance alone; and what both kinds share. */
+import { hostname } from 'node:os';
+import type { GatewayConfig } from '../config/gateway-config.js';
+import type { PluginCluster } from './cluster-api.js';
+import type { Forwarder } from './forwarder.js';
+
+export interface RunningCluster {
+  readonly cluster: PluginCluster;
+  /** Consulted by the route table before each handler; undefined on a one-box site. */
+  readonly forwarder: Forwarder | undefined;
+  /** The main listener's URL, known once it listens (the advertised URL wins). */
+  listening(url: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The instance's name: `cluster.instanceName`, else host name and port. */
+export const instanceName = (config: GatewayConfig): string => config.cluster?.instanceName ?? `${hostname()}:${config.server.port}`;
+
+/** One instance alone: what `ctx.cluster` is on a LevelDB site; `id` is new at each start (what an earlier process left is not up). */
+export function singleInstance(name: string, id: string): RunningCluster {
+  const turns = new Map<string, Promise<unknown>>();
+  const cluster: PluginCluster = {
+    enabled: false,
+    self: { id, name },
+    instances: async () => [],
+    isUp: (other) => other === id,
+    upInstances: () => [id],
+    onInstanceDown: () => undefined,
+    async exclusive(key, work) {
+      const before = turns.get(key) ?? Promise.resolve();
+      const run = before.then(work, work);
+      const settled = run.catch(() => undefined);
+      turns.set(key, settled);
+      void settled.then(() => turns.get(key) === settled && turns.delete(key));
+      return run;
+    },
+    catchUp: async () => undefined,
+    next: async () => {
+      throw new Error('cluster counters exist only with the PostgreSQL store');
+    },
+    shareEvents: () => undefined,
+    isRemote: () => false,
+    routeRequests: () => undefined,
+    reportTunnels: () => undefined,
+  };
+  return { cluster, forwarder: undefined, listening: async () => undefined, close: async () => undefined };
+}
+

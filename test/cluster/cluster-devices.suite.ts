@@ -1,0 +1,183 @@
+/**
+ * Extra suite (`npm run test:cluster`): devices managed by three gateway processes on one real
+ * PostgreSQL, against the simulator on loopback. A scan's events reach another instance's hub and
+ * any instance cancels a scan; wrong credentials scanned from every instance at once never lock a
+ * device out and no device ever sees two connections; a CIRA device is managed through an instance
+ * that does not hold its tunnel, and after kill -9 of that instance through the one it dials next.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { startFleet, type Fleet } from '../sim/index.js';
+import { SIM_AMT_SETTINGS, SIM_RMCP_PORT } from '../helpers/scan-helpers.js';
+import { connectSignalR, type Received } from '../plugins/scan-hub/hub-test-kit.js';
+import { findPostgresBin, skipWithoutPostgres, startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
+import { until } from '../helpers/poll.js';
+import { adminToken, call, clusterMasterKey, startInstance, stopInstance, type ClusterInstanceProcess } from './cluster-kit.js';
+
+interface ScanView {
+  id: string;
+  status: string;
+  found: number;
+}
+
+const MPS = { username: 'mps-cluster', password: 'Mps-P@ssw0rd-cluster' };
+
+/** The CIRA listener's port, from the instance's log. */
+function ciraPortOf(instance: ClusterInstanceProcess): number {
+  const match = /"msg":"cira server listening"[^\n]*"port":(\d+)/.exec(instance.process.output());
+  if (!match) throw new Error(`${instance.name} did not report its CIRA port`);
+  return Number(match[1]);
+}
+
+describe('devices through three gateway instances on one PostgreSQL', () => {
+  let server: PostgresServer | undefined;
+  let instances: ClusterInstanceProcess[] = [];
+  let token = '';
+  const fleets: Fleet[] = [];
+
+  before(async () => {
+    if (!findPostgresBin()) return;
+    server = await startPostgres();
+    const storeUrl = await server.createDatabase();
+    const masterKey = clusterMasterKey();
+    const config = {
+      ...SIM_AMT_SETTINGS,
+      plugins: {
+        'soap-mps': { enable: false },
+        'remote-monitor': { enable: false },
+        cira: { enable: true, options: { port: 0, keepAliveIntervalSeconds: 1, keepAliveTimeoutSeconds: 3, forwardSettleMs: 50 } },
+        'rest-api': { enable: true, options: { scan: { rmcpWindowMs: 200 } } },
+      },
+    };
+    instances = await Promise.all(['gw-a', 'gw-b', 'gw-c'].map((name) => startInstance(name, { storeUrl, masterKey, config })));
+    token = await adminToken(instances[0]!.url);
+  });
+  after(async () => {
+    for (const fleet of fleets) await fleet.stop().catch(() => undefined);
+    for (const instance of instances) await stopInstance(instance, 'SIGKILL').catch(() => undefined);
+    await server?.destroy();
+  });
+
+  test("a scan runs once, on the instance that accepted it; its events reach another instance's hub; another instance cancels it", async (t) => {
+    if (skipWithoutPostgres(t)) return;
+    const fleet = await startFleet({ count: 6, base: '127.61.0.1', rmcpPort: SIM_RMCP_PORT, seed: 'cluster-scan' });
+    fleets.push(fleet);
+    const created = await call(instances[0]!.url, token, 'POST', '/api/credentials', { name: 'fleet', username: 'admin', password: 'P@ssw0rd1', isDefault: true });
+    assert.equal(created.status, 201);
+    const hub = await connectSignalR(instances[1]!.url, token);
+    try {
+      const started = await call<ScanView>(instances[0]!.url, token, 'POST', '/api/scan/start', { range: '127.61.0.0/29', timeoutMs: 1000 });
+      assert.equal(started.status, 202);
+      const done = (received: Received[]) => received.find((r) => r.target === 'ScanCompleted' && r.arg.id === started.body.id);
+      const completed = await until('the scan completes on the other instance\'s hub', () => done(hub.received), 30_000);
+      assert.equal(completed.arg.found, 6);
+      assert.ok(hub.received.some((r) => r.target === 'ScanStarted' && r.arg.id === started.body.id));
+      assert.equal(hub.received.filter((r) => r.target === 'DeviceDiscovered').length, 6, 'one discovery per device, from the one instance that scanned');
+      const onC = await call<ScanView>(instances[2]!.url, token, 'GET', `/api/scan/${started.body.id}`);
+      assert.equal(onC.body.status, 'completed');
+      const listed = await call<unknown[]>(instances[2]!.url, token, 'GET', '/api/devices');
+      assert.equal(listed.body.length, 6);
+    } finally {
+      await hub.connection.stop();
+    }
+    // A long scan started on one instance is cancelled through another.
+    const long = await call<ScanView>(instances[0]!.url, token, 'POST', '/api/scan/start', { range: '127.62.0.0/20', timeoutMs: 3000, concurrency: 4 });
+    assert.equal(long.status, 202);
+    await until('the others see it running', async () => (await call<ScanView>(instances[2]!.url, token, 'GET', `/api/scan/${long.body.id}`)).body?.status === 'running', 5000);
+    const cancelled = await call<ScanView>(instances[2]!.url, token, 'POST', `/api/scan/cancel/${long.body.id}`);
+    assert.equal(cancelled.status, 200, JSON.stringify(cancelled.body));
+    assert.equal(cancelled.body.status, 'cancelled');
+    assert.equal(cancelled.headers.get('x-amtgw-served-by') !== null, true, 'served by the instance running it');
+  });
+
+  test('wrong credentials scanned from every instance at once: no device is locked out; reads from every instance at once: one connection at a time', async (t) => {
+    if (skipWithoutPostgres(t)) return;
+    const fleet = await startFleet({ count: 4, base: '127.63.0.1', rmcpPort: SIM_RMCP_PORT, seed: 'cluster-lockout', lockoutThreshold: 10 });
+    fleets.push(fleet);
+    // Twelve wrong credentials: one instance alone spends at most the budget (10 - 2); three
+    // instances that did not count together would spend three budgets.
+    for (let i = 0; i < 12; i++) {
+      const res = await call(instances[i % 3]!.url, token, 'POST', '/api/credentials', { name: `wrong-${i}`, username: 'admin', password: `Wrong-P@ss-${i}` });
+      assert.equal(res.status, 201);
+    }
+    await until('every instance has the twelve', async () => {
+      const counts = await Promise.all(instances.map(async (i) => (await call<Array<{ name: string }>>(i.url, token, 'GET', '/api/credentials')).body.filter((c) => c.name.startsWith('wrong-')).length));
+      return counts.every((n) => n === 12);
+    }, 2000);
+    const scans = await Promise.all(instances.map((i) => call<ScanView>(i.url, token, 'POST', '/api/scan/start', { range: '127.63.0.0/29', timeoutMs: 2000 })));
+    for (const scan of scans) assert.equal(scan.status, 202, JSON.stringify(scan.body));
+    await until('the three scans end', async () => {
+      const states = await Promise.all(scans.map((s, i) => call<ScanView>(instances[i]!.url, token, 'GET', `/api/scan/${s.body.id}`)));
+      return states.every((s) => s.body.status !== 'running');
+    }, 60_000);
+    for (const device of fleet.devices) {
+      const counters = device.counters();
+      assert.equal(device.lockedOut, false, `${device.address} locked out`);
+      assert.ok(counters.authFailures <= 8, `${device.address}: ${counters.authFailures} failed logins, more than one budget`);
+    }
+    // (A scan's port probes reach a device outside the gate's turns, as on one gateway: connections are counted on reads.)
+    const good = await call(instances[0]!.url, token, 'POST', '/api/credentials', { name: 'right', username: 'admin', password: 'P@ssw0rd1' });
+    assert.equal(good.status, 201);
+    for (const device of fleet.devices) {
+      device.unlock();
+      device.resetCounters();
+    }
+    const listed = await call<Array<{ id: string; ipAddress: string }>>(instances[1]!.url, token, 'GET', '/api/devices');
+    const target = listed.body.find((d) => d.ipAddress === fleet.devices[0]!.address)!;
+    await until('every instance knows the right credential', async () => {
+      const all = await Promise.all(instances.map(async (i) => (await call<Array<{ name: string }>>(i.url, token, 'GET', '/api/credentials')).body.some((c) => c.name === 'right')));
+      return all.every(Boolean);
+    }, 2000);
+    const reads = await Promise.all(Array.from({ length: 12 }, (_, i) => call(instances[i % 3]!.url, token, 'GET', `/api/power/${target.id}`)));
+    assert.deepEqual(reads.map((r) => r.status), Array(12).fill(200), JSON.stringify(reads.find((r) => r.status !== 200)?.body));
+    const counters = fleet.devices[0]!.counters();
+    assert.ok(counters.connections >= 12, `${counters.connections} connections for 12 reads`);
+    assert.equal(counters.peakOpenConnections, 1, 'one connection at a time from the whole cluster');
+  });
+
+  test('a CIRA device is managed through an instance that does not hold its tunnel, and after kill -9 of that instance through the next', async (t) => {
+    if (skipWithoutPostgres(t)) return;
+    const account = await call(instances[0]!.url, token, 'POST', '/api/cira/accounts', MPS);
+    assert.equal(account.status, 201, JSON.stringify(account.body));
+    const holder = instances[2]!;
+    const caOf = async (instance: ClusterInstanceProcess) => (await call<{ pem: string }>(instance.url, token, 'GET', '/api/cira/certificate')).body.pem;
+    const fleet = await startFleet({
+      count: 1,
+      base: '127.64.0.1',
+      rmcpPort: 0,
+      seed: 'cluster-cira',
+      cira: { host: '127.0.0.1', port: ciraPortOf(holder), username: MPS.username, password: MPS.password, ca: await caOf(holder), keepAliveSeconds: 1, reconnectMs: 0 },
+    });
+    fleets.push(fleet);
+    const device = fleet.devices[0]!;
+    await device.cira!.waitFor('connected');
+    const deviceId = await until('the device is listed on another instance', async () => {
+      const listed = await call<Array<{ id: string; uuid: string | null; connections?: string[] }>>(instances[0]!.url, token, 'GET', '/api/devices');
+      return listed.body.find((d) => d.connections?.includes('cira'))?.id;
+    }, 10_000);
+    const read = await until('a power read through gw-a', async () => {
+      const res = await call<{ powerState?: number }>(instances[0]!.url, token, 'GET', `/api/power/${deviceId}`);
+      return res.status === 200 ? res : undefined;
+    }, 20_000);
+    assert.ok(read.headers.get('x-amtgw-served-by'), 'forwarded to the instance holding the tunnel');
+    const tunnels = await call<Array<{ deviceId: string; instance: string }>>(instances[1]!.url, token, 'GET', '/api/cira/connections');
+    assert.deepEqual(tunnels.body.map((c) => [c.deviceId, c.instance]), [[deviceId, 'gw-c']]);
+
+    // The holder dies; the device dials another instance; it is managed through the third.
+    holder.process.child.kill('SIGKILL');
+    await holder.process.exited;
+    const failing = await call<{ type: string }>(instances[0]!.url, token, 'GET', `/api/power/${deviceId}`);
+    assert.equal(failing.status, 503, 'forwarded to a dead instance: 503 at once');
+    // As HAProxy would send its redial: to another instance.
+    const next = instances[1]!;
+    await device.cira!.stop();
+    Object.assign(device.cira!.options, { port: ciraPortOf(next), ca: await caOf(next) });
+    device.cira!.start();
+    await device.cira!.waitFor('connected');
+    const again = await until('managed through gw-a again', async () => {
+      const res = await call(instances[0]!.url, token, 'GET', `/api/power/${deviceId}`);
+      return res.status === 200 ? res : undefined;
+    }, 30_000);
+    assert.ok(again.headers.get('x-amtgw-served-by'));
+  });
+});
