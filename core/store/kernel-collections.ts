@@ -8,15 +8,16 @@ const KERNEL_COLLECTIONS: PlacedCollection[] = [
   {
     path: [CORE_PLUGIN, 'users'],
     table: 'gw_users',
-    description: 'gateway users by lower-cased name: permissions and password hash as stored',
-    fields: { username: { path: 'username', type: 'text' }, updated_at: { path: 'updatedAt', type: 'text' } },
+    description: 'gateway users by lower-cased name: their immutable id, permissions and the password hash sealed under the master key',
+    fields: { user_id: { path: 'id', type: 'text' }, username: { path: 'username', type: 'text' }, updated_at: { path: 'updatedAt', type: 'text' } },
+    indexes: [['user_id']],
   },
   {
     path: [CORE_PLUGIN, 'tokens'],
     table: 'gw_tokens',
-    description: 'bearer tokens by the SHA-256 of the token (never the token)',
-    fields: { username: { path: 'username', type: 'text' }, expires_at: { path: 'expiresAt', type: 'text' } },
-    indexes: [['username'], ['expires_at']],
+    description: 'bearer tokens by the SHA-256 of the token (never the token), each bound to its user id',
+    fields: { user_id: { path: 'userId', type: 'text' }, username: { path: 'username', type: 'text' }, expires_at: { path: 'expiresAt', type: 'text' } },
+    indexes: [['user_id'], ['username'], ['expires_at']],
   },
 ];
 

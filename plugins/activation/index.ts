@@ -7,6 +7,7 @@
 import { definePlugin } from '../../core/plugin-api.js';
 import './api.js';
 import { ACTIVATION_CONFIG_SCHEMA } from './config.js';
+import { ACTIVATION_COLLECTIONS } from './collections.js';
 import { createDeviceLink, registerAgentPath } from './device/gate-calls.js';
 import { openDomainStore } from './domains/domain-store.js';
 import { driveSession, type DriverParts } from './flows/agent-driver.js';
@@ -34,6 +35,7 @@ export default definePlugin({
   ],
   routes: [{ path: '/activation', name: 'activation', meta: { title: 'Activation', icon: 'rocket', permission: 'activation:read', order: 85 } }],
   configSchema: ACTIVATION_CONFIG_SCHEMA,
+  collections: ACTIVATION_COLLECTIONS,
   async register(ctx) {
     const { config } = ctx;
     const devices = ctx.use('devices');
@@ -41,8 +43,10 @@ export default definePlugin({
     const access = ctx.use('deviceAccess');
     const profiles = await openProfileStore(ctx.store.namespace('profiles'), ctx.secrets);
     const domains = await openDomainStore(ctx.store.namespace('domains'), ctx.secrets, config.certificateWarningDays, ctx.logger);
-    const records = await openRecordLog(ctx.store.namespace('records'), config.maxRecords);
-    const approvals = await openApprovals(ctx.store.namespace('approvals'), config.approvalValidSeconds);
+    const { cluster } = ctx;
+    // In a cluster, record numbers come from a cluster-wide counter, so that no two instances hand out one.
+    const records = await openRecordLog(ctx.store.namespace('records'), config.maxRecords, cluster.enabled ? (atLeast) => cluster.next('activation-records', atLeast) : undefined);
+    const approvals = await openApprovals(ctx.store.namespace('approvals'), ctx.store.namespace('approval-requests'), config.approvalValidSeconds, { self: cluster.self.id, isUp: (id) => cluster.isUp(id) });
     const directory = createSessionDirectory();
     const codes = createActionCodes();
     registerAgentPath(gate, directory, ctx.name);

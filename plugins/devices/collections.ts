@@ -20,8 +20,9 @@ export const DEVICES_COLLECTIONS: Record<string, CollectionDeclaration> = {
   },
   credentials: {
     table: 'device_credentials',
-    description: 'device credentials: user name and the password sealed under the master key',
-    fields: { name: { path: 'name', type: 'text' }, username: { path: 'username', type: 'text' }, is_default: { path: 'isDefault', type: 'boolean' } },
+    description: 'device credentials: user name and the password sealed under the master key; bound_to the UUID of the one device a generated credential serves (activation)',
+    fields: { name: { path: 'name', type: 'text' }, username: { path: 'username', type: 'text' }, is_default: { path: 'isDefault', type: 'boolean' }, bound_to: { path: 'boundTo', type: 'text' } },
+    indexes: [['bound_to']],
   },
   'sign-in': {
     table: 'device_sign_in',

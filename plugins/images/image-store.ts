@@ -53,6 +53,21 @@ export function createImageStore({ directory, store, logger, maxImages }: ImageS
       const missing = [];
       for (const record of records.values()) if (!(await checkFile(record))) missing.push(`${record.name} (${fileOf(record.id)})`);
       if (missing.length) logger.warn('image files missing or changed: restore them into the image directory', { directory, images: missing });
+      // An image uploaded or deleted through another instance of a cluster (whose image directory is this one, shared).
+      store.onRemoteChange<ImageRecord>((key, record) => {
+        if (!key.startsWith(KEY)) return;
+        const id = key.slice(KEY.length);
+        const previous = records.get(id);
+        if (previous) names.delete(previous.name);
+        if (!record) {
+          records.delete(id);
+          available.delete(id);
+          return;
+        }
+        records.set(id, record);
+        names.add(record.name);
+        void checkFile(record).then((ok) => ok || logger.warn('an image another gateway instance stored has no file here: is the image directory shared by every instance?', { image: record.name, file: fileOf(id) }));
+      });
     },
     list: (): ImageView[] => [...records.values()].sort((a, b) => a.name.localeCompare(b.name)).map(view),
     view(id: string): ImageView {

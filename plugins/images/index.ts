@@ -7,6 +7,7 @@ import { join, resolve } from 'node:path';
 import { definePlugin } from '../../core/plugin-api.js';
 import './api.js';
 import { IMAGES_CONFIG_SCHEMA } from './config.js';
+import { IMAGES_COLLECTIONS } from './collections.js';
 import { createImageStore } from './image-store.js';
 import { MANAGE, registerImageRoutes } from './image-routes.js';
 
@@ -20,6 +21,7 @@ export default definePlugin({
   permissions: [{ name: MANAGE, description: 'Upload and delete boot images (IDE redirection)' }],
   routes: [{ path: '/images', name: 'images', meta: { title: 'Images', icon: 'disc', permission: 'remote:connect', order: 75 } }],
   configSchema: IMAGES_CONFIG_SCHEMA,
+  collections: IMAGES_COLLECTIONS,
   async register(ctx) {
     const directory = resolve(ctx.config.directory ?? join(ctx.site.dataDir, 'images'));
     const images = createImageStore({ directory, store: ctx.store, logger: ctx.logger, maxImages: ctx.config.maxImages });

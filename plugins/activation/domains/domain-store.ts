@@ -31,6 +31,12 @@ export async function openDomainStore(store: KeyValueStore, secrets: PluginSecre
   for await (const page of store.pages<StoredDomain>()) for (const [, domain] of page) byId.set(domain.id, domain);
   const serial = createSerialQueue();
   const opened = new Map<string, Promise<ProvisioningCertificate>>();
+  // A domain added or deleted through another instance of a cluster (its certificate is read when first used here).
+  store.onRemoteChange<StoredDomain>((id, domain) => {
+    opened.delete(id);
+    if (domain) byId.set(id, domain);
+    else byId.delete(id);
+  });
   const view = ({ sealedPfx: _sealed, ...domain }: StoredDomain): ProvisioningDomain => ({ ...domain, expiresSoon: Date.parse(domain.expiresAt) - Date.now() < warningDays * DAY_MS });
   const list = () => [...byId.values()].sort((a, b) => a.suffix.localeCompare(b.suffix)).map(view);
   for (const domain of list()) if (domain.expiresSoon) logger.warn('a provisioning certificate expires soon (or has expired): upload its successor', { suffix: domain.suffix, expiresAt: domain.expiresAt });

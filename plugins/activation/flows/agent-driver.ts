@@ -34,10 +34,10 @@ function run(parts: FlowParts, ctx: FlowContext, request: AgentRequest): Promise
   }
 }
 
-function newRecord(parts: DriverParts, session: AgentSession, request: AgentRequest): ActivationRecord {
+async function newRecord(parts: DriverParts, session: AgentSession, request: AgentRequest): Promise<ActivationRecord> {
   const { facts } = request;
   return {
-    id: parts.records.nextId(),
+    id: await parts.records.nextId(),
     uuid: facts.uuid,
     hostname: facts.hostname,
     fqdn: facts.dnsSuffix,
@@ -70,7 +70,16 @@ export async function driveSession(parts: DriverParts, session: AgentSession): P
     session.finish('error', ActivationErrors.busy(`another agent works on device ${request.facts.uuid} now`).message);
     return;
   }
-  const tracker = new ActionTracker(parts.tracking, newRecord(parts, session, request), () => session.counters.exchanges, (line) => session.progress(line));
+  let record: ActivationRecord;
+  try {
+    record = await newRecord(parts, session, request);
+  } catch (error) {
+    // No number for its record (the cluster's store is away): nothing was done, the agent may try again.
+    parts.logger.warn('activation refused: its record could not be numbered', { remoteAddress: session.remoteAddress, error: problemOf(error).code });
+    session.finish('error', problemOf(error).detail);
+    return;
+  }
+  const tracker = new ActionTracker(parts.tracking, record, () => session.counters.exchanges, (line) => session.progress(line));
   const controller = new AbortController();
   const timeoutMs = parts.config.actionTimeoutMs;
   const timer = setTimeout(() => {

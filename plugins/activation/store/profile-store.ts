@@ -50,6 +50,8 @@ function publicView(stored: StoredProfile): ActivationProfile {
 export async function openProfileStore(store: KeyValueStore, secrets: PluginSecrets): Promise<ProfileStore> {
   const byName = new Map<string, StoredProfile>();
   for await (const page of store.pages<StoredProfile>()) for (const [, profile] of page) byName.set(profile.name, profile);
+  // A profile created, changed or deleted through another instance of a cluster.
+  store.onRemoteChange<StoredProfile>((name, profile) => (profile ? byName.set(name, profile) : byName.delete(name)));
   const serial = createSerialQueue();
   const load = (name: string) => {
     const profile = byName.get(name);

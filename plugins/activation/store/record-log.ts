@@ -17,7 +17,7 @@ export interface RecordFilter {
 
 export interface RecordLog {
   /** A new record's id (its sequence number), in start order. */
-  nextId(): string;
+  nextId(): Promise<string>;
   /** Writes the record as it is now (a new one, or an update of one still kept). */
   save(record: ActivationRecord): Promise<void>;
   get(id: string): Promise<ActivationRecord | undefined>;
@@ -35,10 +35,21 @@ async function edge(store: KeyValueStore, reverse: boolean): Promise<number | un
   return undefined;
 }
 
-export async function openRecordLog(store: KeyValueStore, maxRecords: number): Promise<RecordLog> {
+/**
+ * @param allocate in a cluster, hands out each record's number once across the instances (at least
+ *   the given one); alone, numbers count up in memory.
+ */
+export async function openRecordLog(store: KeyValueStore, maxRecords: number, allocate?: (atLeast: number) => Promise<number>): Promise<RecordLog> {
   let first = (await edge(store, false)) ?? 1;
   let next = ((await edge(store, true)) ?? 0) + 1;
   let pruning: Promise<void> | null = null;
+  // Records started or pruned by another instance of a cluster: the count follows.
+  store.onRemoteChange<ActivationRecord>((key, record) => {
+    if (!key.startsWith(KEY_PREFIX)) return;
+    const seq = Number(key.slice(KEY_PREFIX.length));
+    if (record) next = Math.max(next, seq + 1);
+    else first = Math.max(first, seq + 1);
+  });
 
   const prune = async () => {
     while (next - first > maxRecords) {
@@ -51,7 +62,11 @@ export async function openRecordLog(store: KeyValueStore, maxRecords: number): P
   };
 
   return {
-    nextId: () => idOf(next++),
+    async nextId() {
+      const seq = allocate ? await allocate(next) : next;
+      next = Math.max(next, seq + 1);
+      return idOf(seq);
+    },
     async save(record) {
       const seq = Number(record.id);
       if (seq < first) return;
