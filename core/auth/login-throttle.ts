@@ -30,6 +30,30 @@ export interface LoginAttempt {
   end(): void;
 }
 
+/**
+ * A throttle whose counts may be kept elsewhere (a cluster's database, so that every instance counts
+ * the same attempts): beginning and ending an attempt are asynchronous.
+ */
+export interface SharedLoginThrottle {
+  begin(client: string, username: string): Promise<SharedLoginAttempt | { retryAfterSeconds: number }>;
+}
+
+/** An attempt of a {@link SharedLoginThrottle}: as a {@link LoginAttempt}, its end written before it resolves. */
+export interface SharedLoginAttempt extends Omit<LoginAttempt, 'end'> {
+  end(): Promise<void>;
+}
+
+/** A throttle kept in this process's memory, as a {@link SharedLoginThrottle}. */
+export function inMemory(throttle: LoginThrottle): SharedLoginThrottle {
+  return {
+    async begin(client, username) {
+      const attempt = throttle.begin(client, username);
+      if ('retryAfterSeconds' in attempt) return attempt;
+      return { delayMs: attempt.delayMs, succeeded: () => attempt.succeeded(), unchecked: () => attempt.unchecked(), end: async () => attempt.end() };
+    },
+  };
+}
+
 export interface LoginThrottleOptions {
   freeFailures: number;
   maxFailures: number;
@@ -45,6 +69,67 @@ export interface LoginThrottleOptions {
   maxClients?: number;
 }
 
+/**
+ * Seconds until fewer than `max` failures (times, oldest first), the `pending` attempts counted as
+ * failures, remain in the window; 0 when already fewer. Pending attempts end within seconds, so a
+ * refusal they alone cause says 1.
+ */
+function blockedFor(list: readonly number[], max: number, pending: number, windowMs: number, now: number): number {
+  if (list.length + pending < max) return 0;
+  if (list.length < max) return 1;
+  const retryAt = list[list.length - max]! + windowMs;
+  return Math.max(1, Math.ceil((retryAt - now) / 1000));
+}
+
+/** What the throttle knows of a name at an address when an attempt begins: failures within the window (times, oldest first) and attempts under way. */
+export interface ThrottleState {
+  now: number;
+  nameFailures: readonly number[];
+  addressFailures: readonly number[];
+  pendingForName: number;
+  pendingForAddress: number;
+}
+
+/** The throttle's limits with their defaults filled in. */
+export interface ThrottleLimits {
+  windowMs: number;
+  freeFailures: number;
+  maxFailures: number;
+  addressMax: number;
+  nameConcurrency: number;
+  addressConcurrency: number;
+  delayStepMs: number;
+}
+
+export function throttleLimits(options: LoginThrottleOptions): ThrottleLimits {
+  return {
+    windowMs: options.windowSeconds * 1000,
+    freeFailures: options.freeFailures,
+    maxFailures: options.maxFailures,
+    // The default ceiling stays within what the schema allows an explicit one (1,000 failures kept per address).
+    addressMax: options.addressMaxFailures ?? Math.max(options.maxFailures, Math.min(1000, options.maxFailures * 10)),
+    nameConcurrency: options.maxConcurrentPerName ?? 2,
+    addressConcurrency: options.maxConcurrentPerAddress ?? 10,
+    delayStepMs: options.delayStepMs,
+  };
+}
+
+/**
+ * The throttle's one rule, wherever its counts are kept (in memory, or in the cluster's database):
+ * refused with the seconds to retry after, or admitted after a delay that grows with the failures.
+ */
+export function throttleDecision(limits: ThrottleLimits, state: ThrottleState): { retryAfterSeconds: number } | { delayMs: number } {
+  const { pendingForName, pendingForAddress } = state;
+  if (pendingForName >= limits.nameConcurrency || pendingForAddress >= limits.addressConcurrency) return { retryAfterSeconds: 1 };
+  const blocked = Math.max(
+    blockedFor(state.addressFailures, limits.addressMax, pendingForAddress, limits.windowMs, state.now),
+    blockedFor(state.nameFailures, limits.maxFailures, pendingForName, limits.windowMs, state.now),
+  );
+  if (blocked > 0) return { retryAfterSeconds: blocked };
+  const counted = state.nameFailures.length + pendingForName - limits.freeFailures + 1;
+  return { delayMs: counted > 0 ? counted * limits.delayStepMs : 0 };
+}
+
 /** Failure times per key within a sliding window, bounded in keys. */
 /** @param keep the most failures a decision looks at: older ones are dropped. */
 function failureWindow(windowMs: number, maxKeys: number, keep: number, now: () => number) {
@@ -58,18 +143,6 @@ function failureWindow(windowMs: number, maxKeys: number, keep: number, now: () 
   };
   return {
     recent,
-    /**
-     * Seconds until fewer than `max` failures, the `pending` attempts counted as failures, remain in
-     * the window; 0 when already fewer. Pending attempts end within seconds, so a refusal they alone
-     * cause says 1.
-     */
-    blockedFor(key: string, max: number, pending: number): number {
-      const list = recent(key);
-      if (list.length + pending < max) return 0;
-      if (list.length < max) return 1;
-      const retryAt = list[list.length - max]! + windowMs;
-      return Math.max(1, Math.ceil((retryAt - now()) / 1000));
-    },
     add(key: string) {
       const list = recent(key);
       // Bounded: only the newest failures that can still decide a refusal are kept.
@@ -81,6 +154,9 @@ function failureWindow(windowMs: number, maxKeys: number, keep: number, now: () 
     clear: (key: string) => void failures.delete(key),
   };
 }
+
+/** The key of a name at an address: a NUL cannot occur in an address, so it is unambiguous; names as sign-in matches them. */
+export const throttlePair = (client: string, username: string): string => `${client}\u0000${userKey(username)}`;
 
 /** Attempts under way per key; a key leaves the map when its last attempt ends (bounded by the attempts themselves). */
 function inFlightCounter() {
@@ -97,33 +173,29 @@ function inFlightCounter() {
 }
 
 export function createLoginThrottle(options: LoginThrottleOptions, now: () => number = Date.now): LoginThrottle {
-  const windowMs = options.windowSeconds * 1000;
+  const limits = throttleLimits(options);
   const maxKeys = options.maxClients ?? 10_000;
-  // The default ceiling stays within what the schema allows an explicit one (1,000 failures kept per address).
-  const addressMax = options.addressMaxFailures ?? Math.max(options.maxFailures, Math.min(1000, options.maxFailures * 10));
-  const nameConcurrency = options.maxConcurrentPerName ?? 2;
-  const addressConcurrency = options.maxConcurrentPerAddress ?? 10;
-  const perName = failureWindow(windowMs, maxKeys, options.maxFailures, now);
-  const perAddress = failureWindow(windowMs, maxKeys, addressMax, now);
+  const perName = failureWindow(limits.windowMs, maxKeys, limits.maxFailures, now);
+  const perAddress = failureWindow(limits.windowMs, maxKeys, limits.addressMax, now);
   const busyNames = inFlightCounter();
   const busyAddresses = inFlightCounter();
-  // A NUL cannot occur in an address, so the pair key is unambiguous.
-  const pair = (client: string, username: string) => `${client}\u0000${userKey(username)}`;
   return {
     begin(client, username) {
-      const key = pair(client, username);
-      const pendingForName = busyNames.get(key);
-      const pendingForAddress = busyAddresses.get(client);
-      if (pendingForName >= nameConcurrency || pendingForAddress >= addressConcurrency) return { retryAfterSeconds: 1 };
-      const blocked = Math.max(perAddress.blockedFor(client, addressMax, pendingForAddress), perName.blockedFor(key, options.maxFailures, pendingForName));
-      if (blocked > 0) return { retryAfterSeconds: blocked };
-      const counted = perName.recent(key).length + pendingForName - options.freeFailures + 1;
+      const key = throttlePair(client, username);
+      const verdict = throttleDecision(limits, {
+        now: now(),
+        nameFailures: perName.recent(key),
+        addressFailures: perAddress.recent(client),
+        pendingForName: busyNames.get(key),
+        pendingForAddress: busyAddresses.get(client),
+      });
+      if ('retryAfterSeconds' in verdict) return verdict;
       busyNames.add(key);
       busyAddresses.add(client);
       let ok = false;
       let ended = false;
       return {
-        delayMs: counted > 0 ? counted * options.delayStepMs : 0,
+        delayMs: verdict.delayMs,
         succeeded() {
           ok = true;
           perName.clear(key);

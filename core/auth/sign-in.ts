@@ -10,7 +10,7 @@ import type { Logger } from '../log/logger.js';
 import { createLogDigest, loggableName, type LogDigest } from '../log/log-digest.js';
 import type { SignInRequest, SignInResult } from '../plugin-api.js';
 import type { AuthService } from './auth-service.js';
-import type { LoginThrottle } from './login-throttle.js';
+import type { SharedLoginThrottle } from './login-throttle.js';
 
 export const DOOR_PATTERN = /^[a-z0-9-]{1,32}$/;
 const LOG_INTERVAL_MS = 60_000;
@@ -21,7 +21,7 @@ export interface SignInService {
   close(): void;
 }
 
-export function createSignInService(auth: AuthService, throttle: LoginThrottle, events: EventBus, logger: Logger): SignInService {
+export function createSignInService(auth: AuthService, throttle: SharedLoginThrottle, events: EventBus, logger: Logger): SignInService {
   const digests: Record<'failure' | 'refused', LogDigest> = {
     failure: createLogDigest({ logger, message: 'sign-in failed: unknown user or wrong password', summary: 'sign-ins failed (summary)', intervalMs: LOG_INTERVAL_MS, overflowFields: { remoteAddress: 'other addresses', user: 'other names' } }),
     refused: createLogDigest({ logger, message: 'sign-in refused: too many failed attempts', summary: 'sign-ins refused (summary)', intervalMs: LOG_INTERVAL_MS, overflowFields: { remoteAddress: 'other addresses', user: 'other names' } }),
@@ -33,7 +33,7 @@ export function createSignInService(auth: AuthService, throttle: LoginThrottle, 
         if (outcome !== 'success') digests[outcome].note(`${address}\u0000${door}`, { remoteAddress: address, door, user: loggableName(username) });
         await events.publishAwaited('SignInAttempted', { user: username, address, outcome, door });
       };
-      const attempt = throttle.begin(address, username);
+      const attempt = await throttle.begin(address, username);
       if ('retryAfterSeconds' in attempt) {
         await attempted('refused');
         return { outcome: 'refused', retryAfterSeconds: attempt.retryAfterSeconds };
@@ -49,7 +49,7 @@ export function createSignInService(auth: AuthService, throttle: LoginThrottle, 
         await attempted('success');
         return { outcome: 'success', user };
       } finally {
-        attempt.end();
+        await attempt.end();
       }
     },
     close() {

@@ -15,6 +15,8 @@ import { createForwarder } from './forwarder.js';
 import { instanceName, type RunningCluster } from './single-instance.js';
 import { createInternalVerifier } from './internal-key.js';
 import { isUnreachable, unavailableError } from '../store/postgres/pg-errors.js';
+import { createClusterThrottle } from './sign-in-attempts.js';
+import { throttleLimits } from '../auth/login-throttle.js';
 
 const defaults = { heartbeatSeconds: 3, downAfterSeconds: 15, forwardTimeoutMs: 30_000 };
 
@@ -72,15 +74,22 @@ export async function startCluster(options: { config: GatewayConfig; store: Gate
   const urlTimer = setInterval(() => void refreshUrls().catch(() => undefined), settings.heartbeatSeconds * 1000);
   urlTimer.unref();
   logger.info('cluster instance registered', { instance: name, id });
+  const throttles: Array<{ close(): void }> = [];
   return {
     cluster,
     forwarder,
+    loginThrottle(scope, limits) {
+      const throttle = createClusterThrottle(store.pool, { scope, limits: throttleLimits(limits), instance: id, downAfterSeconds: settings.downAfterSeconds, logger });
+      throttles.push(throttle);
+      return throttle;
+    },
     async listening(url) {
       await instances.setUrl(config.cluster?.advertiseUrl ?? url);
       await refreshUrls();
     },
     async close() {
       clearInterval(urlTimer);
+      for (const throttle of throttles) throttle.close();
       await leases.close();
       await instances.close();
       await forwarder.close();

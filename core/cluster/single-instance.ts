@@ -3,11 +3,14 @@ import { hostname } from 'node:os';
 import type { GatewayConfig } from '../config/gateway-config.js';
 import type { PluginCluster } from './cluster-api.js';
 import type { Forwarder } from './forwarder.js';
+import { createLoginThrottle, inMemory, type LoginThrottleOptions, type SharedLoginThrottle } from '../auth/login-throttle.js';
 
 export interface RunningCluster {
   readonly cluster: PluginCluster;
   /** Consulted by the route table before each handler; undefined on a one-box site. */
   readonly forwarder: Forwarder | undefined;
+  /** The sign-in throttle of `scope` under these limits: this instance's memory, or the cluster's database, where every instance's attempts count together. */
+  loginThrottle(scope: string, options: LoginThrottleOptions): SharedLoginThrottle;
   /** The main listener's URL, known once it listens (the advertised URL wins). */
   listening(url: string): Promise<void>;
   close(): Promise<void>;
@@ -43,6 +46,6 @@ export function singleInstance(name: string, id: string): RunningCluster {
     routeRequests: () => undefined,
     reportTunnels: () => undefined,
   };
-  return { cluster, forwarder: undefined, listening: async () => undefined, close: async () => undefined };
+  return { cluster, forwarder: undefined, loginThrottle: (_scope, options) => inMemory(createLoginThrottle(options)), listening: async () => undefined, close: async () => undefined };
 }
 

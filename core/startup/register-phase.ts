@@ -10,7 +10,6 @@ import { ConfigError, isConfigError } from '../config/load-config.js';
 import type { Logger } from '../log/logger.js';
 import type { PluginManifest, SiteSettings, UpgradeHandler } from '../plugin-api.js';
 import { createEventBus } from '../events/event-bus.js';
-import { createLoginThrottle } from '../auth/login-throttle.js';
 import { createSignInService } from '../auth/sign-in.js';
 import { kernelPluginAuth } from '../auth/plugin-auth.js';
 import { RouteTable } from '../http/route-table.js';
@@ -62,7 +61,8 @@ export async function registerPlugins(inputs: RegisterInputs): Promise<Registere
       ? await (await import('../cluster/cluster.js')).startCluster({ config, store: infra.store, internalKeys: infra.internalKeys, bus: events, logger })
       : singleInstance(instanceName(config), randomUUID());
   lifecycle.closeHooks.push({ plugin: CORE_PLUGIN, hook: () => cluster.close() });
-  const signIn = createSignInService(infra.auth, createLoginThrottle(config.auth.login), events, logger);
+  // In a cluster the throttle's counts are the database's: guesses spread over the instances count together.
+  const signIn = createSignInService(infra.auth, cluster.loginThrottle('sign-in', config.auth.login), events, logger);
   const parts: KernelParts = {
     site,
     store: infra.store,

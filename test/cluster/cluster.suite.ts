@@ -9,7 +9,9 @@ import { after, before, describe, test } from 'node:test';
 import { findPostgresBin, skipWithoutPostgres, startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
 import { until } from '../helpers/poll.js';
 import { adminToken, call, clusterMasterKey, startInstance, stopInstance, type ClusterInstanceProcess } from './cluster-kit.js';
+import { Agent, request } from 'undici';
 import { startFleet } from '../sim/index.js';
+import { ADMIN_PASSWORD } from '../helpers/gateway-harness.js';
 import { SIM_AMT_SETTINGS, SIM_RMCP_PORT } from '../helpers/scan-helpers.js';
 import { startReceiver } from '../plugins/soap-mps/notification-receiver.js';
 import { ADMIN, basicHeader, envelope, soapPoster, soapServiceUrl } from '../plugins/soap-mps/soap-test-gateway.js';
@@ -94,6 +96,39 @@ describe('three gateway instances on one PostgreSQL', () => {
       const statuses = await Promise.all(instances.map((i) => call(i.url, opsToken, 'GET', '/api/devices').then((r) => r.status)));
       return statuses.every((s) => s === 401);
     }, 1000);
+  });
+
+  test('guesses spread over the three instances get no more than guesses at one: the throttle counts every instance\'s attempts, each from its start', async (t) => {
+    if (skipWithoutPostgres(t)) return;
+    // One attacker's address, of its own, so that no other test's sign-ins share its counts.
+    const attacker = new Agent({ localAddress: '127.0.0.9' });
+    const guess = async (instance: ClusterInstanceProcess, n: number) => {
+      const res = await request(`${instance.url}/api/auth/login`, { method: 'POST', dispatcher: attacker, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: `guess-${n}` }) });
+      await res.body.dump();
+      return { status: res.statusCode, retryAfter: Number(res.headers['retry-after'] ?? 0) };
+    };
+    try {
+      // 30 at once, 10 at each instance: each counted from its start in the whole cluster, so most are refused at once.
+      const burst = await Promise.all(Array.from({ length: 30 }, (_, n) => guess(instances[n % 3]!, n)));
+      const checked = burst.filter((r) => r.status === 401).length;
+      assert.ok(checked >= 1 && checked <= 10, `${checked} of 30 simultaneous guesses had their password checked`);
+      assert.ok(burst.every((r) => r.status === 401 || r.status === 429), JSON.stringify(burst.map((r) => r.status)));
+      // Then a guess at each instance at a time until the name is refused for its window: maxFailures (10) checked in all, not 10 per instance.
+      let total = checked;
+      for (let round = 0; round < 20; round++) {
+        const results = await Promise.all(instances.slice(0, 3).map((instance, i) => guess(instance, 100 + round * 3 + i)));
+        total += results.filter((r) => r.status === 401).length;
+        if (results.every((r) => r.status === 429 && r.retryAfter > 1)) break;
+        if (results.some((r) => r.status === 429 && r.retryAfter === 1)) await new Promise((r) => setTimeout(r, 300));
+      }
+      assert.ok(total <= 10, `${total} guesses checked across three instances; one instance allows 10`);
+      const last = await Promise.all(instances.slice(0, 3).map((instance) => guess(instance, 999)));
+      assert.ok(last.every((r) => r.status === 429 && r.retryAfter > 60), `refused everywhere for the window: ${JSON.stringify(last)}`);
+      // The admin signs in from its own address all the same.
+      assert.equal((await fetch(`${instances[2]!.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: ADMIN_PASSWORD }) })).status, 200);
+    } finally {
+      await attacker.close();
+    }
   });
 
   test('the online monitor probes each device from one instance, and a SOAP subscriber hears of each flip once', async (t) => {

@@ -66,6 +66,16 @@ const MIGRATIONS: string[] = [
   CREATE TABLE gw_counters (name text PRIMARY KEY, value bigint NOT NULL);
   COMMENT ON TABLE gw_counters IS 'amt-gateway: numbers handed out once across the cluster (e.g. audit record ids)';
   `,
+  // 3: sign-in attempts, so that the throttle counts every instance's.
+  `
+  CREATE TABLE gw_sign_in_attempts (
+    id uuid PRIMARY KEY, scope text COLLATE "C" NOT NULL, address text COLLATE "C" NOT NULL, pair text COLLATE "C" NOT NULL, instance text NOT NULL,
+    started_at timestamptz NOT NULL DEFAULT now(), failed_at timestamptz, name_cleared boolean NOT NULL DEFAULT false, expires_at timestamptz NOT NULL);
+  CREATE INDEX gw_sign_in_attempts_address ON gw_sign_in_attempts (scope, address);
+  CREATE INDEX gw_sign_in_attempts_pair ON gw_sign_in_attempts (scope, pair);
+  CREATE INDEX gw_sign_in_attempts_expires ON gw_sign_in_attempts (expires_at);
+  COMMENT ON TABLE gw_sign_in_attempts IS 'amt-gateway: sign-in attempts under way and failed ones within the throttle''s window, of every instance (pair: a hash of the address and the name tried, never the name)';
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
