@@ -80,7 +80,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     await infrastructure.store.follow();
     const app = buildHttpApp(config, registered.parts, infrastructure.auth, { checkSchemas: options.checkSchemas === true }, registered.cluster.forwarder);
     phases.mark('http');
-    const main = await listenMain(config, app.callback(), registered.parts.upgrades);
+    const main = await listenMain(config, app.callback(), registered.parts.upgrades, registered.cluster.upgrades);
     lifecycle.addListener(CORE_PLUGIN, main, true);
     registered.setBaseUrl(main.url);
     await registered.cluster.listening(main.url);

@@ -180,6 +180,12 @@ export interface PluginHttp {
   /** Claims WebSocket upgrades for an absolute path (e.g. `/scanHub`). */
   onUpgrade(path: string, handler: UpgradeHandler): void;
   /**
+   * The address of an upgrade request's client: its socket's peer, or for an upgrade another
+   * instance of a cluster passed on (`ctx.cluster.routeUpgrades`), the client that instance served.
+   * Since kernel API 1.5.
+   */
+  clientAddress(req: IncomingMessage): string;
+  /**
    * A handler for an absolute path prefix, run before routing (for protocols that are not JSON
    * routes, e.g. SignalR negotiate). The plugin authenticates such requests itself. Cross-origin
    * requests are allowed on the prefix as on the routes.

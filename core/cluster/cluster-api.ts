@@ -3,6 +3,7 @@
  * store. On a one-box site (LevelDB) `enabled` is false and every method does what one instance
  * alone would: leases are local turns, nothing is shared, nothing forwarded. Since kernel API 1.5.
  */
+import type { IncomingMessage } from 'node:http';
 import type { RouteRequest } from '../http/route-api.js';
 
 export type { ClusterInstance } from './cluster-schemas.js';
@@ -40,6 +41,12 @@ export interface PluginCluster {
   isRemote(payload: object): boolean;
   /** Adds a router consulted before every route's handler: a request another instance must serve is forwarded there. */
   routeRequests(router: RequestRouter): void;
+  /**
+   * Adds a router for WebSocket upgrades of `path` (one a plugin claimed with `ctx.http.onUpgrade`):
+   * an upgrade it names another instance for is passed there, signed, and served by that instance's
+   * handler (`ctx.http.clientAddress(req)` gives the client's address there). Since kernel API 1.5.
+   */
+  routeUpgrades(path: string, router: (req: IncomingMessage) => string | null): void;
   /** Sets how this instance counts its CIRA tunnels for GET /api/cluster. */
   reportTunnels(count: () => number): void;
 }

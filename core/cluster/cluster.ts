@@ -12,10 +12,12 @@ import { registerInstance, type InstanceRegistry } from './instances.js';
 import { createLeases } from './leases.js';
 import { createEventRelay, EVENTS_CHANNEL } from './event-relay.js';
 import { createForwarder } from './forwarder.js';
+import { createUpgradeForwarder } from './upgrade-forwarder.js';
 import { instanceName, type RunningCluster } from './single-instance.js';
 import { createInternalVerifier } from './internal-key.js';
 import { isUnreachable, unavailableError } from '../store/postgres/pg-errors.js';
 import { createClusterThrottle } from './sign-in-attempts.js';
+import { CORE_PLUGIN } from '../core-plugin.js';
 import { throttleLimits } from '../auth/login-throttle.js';
 
 const defaults = { heartbeatSeconds: 3, downAfterSeconds: 15, forwardTimeoutMs: 30_000 };
@@ -36,12 +38,15 @@ export async function startCluster(options: { config: GatewayConfig; store: Gate
   const refreshUrls = async () => {
     for (const instance of await instances.list()) if (instance.url) urls.set(instance.id, instance.url);
   };
+  const verifier = createInternalVerifier(options.internalKeys);
+  const urlOf = (other: string) => (instances.isUp(other) ? urls.get(other) : undefined);
+  const upgrades = createUpgradeForwarder({ self: id, key, verifier, urlOf, logger });
   const forwarder = createForwarder({
     self: id,
     key,
-    verifier: createInternalVerifier(options.internalKeys),
+    verifier,
     routers,
-    urlOf: (other) => (instances.isUp(other) ? urls.get(other) : undefined),
+    urlOf,
     timeoutMs: settings.forwardTimeoutMs,
     logger,
   });
@@ -68,6 +73,7 @@ export async function startCluster(options: { config: GatewayConfig; store: Gate
     routeRequests(router) {
       routers.push(router);
     },
+    routeUpgrades: (path, router) => upgrades.route(path, router),
     reportTunnels: (count) => instances.reportTunnels(count),
   };
   // A new instance's URL is read at each heartbeat.
@@ -78,6 +84,8 @@ export async function startCluster(options: { config: GatewayConfig; store: Gate
   return {
     cluster,
     forwarder,
+    upgrades,
+    shareDurably: (names) => relay.shareDurably(names, store.namespace(CORE_PLUGIN).namespace('cluster-events')),
     loginThrottle(scope, limits) {
       const throttle = createClusterThrottle(store.pool, { scope, limits: throttleLimits(limits), instance: id, downAfterSeconds: settings.downAfterSeconds, logger });
       throttles.push(throttle);
@@ -90,6 +98,7 @@ export async function startCluster(options: { config: GatewayConfig; store: Gate
     async close() {
       clearInterval(urlTimer);
       for (const throttle of throttles) throttle.close();
+      relay.close();
       await leases.close();
       await instances.close();
       await forwarder.close();

@@ -6,6 +6,7 @@
  * request with 503 at once; a forwarded request is never forwarded again.
  */
 import type { Context } from 'koa';
+import { isIP } from 'node:net';
 import { Agent, request } from 'undici';
 import type { RouteRequest } from '../http/route-api.js';
 import { HttpError } from '../http/http-error.js';
@@ -40,6 +41,9 @@ export function createForwarder(options: ForwarderOptions): Forwarder & { close(
       if (!options.verifier.verify(signature, ctx.method, ctx.originalUrl)) {
         throw new HttpError(401, 'GW_ERR_INTERNAL_SIGNATURE', 'the internal call signature is invalid or expired');
       }
+      // The client is the one the forwarding instance served (audit records and throttles name it, not that instance).
+      const client = ctx.get('x-forwarded-for');
+      if (isIP(client)) ctx.request.ip = client;
       return false; // forwarded here: served here
     }
     if (options.routers.length === 0) return false;

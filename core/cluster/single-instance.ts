@@ -3,14 +3,19 @@ import { hostname } from 'node:os';
 import type { GatewayConfig } from '../config/gateway-config.js';
 import type { PluginCluster } from './cluster-api.js';
 import type { Forwarder } from './forwarder.js';
+import type { UpgradeForwarder } from './upgrade-forwarder.js';
 import { createLoginThrottle, inMemory, type LoginThrottleOptions, type SharedLoginThrottle } from '../auth/login-throttle.js';
 
 export interface RunningCluster {
   readonly cluster: PluginCluster;
   /** Consulted by the route table before each handler; undefined on a one-box site. */
   readonly forwarder: Forwarder | undefined;
+  /** Consulted before each upgrade's handler; undefined on a one-box site. */
+  readonly upgrades: UpgradeForwarder | undefined;
   /** The sign-in throttle of `scope` under these limits: this instance's memory, or the cluster's database, where every instance's attempts count together. */
   loginThrottle(scope: string, options: LoginThrottleOptions): SharedLoginThrottle;
+  /** Bus events of these names published here reach the other instances without loss (through the store's change log); alone, nothing. */
+  shareDurably(names: string[]): void;
   /** The main listener's URL, known once it listens (the advertised URL wins). */
   listening(url: string): Promise<void>;
   close(): Promise<void>;
@@ -44,8 +49,9 @@ export function singleInstance(name: string, id: string): RunningCluster {
     shareEvents: () => undefined,
     isRemote: () => false,
     routeRequests: () => undefined,
+    routeUpgrades: () => undefined,
     reportTunnels: () => undefined,
   };
-  return { cluster, forwarder: undefined, loginThrottle: (_scope, options) => inMemory(createLoginThrottle(options)), listening: async () => undefined, close: async () => undefined };
+  return { cluster, forwarder: undefined, upgrades: undefined, loginThrottle: (_scope, options) => inMemory(createLoginThrottle(options)), shareDurably: () => undefined, listening: async () => undefined, close: async () => undefined };
 }
 

@@ -17,6 +17,7 @@ import type { RouteTable } from '../http/route-table.js';
 import type { SchemaRegistry } from '../openapi/schema-registry.js';
 import type { Listener } from '../http/listener.js';
 import type { MountHandler, RouteSpec } from '../http/route-api.js';
+import { clientAddress } from '../http/client-address.js';
 import { PluginError } from './plugin-errors.js';
 import type { ReadinessRegistry } from '../health/readiness.js';
 import type { PluginCluster } from '../cluster/cluster-api.js';
@@ -87,6 +88,7 @@ export function createPluginContext<TConfig>(def: PluginDefinition<TConfig>, con
         if (owner) throw new PluginError('GW_ERR_PLUGIN_CLASH', `upgrade path ${path} of plugin '${name}' is already claimed by plugin '${owner.plugin}'`);
         parts.upgrades.set(path, { plugin: name, handler });
       },
+      clientAddress,
       mount(pathPrefix, handler) {
         parts.mounts.push({ plugin: name, prefix: pathPrefix, handler });
         parts.cors.paths.add(pathPrefix);

@@ -16,6 +16,7 @@ import { startListener, type Listener } from '../http/listener.js';
 import { RouteValidators } from '../http/route-validators.js';
 import { PACKAGE_VERSION } from '../assets/package-root.js';
 import type { Forwarder } from '../cluster/forwarder.js';
+import type { UpgradeForwarder } from '../cluster/upgrade-forwarder.js';
 
 /** Schema checks a test asks of its gateway (StartOptions). */
 export interface SchemaChecks {
@@ -63,11 +64,13 @@ export function buildHttpApp(config: GatewayConfig, parts: KernelParts, auth: Au
 }
 
 /** Phase `listen`: the main listener, with the upgrade paths plugins claimed. */
-export async function listenMain(config: GatewayConfig, handler: RequestListener, upgrades: KernelParts['upgrades']): Promise<Listener> {
+export async function listenMain(config: GatewayConfig, handler: RequestListener, upgrades: KernelParts['upgrades'], forwarder?: UpgradeForwarder): Promise<Listener> {
   const main = await startListener(handler, config.server.host, config.server.port, config.server.tls);
   main.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const path = (req.url ?? '/').split('?')[0]!;
     const claimed = upgrades.get(path);
+    // In a cluster: an upgrade another instance must serve is passed there.
+    if (claimed && forwarder?.handle(req, socket, head)) return;
     if (claimed) return claimed.handler(req, socket, head);
     socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
   });

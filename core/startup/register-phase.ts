@@ -61,6 +61,8 @@ export async function registerPlugins(inputs: RegisterInputs): Promise<Registere
       ? await (await import('../cluster/cluster.js')).startCluster({ config, store: infra.store, internalKeys: infra.internalKeys, bus: events, logger })
       : singleInstance(instanceName(config), randomUUID());
   lifecycle.closeHooks.push({ plugin: CORE_PLUGIN, hook: () => cluster.close() });
+  // A sign-out, password change, deletion or permission change on one instance ends what the user holds on every instance.
+  cluster.shareDurably(['AccessRevoked']);
   // In a cluster the throttle's counts are the database's: guesses spread over the instances count together.
   const signIn = createSignInService(infra.auth, cluster.loginThrottle('sign-in', config.auth.login), events, logger);
   const parts: KernelParts = {

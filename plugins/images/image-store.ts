@@ -11,6 +11,7 @@ import { openFileMedium } from '../../workers/amt/redirection/ider/file-medium.j
 import type { ImageKind, ImageRecord, ImageService, OpenedImage } from './api.js';
 import { ImageErrors } from './errors.js';
 import type { ImageView } from './schemas.js';
+import type { ImagePins } from './image-pins.js';
 
 const KEY = 'image:';
 
@@ -19,13 +20,14 @@ export interface ImageStoreOptions {
   store: KeyValueStore;
   logger: Logger;
   maxImages: number;
+  /** The IDE-R sessions serving each image (every instance's, in a cluster). */
+  pins: ImagePins;
 }
 
-export function createImageStore({ directory, store, logger, maxImages }: ImageStoreOptions) {
+export function createImageStore({ directory, store, logger, maxImages, pins }: ImageStoreOptions) {
   const records = new Map<string, ImageRecord>();
   /** Names taken by a stored image or an upload under way. */
   const names = new Set<string>();
-  const pins = new Map<string, number>();
   /** Whether each image's file was found with its recorded size (checked at start and at each open). */
   const available = new Map<string, boolean>();
   const fileOf = (id: string) => join(directory, `${id}.img`);
@@ -37,7 +39,7 @@ export function createImageStore({ directory, store, logger, maxImages }: ImageS
     return ok;
   }
 
-  const view = (record: ImageRecord): ImageView => ({ ...record, inUse: pins.get(record.id) ?? 0, available: available.get(record.id) ?? false });
+  const view = (record: ImageRecord): ImageView => ({ ...record, inUse: pins.count(record.id), available: available.get(record.id) ?? false });
 
   return {
     directory,
@@ -99,18 +101,19 @@ export function createImageStore({ directory, store, logger, maxImages }: ImageS
       available.set(record.id, true);
       return record;
     },
-    async remove(id: string): Promise<ImageRecord> {
-      const record = records.get(id);
-      if (!record) throw ImageErrors.notFound(id);
-      const inUse = pins.get(id) ?? 0;
-      if (inUse > 0) throw ImageErrors.inUse(id, inUse);
-      await store.del(KEY + id);
-      records.delete(id);
-      names.delete(record.name);
-      available.delete(id);
-      await rm(fileOf(id), { force: true });
-      return record;
-    },
+    remove: (id: string): Promise<ImageRecord> =>
+      pins.exclusive(id, async () => {
+        const record = records.get(id);
+        if (!record) throw ImageErrors.notFound(id);
+        const inUse = pins.count(id);
+        if (inUse > 0) throw ImageErrors.inUse(id, inUse);
+        await store.del(KEY + id);
+        records.delete(id);
+        names.delete(record.name);
+        available.delete(id);
+        await rm(fileOf(id), { force: true });
+        return record;
+      }),
     service: (): ImageService => ({
       get: (id) => records.get(id),
       async open(id: string, kind: ImageKind): Promise<OpenedImage> {
@@ -118,14 +121,12 @@ export function createImageStore({ directory, store, logger, maxImages }: ImageS
         if (!record) throw ImageErrors.notFound(id);
         if (record.kind !== kind) throw ImageErrors.kind(id, record.kind, kind);
         // Pinned before the open so that a delete racing it is refused.
-        pins.set(id, (pins.get(id) ?? 0) + 1);
+        await pins.add(id);
         let released = false;
-        const unpin = () => {
+        const unpin = async () => {
           if (released) return;
           released = true;
-          const left = (pins.get(id) ?? 1) - 1;
-          if (left > 0) pins.set(id, left);
-          else pins.delete(id);
+          await pins.remove(id).catch((err: Error) => logger.warn('an image pin could not be released for the cluster', { image: id, error: err.message }));
         };
         try {
           if (!(await checkFile(record))) throw ImageErrors.unavailable(id);
@@ -134,12 +135,12 @@ export function createImageStore({ directory, store, logger, maxImages }: ImageS
             image: record,
             medium,
             release: async () => {
-              unpin();
+              await unpin();
               await medium.close().catch(() => undefined);
             },
           };
         } catch (error) {
-          unpin();
+          await unpin();
           throw error;
         }
       },

@@ -9,6 +9,7 @@ import './api.js';
 import { IMAGES_CONFIG_SCHEMA } from './config.js';
 import { IMAGES_COLLECTIONS } from './collections.js';
 import { createImageStore } from './image-store.js';
+import { openImagePins } from './image-pins.js';
 import { MANAGE, registerImageRoutes } from './image-routes.js';
 
 export default definePlugin({
@@ -24,7 +25,8 @@ export default definePlugin({
   collections: IMAGES_COLLECTIONS,
   async register(ctx) {
     const directory = resolve(ctx.config.directory ?? join(ctx.site.dataDir, 'images'));
-    const images = createImageStore({ directory, store: ctx.store, logger: ctx.logger, maxImages: ctx.config.maxImages });
+    const pins = await openImagePins(ctx.store.namespace('pins'), ctx.cluster);
+    const images = createImageStore({ directory, store: ctx.store, logger: ctx.logger, maxImages: ctx.config.maxImages, pins });
     await images.load();
     ctx.provide('images', images.service());
     registerImageRoutes(ctx, images);

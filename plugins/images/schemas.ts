@@ -12,7 +12,7 @@ export const IMAGE_SCHEMA = Type.Object({
   sha256: Type.String({ description: 'SHA-256 of the image bytes, computed on upload (hex)' }),
   createdAt: Type.String({ format: 'date-time' }),
   createdBy: NullableString(),
-  inUse: Type.Integer({ description: 'IDE-R sessions of this gateway serving it now' }),
+  inUse: Type.Integer({ description: 'IDE-R sessions serving it now (of every instance of a cluster)' }),
   available: Type.Boolean({ description: 'Its file is present on this gateway with the recorded size' }),
 });
 

@@ -131,6 +131,7 @@ export function createIderService({ devices, reads, sessionAccess, images, regis
       // change, the user's deletion or loss of remote:connect ends it (revocation.ts).
       tokenId: '',
       startedAt: view.startedAt,
+      media: { cd: view.cd, floppy: view.floppy },
       get bytesToDevice() {
         return server.bytesToDevice;
       },

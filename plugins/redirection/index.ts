@@ -14,6 +14,8 @@ import { registerIderBulkRoute } from './ider-bulk.js';
 import { IderErrors } from './ider-errors.js';
 import { createIderService } from './ider-service.js';
 import { createRelayUpgrade } from './upgrade.js';
+import { openSessionDirectory, type SessionDirectory } from './cluster-sessions.js';
+import { REDIRECTION_COLLECTIONS } from './collections.js';
 
 /** Largest viewer message (RFB client messages and typed text are small). */
 const MAX_VIEWER_MESSAGE = 256 * 1024;
@@ -27,8 +29,10 @@ export default definePlugin({
   prefix: '/api/redirection',
   permissions: [{ name: PERMISSION, description: 'Open remote console sessions (KVM, serial-over-LAN, IDE redirection), change redirection features and consent' }],
   configSchema: REDIRECTION_CONFIG_SCHEMA,
-  register(ctx) {
+  collections: REDIRECTION_COLLECTIONS,
+  async register(ctx) {
     const factory = ctx.use('deviceAccess');
+    let directory: SessionDirectory | undefined;
     const reads = createRedirectionReads(factory.create(ctx.config.device));
     const sessionAccess = factory.create({ ...ctx.config.device, service: 'redirection' });
     const sessions = createSessionService({
@@ -40,7 +44,10 @@ export default definePlugin({
       config: ctx.config,
       events: ctx.events,
       audit: ctx.useOptional('audit'),
+      ticketQuery: () => (directory ? `&${directory.ticketParameter}` : ''),
     });
+    // In a cluster: every instance's sessions listed and ended anywhere, each viewer passed to its session's instance.
+    if (ctx.cluster.enabled) directory = await openSessionDirectory(ctx, ctx.store.namespace('sessions'), sessions.registry);
     const ider = createIderService({
       devices: ctx.use('devices'),
       reads,
@@ -56,14 +63,14 @@ export default definePlugin({
     // A boot from IDE-R needs an open session serving that medium (CONTRACT 17).
     power?.addBootCheck((device, boot) => {
       const kind = boot === 'ider-cd' ? 'cd' : boot === 'ider-floppy' ? 'floppy' : null;
-      if (kind && !ider.serving(device.id, kind)) throw IderErrors.notServing(device.id, kind);
+      if (kind && !ider.serving(device.id, kind) && !directory?.servingElsewhere(device.id, kind)) throw IderErrors.notServing(device.id, kind);
     });
     registerIderBulkRoute(ctx, ider, sessions, power, ctx.logger);
-    registerRedirectionRoutes(ctx, reads, sessions, ider);
+    registerRedirectionRoutes(ctx, reads, sessions, ider, directory);
     const stopRevocations = ctx.events.subscribe('AccessRevoked', (event) => sessions.revoked(event));
     if (ctx.config.maxTickets !== undefined) ctx.logger.warn('plugins.redirection.options.maxTickets is deprecated and ignored: tickets are bounded per user (maxTicketsPerUser)');
     const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_VIEWER_MESSAGE, perMessageDeflate: false, clientTracking: false });
-    ctx.http.onUpgrade(RELAY_PATH, createRelayUpgrade(sessions, wss, { plugin: ctx.config.origins, public: ctx.site.publicOrigins }, ctx.logger));
+    ctx.http.onUpgrade(RELAY_PATH, createRelayUpgrade(sessions, wss, { plugin: ctx.config.origins, public: ctx.site.publicOrigins }, ctx.logger, (req) => ctx.http.clientAddress(req)));
     ctx.onStopping(() => {
       stopRevocations();
       sessions.stop();

@@ -18,12 +18,14 @@ import {
 import { PERMISSION, type SessionService } from './session-service.js';
 import { createConsentCodes } from './consent-codes.js';
 import type { IderService } from './ider-service.js';
+import type { SessionDirectory } from './cluster-sessions.js';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const params = { deviceId: { description: 'Device id' } };
 const tags = ['redirection'];
 
-export function registerRedirectionRoutes(ctx: PluginContext<RedirectionConfig>, reads: RedirectionReads, sessions: SessionService, ider: IderService): void {
+/** @param directory in a cluster, the sessions of the other instances: listed too, each with its `instance`. */
+export function registerRedirectionRoutes(ctx: PluginContext<RedirectionConfig>, reads: RedirectionReads, sessions: SessionService, ider: IderService, directory?: SessionDirectory): void {
   ctx.openapi.addSchema('RedirectionState', REDIRECTION_STATE_SCHEMA);
   ctx.openapi.addSchema('RedirectionSessionTicket', SESSION_TICKET_SCHEMA);
   ctx.openapi.addSchema('RedirectionSessions', SESSION_LIST_SCHEMA);
@@ -37,12 +39,13 @@ export function registerRedirectionRoutes(ctx: PluginContext<RedirectionConfig>,
     audited: (req, action, work, detail = {}, detailOf) => (audit ? audit.track({ by: req, action, target: req.params['deviceId'] ?? null, detail }, work, detailOf) : work()),
     stateOf: async (deviceId, read) => {
       const { features, userConsent, optInState } = await read;
-      const open = sessions.forDevice(deviceId).map(({ id, mode, user, startedAt }) => ({ id, mode, user, startedAt }));
+      const here = sessions.forDevice(deviceId).map(({ id, mode, user, startedAt }) => ({ id, mode, user, startedAt }));
+      const open = [...here, ...(directory?.remote().filter((s) => s.deviceId === deviceId).map(({ id, mode, user, startedAt }) => ({ id, mode, user, startedAt })) ?? [])];
       return { deviceId, features, userConsent, optInState, sessions: open };
     },
   };
   // The session list first: `/:deviceId` would otherwise take `sessions` for a device id.
-  registerSessionRoutes(ctx, sessions, ider, kit);
+  registerSessionRoutes(ctx, sessions, ider, kit, directory);
   registerDeviceStateRoutes(ctx, reads, kit);
 }
 
@@ -56,15 +59,21 @@ interface RouteKit {
 }
 
 /** `GET /sessions`, `DELETE /sessions/{id}`, `POST /{deviceId}/sessions`. */
-function registerSessionRoutes(ctx: PluginContext<RedirectionConfig>, sessions: SessionService, ider: IderService, { failures, audited }: RouteKit): void {
+function registerSessionRoutes(ctx: PluginContext<RedirectionConfig>, sessions: SessionService, ider: IderService, { failures, audited }: RouteKit, directory: SessionDirectory | undefined): void {
   ctx.http.route({
     method: 'get',
     path: '/sessions',
     summary: 'Open remote console sessions',
+    description: 'In a cluster, the sessions of every instance that is up, each with `instance`; the byte counts of another instance\'s sessions are kept there (0 here).',
     tags,
     permission: PERMISSION,
     responses: { 200: { description: 'Open sessions (issued, unused tickets are not sessions)', schema: ref('RedirectionSessions') } },
-    handler: (): SessionInfo[] => sessions.list().map(({ id, mode, deviceId, user, startedAt, bytesToDevice, bytesFromDevice }) => ({ id, mode, deviceId, user, startedAt, bytesToDevice, bytesFromDevice })),
+    handler: (): SessionInfo[] => {
+      const here = sessions.list().map(({ id, mode, deviceId, user, startedAt, bytesToDevice, bytesFromDevice }) => ({ id, mode, deviceId, user, startedAt, bytesToDevice, bytesFromDevice }));
+      if (!directory) return here;
+      const self = ctx.cluster.self.name;
+      return [...here.map((s) => ({ ...s, instance: self })), ...directory.remote().map(({ id, mode, deviceId, user, startedAt, instance }) => ({ id, mode, deviceId, user, startedAt, bytesToDevice: 0, bytesFromDevice: 0, instance }))];
+    },
   });
   ctx.http.route({
     method: 'delete',

@@ -89,7 +89,13 @@ export const SESSION_TICKET_SCHEMA = Type.Object({
 /** What `POST /api/redirection/{deviceId}/sessions` answers. */
 export type SessionTicket = Static<typeof SESSION_TICKET_SCHEMA>;
 
-const SESSION_INFO_SCHEMA = Type.Object({ ...SESSION_SUMMARY_PROPERTIES, deviceId: Type.String(), bytesToDevice: Type.Integer(), bytesFromDevice: Type.Integer() });
+const SESSION_INFO_SCHEMA = Type.Object({
+  ...SESSION_SUMMARY_PROPERTIES,
+  deviceId: Type.String(),
+  bytesToDevice: Type.Integer({ description: 'Relayed so far; for a session another instance of a cluster serves, 0 (that instance counts them)' }),
+  bytesFromDevice: Type.Integer(),
+  instance: Type.Optional(Type.String({ description: 'In a cluster: the name of the gateway instance serving the session' })),
+});
 
 export const SESSION_LIST_SCHEMA = Type.Array(SESSION_INFO_SCHEMA);
 

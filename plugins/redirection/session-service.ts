@@ -49,9 +49,11 @@ export interface SessionServiceDeps {
   events: EventBus;
   /** The audit trail, when its plugin is on: every session's end is recorded. */
   audit: AuditTrail | undefined;
+  /** Query parameters a ticket's URL carries besides the ticket (in a cluster: the instance holding it). */
+  ticketQuery?: () => string;
 }
 
-export function createSessionService({ devices, reads, sessionAccess, auth, logger, config, events, audit }: SessionServiceDeps) {
+export function createSessionService({ devices, reads, sessionAccess, auth, logger, config, events, audit, ticketQuery }: SessionServiceDeps) {
   /** Who ended a session through the API, for the audit record of its end. */
   const endedBy = new Map<string, RequestActor>();
   const tickets = createTicketStore(config.ticketTtlSeconds * 1000, config.maxTicketsPerUser);
@@ -70,7 +72,7 @@ export function createSessionService({ devices, reads, sessionAccess, auth, logg
     const owner: TicketOwner = { userId: user.id, username: user.username, tokenId };
     const issued = tickets.issue(owner, device.id, mode);
     if ('retryAfterSeconds' in issued) throw RedirectionErrors.userTickets(config.maxTicketsPerUser, issued.retryAfterSeconds);
-    return { id: issued.value.sessionId, mode, deviceId: device.id, url: `${RELAY_PATH}?ticket=${issued.ticket}`, expiresAt: new Date(issued.value.expiresAtMs).toISOString() };
+    return { id: issued.value.sessionId, mode, deviceId: device.id, url: `${RELAY_PATH}?ticket=${issued.ticket}${ticketQuery?.() ?? ''}`, expiresAt: new Date(issued.value.expiresAtMs).toISOString() };
   }
 
   /**

@@ -33,14 +33,21 @@ export interface LiveSession {
   readonly userId: string;
   readonly tokenId: string;
   readonly startedAt: string;
+  /** IDE-R: the image ids served as the CD-ROM and the floppy. */
+  readonly media?: { readonly cd: string | null; readonly floppy: string | null };
   readonly bytesToDevice: number;
   readonly bytesFromDevice: number;
   /** Ends the session; `by` is who ended it through the API (for its audit record). */
   end(reason: EndReason, by?: RequestActor): void;
 }
 
+/** What else holds a device's mode (another instance of a cluster: cluster-sessions.ts). */
+export type ElsewhereCheck = (deviceId: string, mode: RegistryMode) => boolean;
+
 export function createSessionRegistry(maxSessions: number, maxPerUser: number) {
   const slots = new Map<string, LiveSession | { opening: string }>();
+  const observers: Array<(change: 'open' | 'closed', session: LiveSession) => void> = [];
+  let elsewhere: ElsewhereCheck = () => false;
   const byId = new Map<string, LiveSession>();
   const key = (deviceId: string, mode: RegistryMode) => `${deviceId}\0${mode}`;
   const heldBy = (userId: string) => {
@@ -49,7 +56,15 @@ export function createSessionRegistry(maxSessions: number, maxPerUser: number) {
     return count;
   };
   return {
-    busy: (deviceId: string, mode: RegistryMode) => slots.has(key(deviceId, mode)),
+    busy: (deviceId: string, mode: RegistryMode) => slots.has(key(deviceId, mode)) || elsewhere(deviceId, mode),
+    /** Also counts a device's mode as busy when `check` says another holder has it. */
+    consult(check: ElsewhereCheck): void {
+      elsewhere = check;
+    },
+    /** Hears every session that opens and closes here. */
+    observe(observer: (change: 'open' | 'closed', session: LiveSession) => void): void {
+      observers.push(observer);
+    },
     full: () => slots.size >= maxSessions,
     /** Whether the user holds its bound of sessions (open or opening). */
     userFull: (userId: string) => heldBy(userId) >= maxPerUser,
@@ -64,10 +79,11 @@ export function createSessionRegistry(maxSessions: number, maxPerUser: number) {
     open(session: LiveSession): void {
       slots.set(key(session.deviceId, session.mode), session);
       byId.set(session.id, session);
+      for (const observer of observers) observer('open', session);
     },
     closed(session: LiveSession): void {
       if (slots.get(key(session.deviceId, session.mode)) === session) slots.delete(key(session.deviceId, session.mode));
-      byId.delete(session.id);
+      if (byId.delete(session.id)) for (const observer of observers) observer('closed', session);
     },
     get: (id: string) => byId.get(id),
     list: (): LiveSession[] => [...byId.values()],

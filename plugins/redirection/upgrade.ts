@@ -35,13 +35,19 @@ export function originAllowed(req: IncomingMessage, origins: readonly string[], 
   }
 }
 
-export function createRelayUpgrade(sessions: SessionService, wss: WebSocketServer, origins: { plugin: readonly string[]; public: readonly string[] }, logger: Logger): UpgradeHandler {
+export function createRelayUpgrade(
+  sessions: SessionService,
+  wss: WebSocketServer,
+  origins: { plugin: readonly string[]; public: readonly string[] },
+  logger: Logger,
+  clientAddress: (req: IncomingMessage) => string,
+): UpgradeHandler {
   return (req, socket, head) => {
     socket.on('error', () => undefined);
     void (async () => {
       if (!originAllowed(req, origins.plugin, origins.public)) throw RedirectionErrors.originRefused();
       const ticket = new URL(req.url ?? '/', 'http://relay.invalid').searchParams.get('ticket') ?? '';
-      await sessions.connect(ticket, req.socket.remoteAddress ?? '', () => {
+      await sessions.connect(ticket, clientAddress(req), () => {
         if (socket.destroyed) return Promise.reject(new Error('the viewer left before the session opened'));
         return new Promise<Viewer>((resolve) => wss.handleUpgrade(req, socket, head, (ws) => resolve({ ws, socket })));
       });
