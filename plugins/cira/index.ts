@@ -59,7 +59,9 @@ export default definePlugin<CiraConfig>({
       if (event.type === 'up') ctx.events.publish('CiraTunnelUp', { ...event.connection, mpsAddress });
       else if (event.type === 'down') ctx.events.publish('CiraTunnelDown', { ...event.connection, mpsAddress, reason: event.reason });
     });
-    registerCiraIntegration(ctx, service, config.tunnelOperations, config.sessionChannelWindowBytes);
+    // In a cluster: which instance holds each tunnel (operations are forwarded there). Before the listener opens, so that it records every tunnel.
+    const directory = ctx.cluster.enabled ? await openTunnelDirectory(ctx, ctx.store.namespace('tunnels'), service, ctx.use('devicePresence')) : undefined;
+    registerCiraIntegration(ctx, service, config.tunnelOperations, config.sessionChannelWindowBytes, directory);
     await server.listen();
     const address = service.address();
     if (address) ctx.declareListener(address);
@@ -79,8 +81,6 @@ export default definePlugin<CiraConfig>({
     ctx.provide('cira', service);
     ctx.openapi.addTag('cira', 'CIRA: devices that dial in over APF/TLS, the MPS accounts they use, their tunnels');
     registerAccountRoutes(ctx, accounts);
-    // In a cluster: which instance holds each tunnel (operations are forwarded there).
-    const directory = ctx.cluster.enabled ? await openTunnelDirectory(ctx, ctx.store.namespace('tunnels'), service, ctx.use('devicePresence')) : undefined;
     registerConnectionRoutes(ctx, service, directory);
     registerBindingRoutes(ctx, { cira: service, accounts, bindings });
   },

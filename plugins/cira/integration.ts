@@ -15,6 +15,7 @@ import { provePinnedCertificate, TLS_PORT } from './identity/tunnel-proof.js';
 import { createTunnelInterrogator } from './integration-interrogate.js';
 import { createTunnelChannel } from './tunnel-channel.js';
 import { createTunnelOperationBound, type TunnelOperationLimits } from './tunnel-operations.js';
+import type { TunnelDirectory } from './cluster/tunnel-directory.js';
 
 const { http: HTTP_PORT, redirection: REDIRECTION_PORT, redirectionTls: REDIRECTION_TLS_PORT } = AMT_PORTS;
 /** Bound of each request of a read through a tunnel. */
@@ -40,13 +41,13 @@ function redirectionPort(connection: Pick<CiraConnection, 'forwardedPorts'>): nu
   return null;
 }
 
-/** Wires the `cira` service into devices, device access, presence and the hub. Call from the plugin's register. */
 /**
+ * Wires the `cira` service into devices, device access, presence and the hub. Call from the plugin's register.
  * `sessionWindowBytes`: the receive window of a remote console session's channel. A KVM screen is
  * megabytes; with WS-Management's small window every few kilobytes would wait a WINDOW_ADJUST round
  * trip (a WAN round trip for a real device), so the session would be bound by latency, not bandwidth.
  */
-export function registerCiraIntegration(ctx: PluginContext<unknown>, cira: CiraService, limits: TunnelOperationLimits, sessionWindowBytes: number): void {
+export function registerCiraIntegration(ctx: PluginContext<unknown>, cira: CiraService, limits: TunnelOperationLimits, sessionWindowBytes: number, directory?: Pick<TunnelDirectory, 'heldElsewhere'>): void {
   const devices = ctx.use('devices');
   const bound = createTunnelOperationBound(limits);
   let aheadOpen = 0;
@@ -127,8 +128,8 @@ export function registerCiraIntegration(ctx: PluginContext<unknown>, cira: CiraS
     // A replacing tunnel of the same UUID follows at once: no flap of presence. At shutdown the store
     // is closing; the next start clears what the tunnels left (clearStale).
     if (event.reason === 'replaced' || event.reason === 'shutdown') return;
-    // A newer tunnel of the device is already up (its connection stays).
-    if (cira.connection(deviceId)) return;
+    // A newer tunnel of the device is already up, here or on another instance of a cluster (its connection stays).
+    if (cira.connection(deviceId) || directory?.heldElsewhere(deviceId)) return;
     await presence.report({ uuid, ipAddress: remoteAddress }, 'cira', false);
   };
   // Each change writes to the store: shutdown waits for those under way before the store closes.

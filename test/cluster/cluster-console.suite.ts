@@ -14,6 +14,7 @@ import { after, before, describe, test } from 'node:test';
 import { WebSocket } from 'ws';
 import { startFleet, type Fleet } from '../sim/index.js';
 import type { SimDevice } from '../sim/sim-device.js';
+import { SimCiraClient } from '../sim/cira-client.js';
 import { SIM_AMT_SETTINGS } from '../helpers/scan-helpers.js';
 import { SolClient } from '../helpers/sol-client.js';
 import { writeBootIso, type BuiltImage } from '../helpers/boot-images.js';
@@ -188,5 +189,32 @@ describe('the remote console and revocations across three gateway instances', ()
     assert.equal((await post(ask)).status, 200, 'remembered for 30 s');
     assert.equal((await call(a.url, token, 'PUT', '/api/users/soap-user', { password: 'Another-P@ssw0rd-2' })).status, 200);
     await until('the old password is refused on gw-b at once', async () => (await post(ask)).status === 401, 1000);
+  });
+
+  test('a device that dialled two instances at once ends with one tunnel, the newer, and is managed through the third', async (t) => {
+    if (skipWithoutPostgres(t)) return;
+    const [a, b] = instances as [ClusterInstanceProcess, ClusterInstanceProcess];
+    const first = sim.cira!;
+    assert.equal(first.status, 'connected', 'the device holds its tunnel to gw-c');
+    const ca = (await call<{ pem: string }>(b.url, token, 'GET', '/api/cira/certificate')).body.pem;
+    // The same device dials gw-b too (a redial that came before its old connection's loss was noticed).
+    const second = new SimCiraClient(sim.state, { ...first.options, port: ciraPortOf(b), ca, reconnectMs: 0 });
+    try {
+      second.start();
+      await second.waitFor('connected');
+      await until('gw-c dropped its older tunnel', () => first.status === 'disconnected', 10_000);
+      const listed = await until('one tunnel, on gw-b, listed everywhere', async () => {
+        const lists = await Promise.all(instances.map((i) => call<Array<{ deviceId: string; instance: string }>>(i.url, token, 'GET', '/api/cira/connections')));
+        const ours = lists.map((l) => l.body.filter((c) => c.deviceId === deviceId).map((c) => c.instance));
+        return ours.every((o) => o.length === 1 && o[0] === 'gw-b') ? ours : undefined;
+      }, 5000);
+      assert.equal(listed.length, 3);
+      const read = await call<{ powerState?: number }>(a.url, token, 'GET', `/api/power/${deviceId}`);
+      assert.equal(read.status, 200, JSON.stringify(read.body));
+      const devices = await call<Array<{ id: string; connections?: string[] }>>(a.url, token, 'GET', '/api/devices');
+      assert.ok(devices.body.find((d) => d.id === deviceId)?.connections?.includes('cira'), 'the device keeps its cira connection');
+    } finally {
+      await second.stop();
+    }
   });
 });

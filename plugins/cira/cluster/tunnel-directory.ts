@@ -2,8 +2,11 @@
  * Which instance of a cluster holds each device's tunnel (collection `cira_tunnels`), so that an
  * operation on a CIRA device arriving anywhere is forwarded to the instance that can reach it, the
  * tunnels of every instance are listed, and the `cira` connection of an instance that went down is
- * taken off its devices (they come back through whichever instance they dial next). On a one-box
- * site nothing of this runs.
+ * taken off its devices (they come back through whichever instance they dial next). A device that
+ * dialled two instances at once keeps one tunnel, as on one gateway the newer of two tunnels of a
+ * device replaces the older: whichever instance learns that another holds a newer tunnel of the
+ * device drops its own, and one that holds the newer one records it again. On a one-box site nothing
+ * of this runs.
  */
 import type { KeyValueStore, PluginContext } from '../../../core/plugin-api.js';
 import type { DevicePresence } from 'amt-gateway/devices';
@@ -19,23 +22,60 @@ export interface DirectoryEntry {
 export interface TunnelDirectory {
   /** The tunnels held by the other instances that are up, each with the name of its instance. */
   remote(): Array<CiraConnection & { instance: string }>;
+  /** Whether another instance that is up holds a tunnel of the device. */
+  heldElsewhere(deviceId: string): boolean;
 }
+
+/** Of two tunnels of one device, whether `a` is the newer connection (the one that stays); the instance id breaks a tie. */
+const newer = (a: DirectoryEntry, b: DirectoryEntry): boolean => {
+  const [at, bt] = [Date.parse(a.connection.connectedAt), Date.parse(b.connection.connectedAt)];
+  return at !== bt ? at > bt : a.instance > b.instance;
+};
 
 export async function openTunnelDirectory(ctx: PluginContext, store: KeyValueStore, cira: CiraService, presence: DevicePresence): Promise<TunnelDirectory> {
   const { cluster } = ctx;
   const self = cluster.self;
   const entries = new Map<string, DirectoryEntry>();
   for await (const [deviceId, entry] of store.entries<DirectoryEntry>()) entries.set(deviceId, entry);
-  store.onRemoteChange<DirectoryEntry>((deviceId, entry) => (entry ? entries.set(deviceId, entry) : entries.delete(deviceId)));
   const warn = (what: string) => (err: Error) => ctx.logger.warn(what, { error: err.message });
+  const mine = (deviceId: string): DirectoryEntry | undefined => {
+    const connection = cira.connection(deviceId);
+    return connection?.verified ? { instance: self.id, instanceName: self.name, connection: { ...connection } } : undefined;
+  };
+  /**
+   * Records this instance's tunnel of the device, under the device's directory lease (an instance
+   * clearing a dead one's tunnels never removes it), unless another instance's newer tunnel is
+   * recorded: then this one is the device's stale one, and goes.
+   */
+  const record = (deviceId: string, entry: DirectoryEntry) =>
+    cluster.exclusive(`cira-tunnel:${deviceId}`, async () => {
+      const current = await store.get<DirectoryEntry>(deviceId);
+      if (current && current.instance !== self.id && cluster.isUp(current.instance) && newer(current, entry)) return settle(deviceId, current);
+      entries.set(deviceId, entry);
+      await store.put(deviceId, entry);
+    });
+  /** Another instance holds a tunnel of a device this one holds too: the older goes, the newer is recorded. */
+  function settle(deviceId: string, theirs: DirectoryEntry): void {
+    entries.set(deviceId, theirs);
+    const ours = mine(deviceId);
+    if (!ours || !cluster.isUp(theirs.instance)) return;
+    if (newer(theirs, ours)) {
+      ctx.logger.info('CIRA tunnel dropped: the device dialled another gateway instance since', { deviceId, instance: theirs.instanceName });
+      cira.drop(deviceId);
+    } else void record(deviceId, ours).catch(warn('could not record a CIRA tunnel for the cluster'));
+  }
+  store.onRemoteChange<DirectoryEntry>((deviceId, entry) => {
+    if (!entry) return void entries.delete(deviceId);
+    if (entry.instance === self.id) return void entries.set(deviceId, entry);
+    settle(deviceId, entry);
+  });
 
   cira.onTunnel((event) => {
     const { deviceId } = event.connection;
     if (event.type === 'up') {
       const entry: DirectoryEntry = { instance: self.id, instanceName: self.name, connection: { ...event.connection } };
       entries.set(deviceId, entry);
-      // Under the device's directory lease: an instance clearing a dead one's tunnels never removes this newer one.
-      void cluster.exclusive(`cira-tunnel:${deviceId}`, () => store.put(deviceId, entry)).catch(warn('could not record a CIRA tunnel for the cluster'));
+      void record(deviceId, entry).catch(warn('could not record a CIRA tunnel for the cluster'));
     } else if (event.type === 'down' && !cira.connection(deviceId) && entries.get(deviceId)?.instance === self.id) {
       entries.delete(deviceId);
       void store.del(deviceId).catch(warn('could not remove a CIRA tunnel from the cluster record'));
@@ -73,6 +113,10 @@ export async function openTunnelDirectory(ctx: PluginContext, store: KeyValueSto
   cluster.reportTunnels(() => cira.connections().length);
 
   return {
+    heldElsewhere(deviceId) {
+      const entry = entries.get(deviceId);
+      return entry !== undefined && entry.instance !== self.id && cluster.isUp(entry.instance);
+    },
     remote: () =>
       [...entries.values()]
         .filter((e) => e.instance !== self.id && cluster.isUp(e.instance))
