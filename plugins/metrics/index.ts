@@ -4,7 +4,7 @@
  * device gauges, the `devices` service at scrape time. See README.md.
  */
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
-import { definePlugin } from '../../core/plugin-api.js';
+import { definePlugin, type EventBus } from '../../core/plugin-api.js';
 import { PACKAGE_VERSION } from '../../core/assets/package-root.js';
 import './api.js';
 import { METRICS_CONFIG_SCHEMA } from './config.js';
@@ -26,10 +26,15 @@ export default definePlugin({
     const registry = new Registry();
     if (config.defaultMetrics) collectDefaultMetrics({ register: registry });
     new Gauge({ name: 'amtgw_build_info', help: 'The running amt-gateway version (always 1)', labelNames: ['version'], registers: [registry] }).labels(PACKAGE_VERSION).set(1);
+    // In a cluster each instance counts what happened on it: events shared by the others (a scan's, a revocation) are theirs to count.
+    const local: EventBus = {
+      ...ctx.events,
+      subscribe: (event, listener) => ctx.events.subscribe(event, (payload) => (ctx.cluster.isRemote(payload) ? undefined : listener(payload))),
+    };
     const unsubscribe = [
-      ...registerFleetMetrics(registry, ctx.events, () => ctx.useOptional('devices')),
-      ...registerOperationMetrics(registry, ctx.events),
-      ...registerTrafficMetrics(registry, ctx.events),
+      ...registerFleetMetrics(registry, local, () => ctx.useOptional('devices')),
+      ...registerOperationMetrics(registry, local),
+      ...registerTrafficMetrics(registry, local),
     ];
     ctx.onClose(() => unsubscribe.forEach((off) => off()));
 

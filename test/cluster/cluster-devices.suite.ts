@@ -47,6 +47,7 @@ describe('devices through three gateway instances on one PostgreSQL', () => {
         'remote-monitor': { enable: false },
         cira: { enable: true, options: { port: 0, keepAliveIntervalSeconds: 1, keepAliveTimeoutSeconds: 3, forwardSettleMs: 50 } },
         'rest-api': { enable: true, options: { scan: { rmcpWindowMs: 200 } } },
+        metrics: { enable: true },
       },
     };
     instances = await Promise.all(['gw-a', 'gw-b', 'gw-c'].map((name) => startInstance(name, { storeUrl, masterKey, config })));
@@ -77,6 +78,12 @@ describe('devices through three gateway instances on one PostgreSQL', () => {
       assert.equal(onC.body.status, 'completed');
       const listed = await call<unknown[]>(instances[2]!.url, token, 'GET', '/api/devices');
       assert.equal(listed.body.length, 6);
+      // Each instance counts what happened on it: the scan's events shared with gw-b are gw-a's to count.
+      const found = async (instance: ClusterInstanceProcess) => {
+        const res = await fetch(`${instance.url}/metrics`, { headers: { authorization: `Bearer ${token}` } });
+        return Number(/^amtgw_scan_devices_found_total (\d+)$/m.exec(await res.text())?.[1]);
+      };
+      assert.deepEqual([await found(instances[0]!), await found(instances[1]!)], [6, 0]);
     } finally {
       await hub.connection.stop();
     }
