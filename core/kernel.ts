@@ -45,6 +45,12 @@ export interface StartOptions {
    * route is first called), so that a schema that does not compile fails the start.
    */
   checkSchemas?: boolean;
+  /**
+   * Called when the gateway can no longer serve truthfully and must be restarted: an instance of a
+   * cluster that missed writes the change log no longer holds (what it keeps in memory may be stale).
+   * The bin stops and exits non-zero; without it the gateway says so in its log and turns not ready.
+   */
+  onFatal?: (reason: string) => void;
 }
 
 /**
@@ -66,6 +72,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     acceptStoreDamage: options.acceptStoreDamage ?? false,
     permissionNames: ordered.permissionNames,
     collections: siteCollections(ordered.plugins),
+    ...(options.onFatal ? { onFatal: options.onFatal } : {}),
   });
   phases.mark('infrastructure');
   const lifecycle = createLifecycle(logger);

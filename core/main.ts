@@ -25,14 +25,23 @@ const COMMANDS = ['serve', 'backup', 'restore', 'rotate-key', 'migrate-store'] a
 async function serve(config: GatewayConfig, acceptStoreDamage: boolean): Promise<void> {
   // Imported here: the operator commands need none of the kernel, its plugins or its HTTP stack.
   const { startGateway } = await import('./kernel.js');
-  const gateway = await startGateway(config, { acceptStoreDamage });
+  let lost: string | undefined;
+  // An instance whose memory may be stale stops (exit 1, so its supervisor starts it afresh) rather than serve it.
+  const onFatal = (reason: string) => {
+    lost ??= reason;
+    process.stderr.write(`amt-gateway: stopping: ${reason}\n`);
+    if (started) stop('fatal');
+  };
+  let started = false;
+  const gateway = await startGateway(config, { acceptStoreDamage, onFatal });
+  started = true;
   let signalled = false;
   const stop = (signal: string) => {
     if (signalled) process.exit(1);
     signalled = true;
     gateway.logger.info('stopping', { signal });
     gateway.stop().then(
-      () => process.exit(0),
+      () => process.exit(lost === undefined ? 0 : 1),
       (err: unknown) => {
         process.stderr.write(`amt-gateway: error while stopping: ${(err as Error).message}\n`);
         process.exit(1);
@@ -41,6 +50,7 @@ async function serve(config: GatewayConfig, acceptStoreDamage: boolean): Promise
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  if (lost !== undefined) stop('fatal');
 }
 
 let command = 'serve';

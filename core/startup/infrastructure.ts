@@ -33,6 +33,8 @@ export interface InfrastructureOptions {
   acceptStoreDamage: boolean;
   /** Every permission name: users' wildcards expand to it. */
   permissionNames: string[];
+  /** Called when the gateway can no longer be trusted to serve (a cluster's instance that missed writes the change log no longer holds). */
+  onFatal?: (reason: string) => void;
   /** The collections the kernel and the enabled plugins declared (the PostgreSQL driver's tables). */
   collections: Array<PlacedCollection & { owner: string }>;
 }
@@ -56,7 +58,7 @@ export interface Infrastructure {
 export async function startInfrastructure(config: GatewayConfig, options: InfrastructureOptions): Promise<Infrastructure> {
   const { cwd, env, logger } = options;
   const dataDir = resolve(cwd, config.dataDir);
-  const store = await openGatewayStore(config, dataDir, { acceptDamage: options.acceptStoreDamage, logger, collections: options.collections });
+  const store = await openGatewayStore(config, dataDir, { acceptDamage: options.acceptStoreDamage, logger, collections: options.collections, ...(options.onFatal ? { onLost: options.onFatal } : {}) });
   const closers: Array<() => unknown> = [() => store.close()];
   const close = async () => {
     for (const closer of closers.reverse()) await closer();

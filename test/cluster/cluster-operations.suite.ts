@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
+import pg from 'pg';
 import { startTestGateway } from '../helpers/gateway-harness.js';
 import { findPostgresBin, skipWithoutPostgres, startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
 import { until } from '../helpers/poll.js';
@@ -172,6 +173,26 @@ describe('operating a PostgreSQL site', () => {
       if (a) await stopInstance(a);
       if (b) await stopInstance(b);
       await fleet.stop();
+    }
+  });
+
+  test('an instance that missed writes the change log no longer holds stops with exit code 1 instead of serving what it remembers', async (t) => {
+    if (skipWithoutPostgres(t)) return;
+    const storeUrl = await server!.createDatabase();
+    const instance = await startInstance('gw-behind', { storeUrl, masterKey: clusterMasterKey() });
+    try {
+      const token = await adminToken(instance.url);
+      // Changes 1..5 past the last one are gone from the log, as after an absence longer than store.changeRetentionSeconds.
+      const client = new pg.Client({ connectionString: storeUrl });
+      await client.connect();
+      await client.query('UPDATE gw_change_counter SET seq = seq + 5');
+      await client.end();
+      await call(instance.url, token, 'POST', '/api/credentials', { name: 'after-the-gap', username: 'admin', password: 'P@ssw0rd-gap' }).catch(() => undefined);
+      const code = await Promise.race([instance.process.exited, new Promise((resolve) => setTimeout(() => resolve('still running'), 15_000))]);
+      assert.equal(code, 1, instance.process.output().split('\n').slice(-5).join('\n'));
+      assert.match(instance.process.output(), /missed changes .* restart it/);
+    } finally {
+      await stopInstance(instance, 'SIGKILL');
     }
   });
 });
