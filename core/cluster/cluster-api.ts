@@ -23,6 +23,12 @@ export interface PluginCluster {
   isUp(id: string): boolean;
   /** The ids of the instances up now (this one included), sorted: the same list on every instance that sees the same heartbeats. */
   upInstances(): string[];
+  /**
+   * The instance that owns `key` (e.g. a device id): the key hashed onto the instances up now, the
+   * same on every instance; this one on a one-box site. For work one instance must do for a key
+   * (probe a device, count its wrong codes). Since kernel API 1.5.
+   */
+  ownerOf(key: string): string;
   /** Calls `listener` when an instance is seen down (once per instance). */
   onInstanceDown(listener: (id: string) => void): void;
   /**

@@ -17,6 +17,7 @@ import { instanceName, type RunningCluster } from './single-instance.js';
 import { createInternalVerifier } from './internal-key.js';
 import { isUnreachable, unavailableError } from '../store/postgres/pg-errors.js';
 import { createClusterThrottle } from './sign-in-attempts.js';
+import { ownerAmong } from './owner.js';
 import { CORE_PLUGIN } from '../core-plugin.js';
 import { throttleLimits } from '../auth/login-throttle.js';
 
@@ -56,6 +57,7 @@ export async function startCluster(options: { config: GatewayConfig; store: Gate
     instances: () => instances.list(),
     isUp: (other) => instances.isUp(other),
     upInstances: () => instances.upIds(),
+    ownerOf: (key) => ownerAmong(instances.upIds(), key, id),
     onInstanceDown: (listener) => instances.onDown(listener),
     exclusive: (lease, work, opts) => leases.exclusive(lease, work, opts?.waitMs),
     catchUp: () => store.catchUp(),

@@ -33,6 +33,7 @@ export function singleInstance(name: string, id: string): RunningCluster {
     instances: async () => [],
     isUp: (other) => other === id,
     upInstances: () => [id],
+    ownerOf: () => id,
     onInstanceDown: () => undefined,
     async exclusive(key, work) {
       const before = turns.get(key) ?? Promise.resolve();

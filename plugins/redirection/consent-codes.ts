@@ -2,10 +2,11 @@
  * Consent codes under a bound of the gateway's own (firmware may or may not limit wrong codes): the
  * kernel's attempt throttle, keyed by device and user, each attempt counted as wrong from its start
  * until the device accepts it, so parallel guesses gain nothing. An attempt the device never
- * answered is not counted either way.
+ * answered is not counted either way. In a cluster one instance counts a device's codes: its owner
+ * (`routeCodesToOwner`), so guesses spread over the instances get no more.
  */
-import type { AuthenticatedUser } from '../../core/plugin-api.js';
-import type { Device } from 'amt-gateway/devices';
+import type { AuthenticatedUser, PluginCluster } from '../../core/plugin-api.js';
+import type { Device, DeviceRegistry } from 'amt-gateway/devices';
 import { createLoginThrottle } from '../../core/auth/login-throttle.js';
 import type { RedirectionConfig } from './config.js';
 import type { OptInStateName, RedirectionReads } from './device-state.js';
@@ -39,4 +40,16 @@ export function createConsentCodes(reads: Pick<RedirectionReads, 'sendCode'>, bo
       }
     },
   };
+}
+
+/**
+ * In a cluster, a LAN device's consent codes are sent by the device's owner instance, so that one
+ * throttle counts them (a CIRA device's go to its tunnel's instance: the cira plugin routes them).
+ */
+export function routeCodesToOwner(cluster: PluginCluster, devices: Pick<DeviceRegistry, 'get'>, prefix: string): void {
+  cluster.routeRequests((req) => {
+    const deviceId = (req.params as Record<string, string | undefined>)['deviceId'];
+    if (req.method !== 'POST' || !deviceId || !req.path.startsWith(`${prefix}/`) || !req.path.endsWith('/consent/code')) return null;
+    return devices.get(deviceId)?.connections?.includes('cira') ? null : cluster.ownerOf(deviceId);
+  });
 }

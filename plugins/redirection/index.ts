@@ -15,6 +15,7 @@ import { IderErrors } from './ider-errors.js';
 import { createIderService } from './ider-service.js';
 import { createRelayUpgrade } from './upgrade.js';
 import { openSessionDirectory, type SessionDirectory } from './cluster-sessions.js';
+import { routeCodesToOwner } from './consent-codes.js';
 import { REDIRECTION_COLLECTIONS } from './collections.js';
 
 /** Largest viewer message (RFB client messages and typed text are small). */
@@ -47,7 +48,10 @@ export default definePlugin({
       ticketQuery: () => (directory ? `&${directory.ticketParameter}` : ''),
     });
     // In a cluster: every instance's sessions listed and ended anywhere, each viewer passed to its session's instance.
-    if (ctx.cluster.enabled) directory = await openSessionDirectory(ctx, ctx.store.namespace('sessions'), sessions.registry);
+    if (ctx.cluster.enabled) {
+      directory = await openSessionDirectory(ctx, ctx.store.namespace('sessions'), sessions.registry);
+      routeCodesToOwner(ctx.cluster, ctx.use('devices'), ctx.http.prefix);
+    }
     const ider = createIderService({
       devices: ctx.use('devices'),
       reads,

@@ -15,7 +15,7 @@ import { WebSocket } from 'ws';
 import { startFleet, type Fleet } from '../sim/index.js';
 import type { SimDevice } from '../sim/sim-device.js';
 import { SimCiraClient } from '../sim/cira-client.js';
-import { SIM_AMT_SETTINGS } from '../helpers/scan-helpers.js';
+import { SIM_AMT_SETTINGS, SIM_RMCP_PORT } from '../helpers/scan-helpers.js';
 import { SolClient } from '../helpers/sol-client.js';
 import { writeBootIso, type BuiltImage } from '../helpers/boot-images.js';
 import { connectSignalR } from '../plugins/scan-hub/hub-test-kit.js';
@@ -215,6 +215,36 @@ describe('the remote console and revocations across three gateway instances', ()
       assert.ok(devices.body.find((d) => d.id === deviceId)?.connections?.includes('cira'), 'the device keeps its cira connection');
     } finally {
       await second.stop();
+    }
+  });
+
+  test("wrong consent codes for a LAN device spread over three instances get no more than through one: its owner counts them", async (t) => {
+    if (skipWithoutPostgres(t)) return;
+    const lan = await startFleet({ count: 1, base: '127.65.1.1', rmcpPort: SIM_RMCP_PORT, seed: 'cluster-consent', provisioningModes: [1] });
+    try {
+      const scan = await call<{ id: string }>(instances[0]!.url, token, 'POST', '/api/scan/start', { range: '127.65.1.1/32', timeoutMs: 1000 });
+      assert.equal(scan.status, 202);
+      const device = lan.devices[0]!;
+      const id = await until('the LAN device is read everywhere', async () => {
+        const lists = await Promise.all(instances.map((i) => call<Array<{ id: string; ipAddress: string; authStatus: string }>>(i.url, token, 'GET', '/api/devices')));
+        const found = lists.map((l) => l.body.find((d) => d.ipAddress === device.address && d.authStatus === 'ok')?.id);
+        return found.every((f) => f !== undefined && f === found[0]) ? found[0] : undefined;
+      }, 20_000);
+      assert.equal((await call(instances[0]!.url, token, 'PUT', `/api/redirection/${id}/features`, { userConsent: 'kvm' })).status, 200);
+      assert.equal((await call(instances[1]!.url, token, 'POST', `/api/redirection/${id}/consent`)).status, 202);
+      const code = device.redirection.consentCode!;
+      const wrong = code === '000000' ? '000001' : '000000';
+      const before = device.redirection.counters.codeAttempts;
+      // One guess at each instance at a time, ten times over.
+      for (let round = 0; round < 10; round++) {
+        const answers = await Promise.all(instances.map((i) => call(i.url, token, 'POST', `/api/redirection/${id}/consent/code`, { code: wrong })));
+        assert.ok(answers.every((r) => r.status === 422 || r.status === 429), JSON.stringify(answers.map((r) => r.status)));
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      // maxWrongCodes is 5 per device and user: three instances counting apart would let 15 through.
+      assert.ok(device.redirection.counters.codeAttempts - before <= 5, `codes the device checked: ${device.redirection.counters.codeAttempts - before}`);
+    } finally {
+      await lan.stop();
     }
   });
 });
