@@ -22,16 +22,11 @@ import { connectSignalR } from '../plugins/scan-hub/hub-test-kit.js';
 import { basicHeader, envelope, soapPoster, soapServiceUrl } from '../plugins/soap-mps/soap-test-gateway.js';
 import { findPostgresBin, skipWithoutPostgres, startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
 import { until } from '../helpers/poll.js';
-import { adminToken, call, clusterMasterKey, startInstance, stopInstance, type ClusterInstanceProcess } from './cluster-kit.js';
+import { adminToken, call, ciraPortOf, clusterMasterKey, startInstance, stopInstance, type ClusterInstanceProcess } from './cluster-kit.js';
 
 const MPS = { username: 'mps-console', password: 'Mps-P@ssw0rd-console' };
 const PASSWORD = 'Viewer-P@ssw0rd-1';
 
-function ciraPortOf(instance: ClusterInstanceProcess): number {
-  const match = /"msg":"cira server listening"[^\n]*"port":(\d+)/.exec(instance.process.output());
-  if (!match) throw new Error(`${instance.name} did not report its CIRA port`);
-  return Number(match[1]);
-}
 
 /** Opens a ticket's WebSocket at `instance`; `attach` runs before it opens. Rejects with the status of a refused upgrade. */
 function relay(instance: ClusterInstanceProcess, url: string, attach?: (ws: WebSocket) => void): Promise<WebSocket> {

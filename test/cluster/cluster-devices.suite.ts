@@ -12,7 +12,7 @@ import { SIM_AMT_SETTINGS, SIM_RMCP_PORT } from '../helpers/scan-helpers.js';
 import { connectSignalR, type Received } from '../plugins/scan-hub/hub-test-kit.js';
 import { findPostgresBin, skipWithoutPostgres, startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
 import { until } from '../helpers/poll.js';
-import { adminToken, call, clusterMasterKey, startInstance, stopInstance, type ClusterInstanceProcess } from './cluster-kit.js';
+import { adminToken, call, ciraPortOf, clusterMasterKey, startInstance, stopInstance, type ClusterInstanceProcess } from './cluster-kit.js';
 
 interface ScanView {
   id: string;
@@ -22,12 +22,6 @@ interface ScanView {
 
 const MPS = { username: 'mps-cluster', password: 'Mps-P@ssw0rd-cluster' };
 
-/** The CIRA listener's port, from the instance's log. */
-function ciraPortOf(instance: ClusterInstanceProcess): number {
-  const match = /"msg":"cira server listening"[^\n]*"port":(\d+)/.exec(instance.process.output());
-  if (!match) throw new Error(`${instance.name} did not report its CIRA port`);
-  return Number(match[1]);
-}
 
 describe('devices through three gateway instances on one PostgreSQL', () => {
   let server: PostgresServer | undefined;

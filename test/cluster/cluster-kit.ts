@@ -70,3 +70,10 @@ export async function call<T = unknown>(url: string, token: string, method: stri
   const text = await res.text();
   return { status: res.status, body: (text ? JSON.parse(text) : undefined) as T, headers: res.headers };
 }
+
+/** The CIRA listener's port of an instance, from its log. */
+export function ciraPortOf(instance: ClusterInstanceProcess): number {
+  const match = /"msg":"cira server listening"[^\n]*"port":(\d+)/.exec(instance.process.output());
+  if (!match) throw new Error(`${instance.name} did not report its CIRA port`);
+  return Number(match[1]);
+}
