@@ -8,6 +8,7 @@ import { HttpError } from '../http/http-error.js';
 import { createSemaphore } from '../util/semaphore.js';
 import { ALL_PERMISSIONS, USERS_MANAGE } from './core-permissions.js';
 import type { StoredUser, UserStore } from './user-store.js';
+import type { PluginCluster } from '../cluster/cluster-api.js';
 
 const holds = (user: StoredUser, permission: string) => user.permissions.includes(ALL_PERMISSIONS) || user.permissions.includes(permission);
 
@@ -35,13 +36,21 @@ export function assertManagerRemains(remaining: readonly StoredUser[]): void {
 /**
  * Runs user mutations one after another, each with the caller as stored now (it may have changed
  * while waiting), found by its id: a caller deleted meanwhile is gone even if its name was reused.
+ * In a cluster, one after another across the instances (a cluster-wide turn), each after this
+ * instance read the others' latest writes, so that two managers on two instances cannot both leave.
  */
-export function userMutations(users: UserStore) {
+export function userMutations(users: UserStore, cluster: Pick<PluginCluster, 'exclusive' | 'catchUp'>) {
   const serial = createSemaphore(1);
   return <T>(callerId: string, mutate: (caller: StoredUser) => Promise<T>): Promise<T> =>
-    serial.run(async () => {
-      const caller = await users.getById(callerId);
-      if (!caller || !isManager(caller.permissions)) throw new HttpError(403, 'GW_ERR_FORBIDDEN', `this requires the permission '${USERS_MANAGE}'`);
-      return mutate(caller);
-    });
+    serial.run(() =>
+      cluster.exclusive(USERS_TURN, async () => {
+        await cluster.catchUp();
+        const caller = await users.getById(callerId);
+        if (!caller || !isManager(caller.permissions)) throw new HttpError(403, 'GW_ERR_FORBIDDEN', `this requires the permission '${USERS_MANAGE}'`);
+        return mutate(caller);
+      }),
+    );
 }
+
+/** The cluster-wide turn of user mutations. */
+const USERS_TURN = 'gateway-users';

@@ -30,7 +30,7 @@ export function registerUserRoutes(ctx: PluginContext, auth: AuthService): void 
     if (!user) throw new HttpError(404, 'GW_ERR_USER_NOT_FOUND', `no user '${username}'`);
     return user;
   };
-  const mutation = userMutations(auth.users);
+  const mutation = userMutations(auth.users, ctx.cluster);
   const othersThan = async (username: string) => (await auth.users.list()).filter((u) => u.username !== username);
   const params = { username: { description: 'The user name' } };
   const common = { tags: ['users'], permission: USERS_MANAGE };

@@ -131,4 +131,33 @@ describe("the other plugins' records on two gateway instances", () => {
     assert.equal((await call(b.url, token, 'DELETE', `/api/images/${id}`)).status, 204);
     await until('gw-a no longer lists it', async () => !(await call<Array<{ id: string }>>(a.url, token, 'GET', '/api/images')).body.some((i) => i.id === id), 1000);
   });
+
+  // Last: the admin steps down.
+  test('two managers on two instances deleting each other at once never leave the cluster without a manager (10 rounds)', async (t) => {
+    if (skipWithoutPostgres(t)) return;
+    const [a, b] = instances as [ClusterInstanceProcess, ClusterInstanceProcess];
+    const signIn = async (instance: ClusterInstanceProcess, name: string) => {
+      const res = await fetch(`${instance.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: name, password: `${name}-P@ssw0rd` }) });
+      assert.equal(res.status, 200, `${name} signs in on ${instance.name}`);
+      return ((await res.json()) as { token: string }).token;
+    };
+    const create = async (by: string, name: string) => assert.equal((await call(a.url, by, 'POST', '/api/users', { username: name, password: `${name}-P@ssw0rd`, permissions: ['users:manage'] })).status, 201);
+    await create(token, 'm0');
+    assert.equal((await call(b.url, token, 'PUT', '/api/users/admin', { permissions: [] })).status, 200);
+    let survivor = { name: 'm0', token: await signIn(a, 'm0') };
+    for (let round = 1; round <= 10; round++) {
+      const name = `m${round}`;
+      await create(survivor.token, name);
+      const other = { name, token: await until(`${name} known on gw-b`, () => signIn(b, name).catch(() => undefined), 2000) };
+      const [one, two] = await Promise.all([call(a.url, survivor.token, 'DELETE', `/api/users/${other.name}`), call(b.url, other.token, 'DELETE', `/api/users/${survivor.name}`)]);
+      assert.equal([one.status, two.status].filter((s) => s === 204).length, 1, `round ${round}: exactly one deletion went through (${one.status}, ${two.status})`);
+      survivor = one.status === 204 ? survivor : other;
+      const managers = await until(`round ${round}: both instances agree`, async () => {
+        const lists = await Promise.all(instances.map((i) => call<Array<{ username: string; permissions: string[] }>>(i.url, survivor.token, 'GET', '/api/users')));
+        const names = lists.map((l) => l.body.filter((u) => u.permissions.includes('users:manage')).map((u) => u.username).join());
+        return names[0] === names[1] ? names[0] : undefined;
+      }, 2000);
+      assert.equal(managers, survivor.name, `round ${round}`);
+    }
+  });
 });
