@@ -12,13 +12,24 @@ export interface BootstrapResult {
   generatedPassword?: string;
 }
 
+/** Runs `work` while no other process of the site bootstraps (a cluster's instances starting together). */
+export type BootstrapTurn = <T>(work: () => Promise<T>) => Promise<T>;
+
 /**
  * On first start with no users, creates `admin` with every permission. The password comes from
  * AMTGW_ADMIN_PASSWORD, or is generated, printed once to the console and written to an
- * owner-only file.
+ * owner-only file. In `turn`, so that of several instances starting on an empty store one creates it.
  */
-export async function bootstrapAdmin(users: UserStore, passwordFile: string, logger: Logger, env: NodeJS.ProcessEnv = process.env): Promise<BootstrapResult> {
+export async function bootstrapAdmin(users: UserStore, passwordFile: string, logger: Logger, env: NodeJS.ProcessEnv = process.env, turn: BootstrapTurn = (work) => work()): Promise<BootstrapResult> {
   if (await users.hasAny()) return { created: false };
+  return turn(async () => {
+    // Another instance may have made it while this one waited (the store has it; this one's mirror may not yet).
+    if ((await users.hasAny()) || (await users.get('admin'))) return { created: false };
+    return create(users, passwordFile, logger, env);
+  });
+}
+
+async function create(users: UserStore, passwordFile: string, logger: Logger, env: NodeJS.ProcessEnv): Promise<BootstrapResult> {
   const fromEnv = env.AMTGW_ADMIN_PASSWORD;
   const password = fromEnv && fromEnv.length > 0 ? fromEnv : randomBytes(18).toString('base64url');
   const now = new Date().toISOString();

@@ -16,7 +16,8 @@ import { createWorkerPool, type WorkerPool } from '../pool/worker-pool.js';
 import { createUserStore } from '../auth/user-store.js';
 import { createTokenService } from '../auth/token-service.js';
 import { createAuthService, type AuthService } from '../auth/auth-service.js';
-import { bootstrapAdmin } from '../auth/bootstrap-admin.js';
+import { bootstrapAdmin, type BootstrapTurn } from '../auth/bootstrap-admin.js';
+import { postgresOf } from '../store/open-gateway-store.js';
 import { startAdminSocket } from '../backup/admin-socket.js';
 import type { PluginSecrets } from '../plugin-api.js';
 import { PACKAGE_VERSION } from '../assets/package-root.js';
@@ -77,7 +78,7 @@ export async function startInfrastructure(config: GatewayConfig, options: Infras
     const sweeper = setInterval(() => void auth.tokens.sweep().catch((err: Error) => logger.warn('token sweep failed', { error: err.message })), TOKEN_SWEEP_MS);
     sweeper.unref();
     closers.push(() => clearInterval(sweeper));
-    const bootstrap = await bootstrapAdmin(auth.users, resolve(cwd, config.auth.adminPasswordFile ?? join(dataDir, 'admin-password')), logger, env);
+    const bootstrap = await bootstrapAdmin(auth.users, resolve(cwd, config.auth.adminPasswordFile ?? join(dataDir, 'admin-password')), logger, env, bootstrapTurn(store));
     const pool = createWorkerPool(config.workers);
     closers.push(() => pool.close());
     const adminSocket = await startAdminSocket(dataDir, store, PACKAGE_VERSION, masterKey.key, logger);
@@ -87,4 +88,26 @@ export async function startInfrastructure(config: GatewayConfig, options: Infras
     await close().catch(() => undefined);
     throw err;
   }
+}
+
+/** The advisory lock of the first admin's creation ("amtgb" in ASCII). */
+const BOOTSTRAP_LOCK = 0x616d746762;
+
+/** With the PostgreSQL store, one instance at a time bootstraps (a session advisory lock); alone, no wait. */
+function bootstrapTurn(store: GatewayStore): BootstrapTurn | undefined {
+  const postgres = postgresOf(store);
+  if (!postgres) return undefined;
+  return async (work) => {
+    const client = await postgres.pool.connect();
+    try {
+      await client.query('SELECT pg_advisory_lock($1)', [BOOTSTRAP_LOCK]);
+      try {
+        return await work();
+      } finally {
+        await client.query('SELECT pg_advisory_unlock($1)', [BOOTSTRAP_LOCK]).catch(() => undefined);
+      }
+    } finally {
+      client.release();
+    }
+  };
 }
