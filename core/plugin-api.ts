@@ -8,7 +8,7 @@
  * Everything exported from this file is public API: third-party plugins depend on it. It is the
  * kernel's contract only (`amt-gateway/kernel`): the built-in plugins publish their own types
  * (`amt-gateway/devices`, `amt-gateway/remote-monitor`, ...). `amt-gateway/plugin-api` still
- * brings both, for plugins written against 1.x (deprecated, see plugins/plugin-api-compat.ts).
+ * brings both, for plugins written against 1.x (deprecated, see compat/plugin-api.ts).
  */
 import type { Server as HttpServer, IncomingMessage, RequestListener } from 'node:http';
 import type { Duplex } from 'node:stream';
