@@ -55,7 +55,7 @@ export type { ReadinessCheck, ReadinessResult } from './health/readiness.js';
 export { HttpError, isHttpError, type HttpErrorShape, type ProblemFieldError } from './http/http-error.js';
 
 /** The version of the plugin API this kernel implements. Plugins declare the majors they accept. */
-export const KERNEL_API_VERSION = '1.3.0';
+export const KERNEL_API_VERSION = '1.4.0';
 
 /**
  * Events carried on the bus, by name: the payload type. The kernel's own are here; each plugin
@@ -273,30 +273,27 @@ export interface PluginContext<TConfig = unknown> {
   onStopping(hook: () => void | Promise<void>): void;
   /** Runs at shutdown, in reverse registration order, after the listeners closed and before the store closes. */
   onClose(hook: () => void | Promise<void>): void;
+  /**
+   * Adds a read-only setting to {@link SiteSettings} for every plugin (since kernel API 1.4): how a
+   * plugin that took over settings the kernel used to hold keeps them where plugins of the 1.x line
+   * read them (the devices plugin's `site.amt`). A name the kernel or another plugin holds already
+   * is `GW_ERR_PLUGIN_CLASH`, naming both.
+   * @deprecated for compatibility only: a new setting is an option or a service of its plugin.
+   */
+  extendSite(name: string, value: unknown): void;
 }
 
-/** Settings of the site that plugins may read. */
+/**
+ * Settings of the site that plugins may read. A plugin that took over a setting the kernel used to
+ * hold adds it back for the 1.x line with `ctx.extendSite` and declares it by augmenting this
+ * interface (the devices plugin: `amt`, `deviceTls`, deprecated since kernel API 1.4).
+ */
 export interface SiteSettings {
   /** The main listener's base URL once listening, e.g. `http://127.0.0.1:8080`. */
   readonly baseUrl: () => string;
   /** The host the main listener binds (known at registration, unlike `baseUrl`). */
   readonly host: string;
   readonly dataDir: string;
-  /** Site-wide AMT settings: probe ports, allowed networks, TLS trust. */
-  readonly amt: AmtSiteSettings;
-  /** The TLS trust device tasks take (`tlsTrust` of their input): the mode, and the CA bundle read once at start. */
-  readonly deviceTls: { mode: 'tofu' | 'ca'; caPem?: string; legacyTls?: boolean };
-}
-
-export interface AmtSiteSettings {
-  ports: { http: number; https: number; rmcp: number };
-  /** CIDRs scans, diagnostics and device I/O may reach. */
-  allowedNetworks: string[];
-  /** `tofu`: pin the certificate fingerprint on first contact; `ca`: validate against the CA bundle. */
-  tlsTrust: 'tofu' | 'ca';
-  caFile: string | null;
-  /** Reach devices that offer only TLS 1.0/1.1 (off by default; device tasks get it through `deviceTls`). */
-  legacyTls?: boolean;
 }
 
 export { definePlugin, type PluginDefinition, type PluginEnvOverride, type SchemaPluginDefinition } from './plugins/plugin-definition.js';

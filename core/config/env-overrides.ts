@@ -36,12 +36,10 @@ const OVERRIDES: Record<string, Setter> = {
   AMTGW_HOST: (c, v) => setPath(c, ['server', 'host'], v),
   AMTGW_PORT: (c, v) => setPath(c, ['server', 'port'], numeric(v)),
   AMTGW_DATA_DIR: (c, v) => setPath(c, ['dataDir'], v),
-  AMTGW_ALLOWED_NETWORKS: (c, v) => setPath(c, ['amt', 'allowedNetworks'], list(v)),
   AMTGW_CORS_ORIGINS: (c, v) => setPath(c, ['cors', 'origins'], list(v)),
   AMTGW_TLS_CERT: (c, v) => setPath(c, ['server', 'tls', 'cert'], v),
   AMTGW_TLS_KEY: (c, v) => setPath(c, ['server', 'tls', 'key'], v),
   AMTGW_LOG_LEVEL: (c, v) => setPath(c, ['log', 'level'], v),
-  AMTGW_LEGACY_TLS: (c, v) => setPath(c, ['amt', 'legacyTls'], flag(v)),
 };
 
 /** Applies the AMTGW_* variables present in `env` to a configuration object, in place. */

@@ -2,8 +2,6 @@
  * Start-up phase `register`: the kernel's own routes (the `core` plugin), then each plugin in
  * dependency order, each through a context scoped to it.
  */
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import type { GatewayConfig } from '../config/gateway-config.js';
 import { ConfigError, isConfigError } from '../config/load-config.js';
 import type { Logger } from '../log/logger.js';
@@ -44,10 +42,12 @@ export interface RegisterInputs {
 export async function registerPlugins(inputs: RegisterInputs): Promise<Registered> {
   const { config, logger, ordered, infrastructure: infra, lifecycle } = inputs;
   let baseUrl = '';
-  const site: SiteSettings = { baseUrl: () => baseUrl, host: config.server.host, dataDir: infra.dataDir, amt: config.amt, deviceTls: readDeviceTls(config, inputs.cwd) };
+  // The kernel's own settings; those plugins declare on SiteSettings they add themselves (`ctx.extendSite`).
+  const site = { baseUrl: () => baseUrl, host: config.server.host, dataDir: infra.dataDir } satisfies Pick<SiteSettings, 'baseUrl' | 'host' | 'dataDir'> as SiteSettings;
   const manifests: PluginManifest[] = [];
   const parts: KernelParts = {
     site,
+    siteOwners: new Map(),
     store: infra.store,
     events: createEventBus(logger),
     pool: infra.pool,
@@ -111,18 +111,6 @@ function validateOptions(plugin: LoadedPlugin, ajv: ReturnType<typeof createAjv>
       return `plugins.${plugin.name}.options${e.instancePath.replace(/\//g, '.')}${extra} ${e.keyword === 'additionalProperties' ? 'is not an allowed property' : e.message}`;
     });
     throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
-  }
-}
-
-/** Reads the CA bundle of `amt.caFile` once; an unreadable file stops start-up naming it. */
-function readDeviceTls(config: GatewayConfig, cwd: string): SiteSettings['deviceTls'] {
-  const { tlsTrust, caFile } = config.amt;
-  const legacy = config.amt.legacyTls === true ? { legacyTls: true } : {};
-  if (!caFile) return { mode: tlsTrust, ...legacy };
-  try {
-    return { mode: tlsTrust, caPem: readFileSync(resolve(cwd, caFile), 'utf8'), ...legacy };
-  } catch (err) {
-    throw new ConfigError(`invalid configuration: amt.caFile ${caFile} cannot be read (${(err as NodeJS.ErrnoException).code ?? 'unreadable'})`);
   }
 }
 

@@ -102,7 +102,7 @@ export function registerCiraIntegration(ctx: PluginContext<unknown>, cira: CiraS
   const prove = async (connection: CiraConnection): Promise<void> => {
     const device = devices.get(connection.deviceId);
     if (!device) return;
-    const proofParts = { pool: ctx.pool, site: ctx.site, schedule: bound.schedule, timeoutMs: PROOF_TIMEOUT_MS };
+    const proofParts = { pool: ctx.pool, settings: gate.settings, schedule: bound.schedule, timeoutMs: PROOF_TIMEOUT_MS };
     const result = await provePinnedCertificate(proofParts, device, connection.forwardedPorts, () => createTunnelChannel(cira, device.id, connection, TLS_PORT, null));
     const fields = { deviceId: device.id, uuid: connection.uuid, username: connection.username, remoteAddress: connection.remoteAddress };
     if (result === 'proven') {

@@ -230,6 +230,35 @@ export interface DeviceAccessFactory {
   setRouter(router: DeviceRouter): void;
 }
 
+/** The TLS trust device I/O follows: the mode, the CA bundle read once at start, and whether TLS 1.0/1.1 is accepted. */
+export interface DeviceTlsTrust {
+  /** `tofu`: pin the certificate on first contact; `ca`: validate against `caPem`. */
+  mode: 'tofu' | 'ca';
+  caPem?: string;
+  legacyTls?: boolean;
+}
+
+/** The device settings of the site (`plugins.devices.options`), as the gate applies them; no secret. */
+export interface DeviceSettings {
+  /** The device ports probed and used (`rmcp` 0: no presence ping). */
+  readonly ports: Readonly<{ http: number; https: number; rmcp: number }>;
+  /** CIDRs every device path may reach. */
+  readonly allowedNetworks: readonly string[];
+  readonly tlsTrust: Readonly<DeviceTlsTrust>;
+}
+
+/**
+ * `ctx.site.amt` as plugins of kernel API 1.0-1.3 read it.
+ * @deprecated since kernel API 1.4 (devices plugin 2.0): read `deviceGate.settings`.
+ */
+export interface AmtSiteSettings {
+  ports: { http: number; https: number; rmcp: number };
+  allowedNetworks: string[];
+  tlsTrust: 'tofu' | 'ca';
+  caFile: string | null;
+  legacyTls?: boolean;
+}
+
 /** A device was deleted from the list. */
 export interface DeviceRemovedEvent {
   deviceId: string;
@@ -255,6 +284,18 @@ export interface DeviceSignInPausedEvent {
 }
 
 declare module '../../core/plugin-api.js' {
+  interface SiteSettings {
+    /**
+     * The site's device settings, while the devices plugin is enabled.
+     * @deprecated since kernel API 1.4 (devices plugin 2.0): read `deviceGate.settings`.
+     */
+    readonly amt: AmtSiteSettings;
+    /**
+     * The TLS trust device tasks take, while the devices plugin is enabled.
+     * @deprecated since kernel API 1.4 (devices plugin 2.0): read `deviceGate.settings.tlsTrust`.
+     */
+    readonly deviceTls: DeviceTlsTrust;
+  }
   interface GatewayEvents {
     DeviceOperationCompleted: DeviceOperationCompletedEvent;
     DeviceSignInFailed: DeviceSignInFailedEvent;

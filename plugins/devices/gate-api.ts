@@ -4,7 +4,7 @@
  */
 import type { CancelToken } from '../../core/pool/worker-pool.js';
 import type { DeviceOperationInput, DeviceTarget, InterrogateOutput, RmcpPong, TaskCredential } from '../../workers/tasks/task-types.js';
-import type { Device, DeviceRoute, DeviceService, DeviceTasks, TaskOutcome } from './api.js';
+import type { Device, DeviceRoute, DeviceService, DeviceSettings, DeviceTasks, TaskOutcome } from './api.js';
 
 /**
  * What a path offers for one device: a route, and whether the path has proven that what it leads
@@ -67,6 +67,16 @@ export interface GateRunOptions {
 /** The path the gate chose: `lan` (the device's address on the local network) or a registered path's kind. */
 export interface GatePath {
   kind: string;
+}
+
+/** What `probeBudget` allows a scan: probes in flight, within `ulimit -n` (`fileLimit`, null when unknown). */
+export interface ProbeBudget {
+  fileLimit: number | null;
+  probesPerScan: number;
+  /** Below this a scan is refused rather than crawl. */
+  minimum: number;
+  /** Set when the limit lowered something: says what and how to raise it. */
+  warning: string | null;
 }
 
 /** What a scan's probes found at an address: the ports that answered (the RMCP port if it ponged) and the pong. */
@@ -132,6 +142,18 @@ export interface DeviceGate {
    * @param path where the text came from, for the problem's `errors`
    */
   deviceNamed(text: string, path: string): Readonly<Device> | undefined;
+  /** The site's device settings: ports, allowed networks, TLS trust. */
+  readonly settings: DeviceSettings;
+  /**
+   * Whether device I/O on the local network may reach `address` (the allowed networks). The gate
+   * checks it itself on every path it opens; a caller asks to skip what is outside beforehand.
+   */
+  allows(address: string): boolean;
+  /**
+   * The probes in flight each of `maxConcurrentScans` scans may have within `ulimit -n`, beside the
+   * gate's device connections (`minimum`: fewer is too few for a useful scan).
+   */
+  probeBudget(asked: { probesPerScan: number; maxConcurrentScans: number }): ProbeBudget;
   /** Device connections the gate allows at once (`deviceConnections`, lowered to fit `ulimit -n`). */
   readonly deviceConnections: number;
   /**

@@ -19,6 +19,7 @@ import { createDevicePaths } from './gate/device-paths.js';
 import { createDeviceGate } from './gate/device-gate.js';
 import { createDeviceAccessFactory } from './gate/device-access.js';
 import { createGateService, fitDeviceConnections } from './gate/gate-service.js';
+import { readDeviceSettings, siteSettingsOf } from './settings.js';
 
 export default definePlugin<DevicesConfig>({
   name: 'devices',
@@ -29,6 +30,12 @@ export default definePlugin<DevicesConfig>({
   storeNamespace: 'rest-api',
   optionalDependencies: ['audit'],
   configSchema: DEVICES_CONFIG_SCHEMA,
+  // Where the device settings lived before kernel API 1.4: still read, with a deprecation warning.
+  formerSections: ['amt'],
+  env: {
+    AMTGW_ALLOWED_NETWORKS: { option: 'allowedNetworks', type: 'list' },
+    AMTGW_LEGACY_TLS: { option: 'legacyTls', type: 'boolean' },
+  },
   permissions: [
     { name: 'devices:read', description: 'Read the device list and scan results' },
     { name: 'devices:delete', description: 'Delete devices from the list' },
@@ -53,13 +60,18 @@ export default definePlugin<DevicesConfig>({
       settled: (r) => void ((r.failedLogins > 0 || r.lockedOut) && ctx.events.publish('DeviceSignInFailed', { failedLogins: r.failedLogins, lockedOut: r.lockedOut })),
       paused: (reason) => ctx.events.publish('DeviceSignInPaused', { reason }),
     });
-    const networks = createNetworkGuard(ctx.site.amt.allowedNetworks);
+    const settings = readDeviceSettings(ctx.config);
+    const networks = createNetworkGuard(settings.allowedNetworks);
     const turns = createDeviceTurns({ maximum: fitDeviceConnections(ctx.config.deviceConnections, ctx.logger), ...ctx.config.admission }, () => ctx.pool.threadLoad());
     ctx.onClose(() => turns.close());
     const paths = createDevicePaths();
-    const gate = createDeviceGate({ devices, vault: credentials, signIn, networks, turns, paths, amt: ctx.site.amt, tlsTrust: ctx.site.deviceTls, pool: ctx.pool, logger: ctx.logger });
+    const gate = createDeviceGate({ devices, vault: credentials, signIn, networks, turns, paths, settings, pool: ctx.pool, logger: ctx.logger });
     ctx.provide('deviceAccess', createDeviceAccessFactory(gate, (e) => ctx.events.publish('DeviceOperationCompleted', e)));
-    ctx.provide('deviceGate', createGateService({ gate, devices, credentials, signIn, turns, signInSettings, logger: ctx.logger, amt: ctx.site.amt, tlsTrust: ctx.site.deviceTls }));
+    ctx.provide('deviceGate', createGateService({ gate, devices, credentials, signIn, turns, signInSettings, settings, logger: ctx.logger }));
+    // Where plugins of kernel API 1.0-1.3 read these settings (deprecated).
+    const site = siteSettingsOf(ctx.config, settings);
+    ctx.extendSite('amt', site.amt);
+    ctx.extendSite('deviceTls', site.deviceTls);
     registerCredentialRoutes(ctx, credentials);
     registerDeviceRoutes(ctx, devices);
     registerSignInRoutes(ctx, devices, credentials, signIn);

@@ -30,13 +30,14 @@ export default definePlugin<RemoteMonitorConfig>({
     const devices = ctx.use('devices');
     const stored = await openPresenceStates(ctx.store.namespace('presence'), config.missedProbesOffline, ctx.logger);
     const deviceAccess = ctx.use('deviceAccess');
-    const allows = (address: string) => deviceAccess.allows(address);
+    const gate = ctx.use('deviceGate');
+    const allows = (address: string) => gate.allows(address);
     let ensureTracking = () => {};
     const states = trackedStates(stored, () => ensureTracking());
     const feed = createStatusFeed(ctx.events, devices, ctx.use('devicePresence'), states, ctx.logger);
-    const scheduler = createSweepScheduler({ pool: ctx.pool, devices, states: stored, amt: ctx.site.amt, config, logger: ctx.logger, allows, onObserved: feed.onObserved });
+    const scheduler = createSweepScheduler({ pool: ctx.pool, devices, states: stored, ports: gate.settings.ports, config, logger: ctx.logger, allows, onObserved: feed.onObserved });
     ensureTracking = scheduler.ensureTracking;
-    ctx.provide('presence', createPresenceService(devices, states, ctx.site.amt));
+    ctx.provide('presence', createPresenceService(devices, states, gate.settings.ports));
 
     ctx.openapi.addTag('monitor', 'Online monitoring and remote reads of hardware and event logs');
     registerMonitorRoutes(ctx, devices, states, scheduler, allows);

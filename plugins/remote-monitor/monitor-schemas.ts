@@ -21,7 +21,7 @@ export const ONLINE_ENTRY_SCHEMA = {
     lastSeen: { ...NULLABLE_TIME, description: 'When the device last answered' },
     notMonitored: {
       enum: ['outside-allowed-networks'],
-      description: 'Present when the monitor does not probe the device: its address is outside `amt.allowedNetworks`, so no device I/O reaches it; `online` is what was last known. Absent while the device holds a CIRA tunnel (its presence comes from the tunnel)',
+      description: 'Present when the monitor does not probe the device: its address is outside the allowed networks (`allowedNetworks` of the devices plugin), so no device I/O reaches it; `online` is what was last known. Absent while the device holds a CIRA tunnel (its presence comes from the tunnel)',
     },
   },
 };
@@ -51,7 +51,7 @@ export const MONITOR_SCHEDULE_SCHEMA = {
       properties: { probes: { type: 'integer' }, maxLagMs: { type: 'integer' }, slowestBatchMs: { type: 'integer' } },
     },
     keepingUp: { type: 'boolean' },
-    outsideAllowedNetworks: { type: 'integer', description: 'Known devices not probed because their address is outside `amt.allowedNetworks`' },
+    outsideAllowedNetworks: { type: 'integer', description: 'Known devices not probed because their address is outside the allowed networks' },
   },
 };
 

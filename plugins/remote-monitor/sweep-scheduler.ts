@@ -4,8 +4,8 @@
  * devices that are due, in `presence-sweep` tasks of at most `batchSize`, while at most `concurrency`
  * devices are being probed at once. A device whose last probe has not finished is not probed again.
  */
-import type { AmtSiteSettings, Logger, WorkerPool } from '../../core/plugin-api.js';
-import type { Device, DeviceRegistry } from 'amt-gateway/devices';
+import type { Logger, WorkerPool } from '../../core/plugin-api.js';
+import type { Device, DeviceRegistry, DeviceSettings } from 'amt-gateway/devices';
 import type { PresenceSweepInput, PresenceSweepTarget } from '../../workers/tasks/presence-sweep-types.js';
 import type { RemoteMonitorConfig } from './config.js';
 import type { PresenceStates, StatusChange } from './presence-states.js';
@@ -14,10 +14,10 @@ export interface SweepSchedulerDeps {
   pool: WorkerPool;
   devices: DeviceRegistry;
   states: PresenceStates;
-  amt: AmtSiteSettings;
+  ports: DeviceSettings['ports'];
   config: RemoteMonitorConfig;
   logger: Logger;
-  /** `amt.allowedNetworks` (the `deviceAccess` service's rule): a device outside is never probed. */
+  /** The allowed networks (the device gate's rule): a device outside is never probed. */
   allows(address: string): boolean;
   /** Called after every probe outcome of a device, with the flip of its online state if there was one. */
   onObserved(deviceId: string, change: StatusChange | null): void;
@@ -37,7 +37,7 @@ export interface ScheduleStats {
   lastInterval: { probes: number; maxLagMs: number; slowestBatchMs: number } | null;
   /** No device waits for capacity and none was dispatched more than two ticks late in the last interval. */
   keepingUp: boolean;
-  /** Tracked devices not probed because their address is outside `amt.allowedNetworks`. */
+  /** Tracked devices not probed because their address is outside the allowed networks. */
   outsideAllowedNetworks: number;
 }
 
@@ -65,7 +65,7 @@ interface Window {
 }
 
 export function createSweepScheduler(deps: SweepSchedulerDeps): SweepScheduler {
-  const { config, amt, devices, states } = deps;
+  const { config, ports, devices, states } = deps;
   const intervalMs = Math.round(config.intervalSeconds * 1000);
   // About 20 ticks per interval, at most one a second: small batches, no bursts, little overhead.
   const tickMs = Math.min(1000, Math.max(50, Math.floor(intervalMs / 20)));
@@ -75,7 +75,7 @@ export function createSweepScheduler(deps: SweepSchedulerDeps): SweepScheduler {
   const running = new Set<Promise<void>>();
   const cancel = deps.pool.createCancelToken();
   const sweepOptions: Omit<PresenceSweepInput, 'targets'> = {
-    rmcpPort: amt.ports.rmcp,
+    rmcpPort: ports.rmcp,
     rmcp: { windowMs: config.probe.rmcpWindowMs, batchSize: config.probe.rmcpBatchSize },
     connectTimeoutMs: config.probe.connectTimeoutMs,
   };
@@ -86,8 +86,8 @@ export function createSweepScheduler(deps: SweepSchedulerDeps): SweepScheduler {
   let lastInterval: ScheduleStats['lastInterval'] = null;
 
   const managementPorts = (device: Device): number[] => {
-    const open = [amt.ports.http, amt.ports.https].filter((p) => p > 0 && device.openPorts.includes(p));
-    return open.length ? open : [device.tls ? amt.ports.https : amt.ports.http];
+    const open = [ports.http, ports.https].filter((p) => p > 0 && device.openPorts.includes(p));
+    return open.length ? open : [device.tls ? ports.https : ports.http];
   };
 
   function add(device: Device, firstProbeAt: number): void {

@@ -11,7 +11,7 @@ import type { DeviceTransport } from './http-transport.js';
 export interface OperationMeta {
   /** SHA-256 fingerprint of the device certificate (TLS only), for the main thread to pin. */
   tlsFingerprint: string | null;
-  /** The TLS version negotiated (TLS only): `TLSv1`/`TLSv1.1` only under `amt.legacyTls`, which the main thread logs. */
+  /** The TLS version negotiated (TLS only): `TLSv1`/`TLSv1.1` only under the devices plugin's `legacyTls`, which the main thread logs. */
   tlsProtocol: string | null;
   /** Failed logins the operation caused (401s to signed requests), for the main thread's sign-in memory. */
   failedLogins: number;

@@ -196,11 +196,11 @@ export function createDeviceTransport(options: TransportOptions): DeviceTranspor
   const legacyTlsError = (cause: string | undefined): Promise<AmtError> =>
     (legacyFailure ??= probeLegacyTls(host, port, trust, timeouts, options.signal, options.channel).then((probe) => {
       if (!probe) {
-        return new AmtError('AMT_ERR_TLS', `TLS with ${target} failed: the device offers no TLS version the gateway accepts (1.2 or later; amt.legacyTls adds 1.0 and 1.1)`, { ...(cause ? { cause } : {}) });
+        return new AmtError('AMT_ERR_TLS', `TLS with ${target} failed: the device offers no TLS version the gateway accepts (1.2 or later; the devices plugin's legacyTls adds 1.0 and 1.1)`, { ...(cause ? { cause } : {}) });
       }
       if (probe.serverHeader) serverHeader = probe.serverHeader;
       observedFingerprint ??= probe.fingerprint;
-      return new AmtError('AMT_ERR_TLS', `TLS with ${target} failed: the device offers only ${tlsVersionName(probe.protocol)}; enable amt.legacyTls`, {
+      return new AmtError('AMT_ERR_TLS', `TLS with ${target} failed: the device offers only ${tlsVersionName(probe.protocol)}; enable the devices plugin's legacyTls`, {
         ...(cause ? { cause } : {}),
         tlsVersion: probe.protocol,
       });

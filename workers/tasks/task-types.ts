@@ -160,7 +160,7 @@ export interface InterrogateOutput {
   uuid: string | null;
   /** The certificate fingerprint observed (TLS only), for the main thread to pin on first contact. */
   tlsFingerprint: string | null;
-  /** The TLS version negotiated (TLS only): `TLSv1`/`TLSv1.1` only under `amt.legacyTls`, which the main thread logs. */
+  /** The TLS version negotiated (TLS only): `TLSv1`/`TLSv1.1` only under the devices plugin's `legacyTls`, which the main thread logs. */
   tlsProtocol: string | null;
   roundTrips: number;
   elapsedMs: number;

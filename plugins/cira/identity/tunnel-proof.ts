@@ -4,8 +4,8 @@
  * certificate completes the handshake, so neither a UUID nor a Digest realm (both readable by anyone
  * on the LAN) stands in for it. The check sends no credential: an unauthenticated request at most.
  */
-import type { SiteSettings, WorkerPool } from '../../../core/plugin-api.js';
-import type { Device, DeviceChannel } from 'amt-gateway/devices';
+import type { WorkerPool } from '../../../core/plugin-api.js';
+import type { Device, DeviceChannel, DeviceSettings } from 'amt-gateway/devices';
 import { AMT_PORTS } from '../../../workers/amt/amt-ports.js';
 
 export const TLS_PORT = AMT_PORTS.https;
@@ -15,7 +15,7 @@ export type ProofResult = 'proven' | 'mismatch' | 'no-proof' | 'failed';
 
 export interface ProofParts {
   pool: Pick<WorkerPool, 'runInProcess'>;
-  site: SiteSettings;
+  settings: DeviceSettings;
   /** Runs the check within the tunnelled operations' bound. */
   schedule<T>(task: () => Promise<T>): Promise<T>;
   timeoutMs: number;
@@ -28,10 +28,10 @@ export async function provePinnedCertificate(parts: ProofParts, device: Readonly
   const result = await parts.schedule(() =>
     parts.pool.runInProcess('wsman-check', {
       address: device.ipAddress,
-      ports: { ...parts.site.amt.ports, http: 0, https: TLS_PORT },
+      ports: { ...parts.settings.ports, http: 0, https: TLS_PORT },
       credential: null,
       timeouts: { connectMs: timeoutMs, firstByteMs: timeoutMs, totalMs: timeoutMs },
-      tlsTrust: parts.site.deviceTls,
+      tlsTrust: { ...parts.settings.tlsTrust },
       pinnedFingerprint: pin,
       channel: channel(),
     }),

@@ -4,7 +4,7 @@
  * reads, diagnostics, power, monitor reads, a CIRA tunnel's reads, a redirection session.
  *
  * `pass` decides, in order: the path (a registered path's proven route, e.g. the device's CIRA
- * tunnel, else its address on the local network, which must be inside `amt.allowedNetworks`);
+ * tunnel, else its address on the local network, which must be inside the allowed networks);
  * where the tasks run (worker pool, or this thread for a channel) and the TLS pin they check; the
  * sign-in plan from the device's one sign-in memory (whatever the path: credentials the device
  * refused are not tried again, failed logins stay below its lockout) and the credential order (the
@@ -12,9 +12,9 @@
  * sockets the gateway may hold). Each attempt is one task with one credential; what it proved is
  * learnt (the certificate pinned on first contact, the working credential).
  */
-import { isHttpError, type AmtSiteSettings, type Logger, type SiteSettings, type WorkerPool } from '../../../core/plugin-api.js';
+import { isHttpError, type Logger, type WorkerPool } from '../../../core/plugin-api.js';
 import type { DeviceOperationInput, TaskCredential } from '../../../workers/tasks/task-types.js';
-import type { CredentialVault, Device, DeviceRegistry, DeviceTasks, GatePath, GateRunOptions, GateSubject, TaskOutcome } from '../api.js';
+import type { CredentialVault, Device, DeviceRegistry, DeviceSettings, DeviceTasks, GatePath, GateRunOptions, GateSubject, TaskOutcome } from '../api.js';
 import type { SignInMemory, SignInPlan, SignInReport } from '../sign-in/sign-in-memory.js';
 import { memoryKey } from '../sign-in/sign-in-key.js';
 import { deviceProblem, DeviceProblems } from './device-problems.js';
@@ -35,8 +35,7 @@ export interface DeviceGateDeps {
   /** One connection per device at a time, within the sockets the gateway may hold. */
   turns: DeviceTurns;
   paths: DevicePaths;
-  amt: AmtSiteSettings;
-  tlsTrust: SiteSettings['deviceTls'];
+  settings: DeviceSettings;
   pool: WorkerPool;
   logger?: Logger;
 }
@@ -103,7 +102,7 @@ export function createDeviceGate(deps: DeviceGateDeps): DeviceGateCore {
     const route = reached?.route ?? null;
     // allowedNetworks bounds where sockets go: a device reached through its tunnel is not reached at its address.
     if (!route) networks.check(subject.address);
-    const target = targetOf({ amt: deps.amt, tlsTrust: deps.tlsTrust, service: options.service ?? 'management', timeouts: options.timeouts }, subject, route);
+    const target = targetOf({ settings: deps.settings, service: options.service ?? 'management', timeouts: options.timeouts }, subject, route);
     // Turns are per socket destination: the address, or the device itself through its tunnel.
     const turnKey = route && 'channel' in route ? `channel:${device!.id}` : target.address;
     return { route, path: { kind: reached?.kind ?? 'lan' } as GatePath, target, tasks: tasksFor(deps.pool, route), turnKey };

@@ -1,7 +1,7 @@
 /** The `deviceGate` service: the gate's one call, its path extension point, and the reads it merges. */
 import type { Logger } from '../../../core/plugin-api.js';
-import { openFileLimit, socketBudget } from '../../../core/net/socket-budget.js';
-import type { CredentialVault, DeviceGate, SignInSettings } from '../api.js';
+import { MIN_PROBES_IN_FLIGHT, openFileLimit, socketBudget } from './socket-budget.js';
+import type { CredentialVault, DeviceGate, DeviceSettings, SignInSettings } from '../api.js';
 import type { ManagedDeviceRegistry } from '../registry/device-registry.js';
 import type { SignInMemory } from '../sign-in/sign-in-memory.js';
 import type { DeviceGateCore } from './device-gate.js';
@@ -17,6 +17,7 @@ export interface GateServiceParts extends Omit<DeviceReadParts, 'devices'> {
   turns: DeviceTurns;
   /** The object the sign-in memory reads its settings from at each plan. */
   signInSettings: SignInSettings;
+  settings: DeviceSettings;
   logger: Logger;
 }
 
@@ -28,6 +29,12 @@ export function createGateService(parts: GateServiceParts): DeviceGate {
     run: (subject, operation, options) => gate.pass(subject, operation, options),
     read: createDeviceRead(parts),
     deviceNamed: (text, path) => deviceOfTarget(devices, text, path),
+    settings: parts.settings,
+    allows: (address) => gate.networks.allows(address),
+    probeBudget(asked) {
+      const budget = socketBudget(openFileLimit(), { deviceConnections: turns.bounds.maximum, ...asked });
+      return { fileLimit: budget.fileLimit, probesPerScan: budget.probesPerScan, minimum: MIN_PROBES_IN_FLIGHT, warning: budget.warning };
+    },
     get deviceConnections() {
       return turns.bounds.maximum;
     },

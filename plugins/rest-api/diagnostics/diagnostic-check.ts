@@ -39,14 +39,14 @@ function outcomeOf(result: WsmanCheckOutput): TaskOutcome {
 
 /** Checks the device `text` names (address, device id or UUID) with `credential`, or without one. */
 export function createDiagnosticCheck(ctx: PluginContext<RestApiConfig>, gate: DeviceGate) {
-  const { amt } = ctx.site;
+  const { ports } = gate.settings;
   const { scan } = ctx.config;
   const check = (tasks: DeviceTasks, target: DeviceTarget, path: GatePath, credential: TaskCredential | null) => {
     // On the local network the check tries HTTP, then TLS; a path (a tunnel, a relay) leads to one port.
     const routed = path.kind !== 'lan';
     const input: WsmanCheckInput = {
       address: target.address,
-      ports: routed ? { ...amt.ports, http: target.tls ? 0 : target.port, https: target.tls ? target.port : 0 } : amt.ports,
+      ports: routed ? { ...ports, http: target.tls ? 0 : target.port, https: target.tls ? target.port : 0 } : { ...ports },
       credential,
       timeouts: target.timeouts,
       tlsTrust: target.tlsTrust,
@@ -55,7 +55,7 @@ export function createDiagnosticCheck(ctx: PluginContext<RestApiConfig>, gate: D
     };
     return tasks.run('wsman-check', input).then((result) => {
       // Report the device's port, not the one of an address route (a relay).
-      if (routed && !target.channel && result.port !== null) result.port = target.tls ? amt.ports.https : amt.ports.http;
+      if (routed && !target.channel && result.port !== null) result.port = target.tls ? ports.https : ports.http;
       return result;
     });
   };

@@ -1,6 +1,5 @@
 import type { PluginContext } from '../../../core/plugin-api.js';
 import type { DeviceRegistry } from 'amt-gateway/devices';
-import type { SocketBudget } from '../../../core/net/socket-budget.js';
 import type { RestApiConfig } from '../config.js';
 import { openScanHistory } from './scan-history.js';
 import { registerScanRoutes } from './scan-routes.js';
@@ -19,13 +18,13 @@ function devicesPerScan(devices: DeviceRegistry): (scanId: string) => number {
 }
 
 /** Wires scans: history (marking scans a dead process left running as interrupted), service, routes. */
-export async function registerScanning(ctx: PluginContext<RestApiConfig>, sockets: SocketBudget): Promise<ScanService> {
+export async function registerScanning(ctx: PluginContext<RestApiConfig>): Promise<ScanService> {
   const devices = ctx.use('devices');
   const history = await openScanHistory(ctx.store.namespace('scans'), ctx.config.scan.historySize);
   const interrupted = await history.markInterrupted(devicesPerScan(devices));
   if (interrupted.length) ctx.logger.warn('scans interrupted by the last stop', { scanIds: interrupted.map((s) => s.id) });
   const scans = createScanService(
-    { pool: ctx.pool, gate: ctx.use('deviceGate'), events: ctx.events, logger: ctx.logger, amt: ctx.site.amt, options: ctx.config.scan, sockets },
+    { pool: ctx.pool, gate: ctx.use('deviceGate'), events: ctx.events, logger: ctx.logger, options: ctx.config.scan },
     history,
     ctx.use('credentials'),
   );

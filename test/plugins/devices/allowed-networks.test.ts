@@ -38,8 +38,7 @@ before(async () => {
     dataDir: first.dataDir,
     masterKey: first.masterKey,
     overrides: mergeConfig(SIM_AMT_SETTINGS, {
-      amt: { allowedNetworks: ['127.0.5.0/24'] },
-      plugins: { 'remote-monitor': { options: { intervalSeconds: 0.5 } }, 'gate-reader': { enable: true, path: GATE_READER } },
+      plugins: { devices: { options: { allowedNetworks: ['127.0.5.0/24'] } }, 'remote-monitor': { options: { intervalSeconds: 0.5 } }, 'gate-reader': { enable: true, path: GATE_READER } },
     }),
   });
   token = await gw.login();

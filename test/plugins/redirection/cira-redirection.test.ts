@@ -10,6 +10,7 @@ import { startFleet, type Fleet } from '../../sim/index.js';
 import type { SimDevice } from '../../sim/sim-device.js';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway-harness.js';
 import { createCredential, SIM_AMT_SETTINGS } from '../../helpers/scan-helpers.js';
+import { mergeConfig } from '../../../core/config/load-config.js';
 import { RfbClient, FORMATS } from '../../helpers/rfb-client.js';
 import { SolClient } from '../../helpers/sol-client.js';
 import { encodeScreen, renderScreen } from '../../sim/redirection/redir-screen.js';
@@ -27,7 +28,7 @@ before(async () => {
   gw = await startTestGateway({
     plugins: ['rest-api', 'cira', 'redirection'],
     logs,
-    overrides: { ...SIM_AMT_SETTINGS, plugins: { cira: { options: { port: 0, keepAliveIntervalSeconds: 1, keepAliveTimeoutSeconds: 3, forwardSettleMs: 50 } } } },
+    overrides: mergeConfig(SIM_AMT_SETTINGS, { plugins: { cira: { options: { port: 0, keepAliveIntervalSeconds: 1, keepAliveTimeoutSeconds: 3, forwardSettleMs: 50 } } } }),
   });
   token = await gw.login();
   await createCredential(gw, token, { name: 'fleet', username: 'admin', password: 'P@ssw0rd1', isDefault: true });

@@ -6,7 +6,6 @@ import { test, mock, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { createLogger } from '../../../core/log/logger.js';
 import { createCancelToken, type WorkerPool } from '../../../core/pool/worker-pool.js';
-import type { AmtSiteSettings } from '../../../core/plugin-api.js';
 import type { PresenceSweepInput, PresenceSweepOutput } from '../../../workers/tasks/presence-sweep-types.js';
 import type { Device, DeviceRegistry } from '../../../plugins/rest-api/api.js';
 import { REMOTE_MONITOR_CONFIG_SCHEMA, type RemoteMonitorConfig } from '../../../plugins/remote-monitor/config.js';
@@ -15,7 +14,7 @@ import { createSweepScheduler } from '../../../plugins/remote-monitor/sweep-sche
 import type { StatusChange } from '../../../plugins/remote-monitor/presence-states.js';
 import { memoryStore } from './fixtures/memory-store.js';
 
-const AMT: AmtSiteSettings = { ports: { http: 16992, https: 16993, rmcp: 16623 }, allowedNetworks: ['127.0.0.0/8'], tlsTrust: 'tofu', caFile: null };
+const PORTS = { http: 16992, https: 16993, rmcp: 16623 };
 const logger = createLogger({ level: 'silent' });
 
 function config(overrides: Partial<RemoteMonitorConfig>): RemoteMonitorConfig {
@@ -92,7 +91,7 @@ test('every device is probed once per interval, spread over about twenty small b
   const devices = registry(200);
   const states = await openPresenceStates(memoryStore(), 2, logger);
   const { pool, calls } = fakePool('answer');
-  const scheduler = createSweepScheduler({ pool, devices, states, amt: AMT, config: config({}), logger, allows: () => true, onObserved: () => undefined });
+  const scheduler = createSweepScheduler({ pool, devices, states, ports: PORTS, config: config({}), logger, allows: () => true, onObserved: () => undefined });
   scheduler.start();
   await settle();
   // Nothing goes to the pool (which would start its worker threads) before the first tick.
@@ -131,7 +130,7 @@ test('no more devices than the concurrency bound are probed at once, and a devic
   const devices = registry(300);
   const states = await openPresenceStates(memoryStore(), 2, logger);
   const { pool, calls } = fakePool('hold');
-  const scheduler = createSweepScheduler({ pool, devices, states, amt: AMT, config: config({ concurrency: 40, batchSize: 16 }), logger, allows: () => true, onObserved: () => undefined });
+  const scheduler = createSweepScheduler({ pool, devices, states, ports: PORTS, config: config({ concurrency: 40, batchSize: 16 }), logger, allows: () => true, onObserved: () => undefined });
   scheduler.start();
   await advance(2000);
   const sent = calls.flatMap((c) => c.input.targets.map((t) => t.address));
@@ -156,7 +155,7 @@ test('a silent device is reported offline once after the missed probes, and onli
   const target = devices.list()[3]!;
   const { pool } = fakePool('answer', (address) => !(silent && address === target.ipAddress));
   const changes: StatusChange[] = [];
-  const scheduler = createSweepScheduler({ pool, devices, states, amt: AMT, config: config({}), logger, allows: () => true, onObserved: (_id, change) => change && changes.push(change) });
+  const scheduler = createSweepScheduler({ pool, devices, states, ports: PORTS, config: config({}), logger, allows: () => true, onObserved: (_id, change) => change && changes.push(change) });
   scheduler.start();
   await advance(1000);
   assert.equal(changes.length, 0, 'one missed probe is not enough');
