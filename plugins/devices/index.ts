@@ -1,7 +1,7 @@
 /**
  * devices: the device domain. The device registry, the credential vault, the sign-in memory, the
  * allowed-networks guard, device TLS trust, and the device gate every device operation passes
- * (gate/device-gate.ts). Provides `devices`, `credentials`, `deviceAccess` and `deviceGate`; owns
+ * (gate/device-gate.ts). Provides `devices`, `credentials`, `devicePresence` and `deviceGate`; owns
  * the routes about devices and credentials (fixed paths under /api).
  */
 import { definePlugin } from '../../core/plugin-api.js';
@@ -17,13 +17,14 @@ import { createNetworkGuard } from './gate/device-networks.js';
 import { createDeviceTurns } from './gate/device-turns.js';
 import { createDevicePaths } from './gate/device-paths.js';
 import { createDeviceGate } from './gate/device-gate.js';
-import { createDeviceAccessFactory } from './gate/device-access.js';
 import { createGateService, fitDeviceConnections } from './gate/gate-service.js';
 import { readDeviceSettings, siteSettingsOf } from './settings.js';
+import { createTurnTableMemory, TurnTable } from '../../workers/amt/turn-table.js';
+import type { DeviceTurnProvider } from './api.js';
 
 export default definePlugin<DevicesConfig>({
   name: 'devices',
-  version: '1.0.0',
+  version: '2.0.0',
   kernel: '1',
   prefix: '/api',
   // The domain's data stays where the releases before the split kept it (rest-api's store), so an upgrade finds it.
@@ -51,7 +52,8 @@ export default definePlugin<DevicesConfig>({
   async register(ctx) {
     const credentials = await openCredentialVault(ctx.store.namespace('credentials'), ctx.secrets);
     const devices = await openDeviceRegistry(ctx.store.namespace('devices'));
-    ctx.provide('credentials', credentials);
+    // Other plugins see the list and the seal check; unsealing stays with the gate.
+    ctx.provide('credentials', { list: () => credentials.list(), checkSealed: (id) => credentials.checkSealed(id) });
     ctx.provide('devices', devices);
     ctx.provide('devicePresence', createDevicePresence(devices, ctx.events));
     // A copy the sign-in memory reads at each plan: rest-api's deprecated options may still adjust it before start.
@@ -62,12 +64,20 @@ export default definePlugin<DevicesConfig>({
     });
     const settings = readDeviceSettings(ctx.config);
     const networks = createNetworkGuard(settings.allowedNetworks);
-    const turns = createDeviceTurns({ maximum: fitDeviceConnections(ctx.config.deviceConnections, ctx.logger), ...ctx.config.admission }, () => ctx.pool.threadLoad());
+    // One turn per device, shared by the gate's operations here and the probes of the worker threads, and by a provider beyond this gateway once one registers.
+    const table = new TurnTable(createTurnTableMemory());
+    const turnProvider: { current: DeviceTurnProvider | undefined } = { current: undefined };
+    const turns = createDeviceTurns({ maximum: fitDeviceConnections(ctx.config.deviceConnections, ctx.logger), ...ctx.config.admission }, () => ctx.pool.threadLoad(), { table, provider: () => turnProvider.current });
     ctx.onClose(() => turns.close());
     const paths = createDevicePaths();
     const gate = createDeviceGate({ devices, vault: credentials, signIn, networks, turns, paths, settings, pool: ctx.pool, logger: ctx.logger });
-    ctx.provide('deviceAccess', createDeviceAccessFactory(gate, (e) => ctx.events.publish('DeviceOperationCompleted', e)));
-    ctx.provide('deviceGate', createGateService({ gate, devices, credentials, signIn, turns, signInSettings, settings, logger: ctx.logger }));
+    ctx.provide(
+      'deviceGate',
+      createGateService({
+        gate, devices, credentials, signIn, turns, table, turnProvider, signInSettings, settings, pool: ctx.pool, logger: ctx.logger,
+        completed: (e) => ctx.events.publish('DeviceOperationCompleted', e),
+      }),
+    );
     // Where plugins of kernel API 1.0-1.3 read these settings (deprecated).
     const site = siteSettingsOf(ctx.config, settings);
     ctx.extendSite('amt', site.amt);

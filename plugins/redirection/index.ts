@@ -24,12 +24,12 @@ export default definePlugin({
   permissions: [{ name: PERMISSION, description: 'Open remote console sessions (KVM, serial-over-LAN), change redirection features and consent' }],
   configSchema: REDIRECTION_CONFIG_SCHEMA,
   register(ctx) {
-    const factory = ctx.use('deviceAccess');
-    const reads = createRedirectionReads(factory.create(ctx.config.device));
+    const gate = ctx.use('deviceGate');
+    const reads = createRedirectionReads(gate, ctx.config.device);
     const sessions = createSessionService({
       devices: ctx.use('devices'),
       reads,
-      sessionAccess: factory.create({ ...ctx.config.device, service: 'redirection' }),
+      openSession: (device, request) => gate.openSession(device, request, ctx.config.device),
       auth: ctx.auth,
       logger: ctx.logger,
       config: ctx.config,

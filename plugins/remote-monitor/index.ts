@@ -29,20 +29,18 @@ export default definePlugin<RemoteMonitorConfig>({
     const { config } = ctx;
     const devices = ctx.use('devices');
     const stored = await openPresenceStates(ctx.store.namespace('presence'), config.missedProbesOffline, ctx.logger);
-    const deviceAccess = ctx.use('deviceAccess');
     const gate = ctx.use('deviceGate');
     const allows = (address: string) => gate.allows(address);
     let ensureTracking = () => {};
     const states = trackedStates(stored, () => ensureTracking());
     const feed = createStatusFeed(ctx.events, devices, ctx.use('devicePresence'), states, ctx.logger);
-    const scheduler = createSweepScheduler({ pool: ctx.pool, devices, states: stored, ports: gate.settings.ports, config, logger: ctx.logger, allows, onObserved: feed.onObserved });
+    const scheduler = createSweepScheduler({ sweep: (input, options) => gate.probe('presence-sweep', input, options), createCancelToken: () => ctx.pool.createCancelToken(), devices, states: stored, ports: gate.settings.ports, config, logger: ctx.logger, allows, onObserved: feed.onObserved });
     ensureTracking = scheduler.ensureTracking;
     ctx.provide('presence', createPresenceService(devices, states, gate.settings.ports));
 
     ctx.openapi.addTag('monitor', 'Online monitoring and remote reads of hardware and event logs');
     registerMonitorRoutes(ctx, devices, states, scheduler, allows);
-    const access = deviceAccess.create(config.device);
-    registerDeviceRoutes(ctx, devices, access);
+    registerDeviceRoutes(ctx, devices, gate, config.device);
 
     const stopListening = feed.listen(scheduler, config.intervalSeconds * 1000);
     ctx.onReady(() => {

@@ -4,14 +4,18 @@
  * devices that are due, in `presence-sweep` tasks of at most `batchSize`, while at most `concurrency`
  * devices are being probed at once. A device whose last probe has not finished is not probed again.
  */
-import type { Logger, WorkerPool } from '../../core/plugin-api.js';
-import type { Device, DeviceRegistry, DeviceSettings } from 'amt-gateway/devices';
-import type { PresenceSweepInput, PresenceSweepTarget } from '../../workers/tasks/presence-sweep-types.js';
+import type { CancelToken, Logger } from '../../core/plugin-api.js';
+import type { Device, DeviceRegistry, DeviceSettings, ProbeTasks } from 'amt-gateway/devices';
+import type { PresenceSweepTarget } from '../../workers/tasks/presence-sweep-types.js';
 import type { RemoteMonitorConfig } from './config.js';
 import type { PresenceStates, StatusChange } from './presence-states.js';
 
+/** A presence sweep of a batch, as the device gate runs it (`deviceGate.probe('presence-sweep', ...)`: each device within its turn). */
+export type PresenceSweep = (input: ProbeTasks['presence-sweep']['input'], options: { cancel: CancelToken }) => Promise<ProbeTasks['presence-sweep']['output']>;
+
 export interface SweepSchedulerDeps {
-  pool: WorkerPool;
+  sweep: PresenceSweep;
+  createCancelToken(): CancelToken;
   devices: DeviceRegistry;
   states: PresenceStates;
   ports: DeviceSettings['ports'];
@@ -73,9 +77,8 @@ export function createSweepScheduler(deps: SweepSchedulerDeps): SweepScheduler {
   const probing = new Set<string>();
   const outside = new Set<string>();
   const running = new Set<Promise<void>>();
-  const cancel = deps.pool.createCancelToken();
-  const sweepOptions: Omit<PresenceSweepInput, 'targets'> = {
-    rmcpPort: ports.rmcp,
+  const cancel = deps.createCancelToken();
+  const sweepOptions: Omit<ProbeTasks['presence-sweep']['input'], 'targets'> = {
     rmcp: { windowMs: config.probe.rmcpWindowMs, batchSize: config.probe.rmcpBatchSize },
     connectTimeoutMs: config.probe.connectTimeoutMs,
   };
@@ -149,14 +152,15 @@ export function createSweepScheduler(deps: SweepSchedulerDeps): SweepScheduler {
     if (targets.length === 0) return;
     window.probes += targets.length;
     const started = performance.now();
-    const job: Promise<void> = deps.pool
-      .run('presence-sweep', { ...sweepOptions, targets, tcpConcurrency: targets.length }, { cancel })
+    const job: Promise<void> = deps
+      .sweep({ ...sweepOptions, targets, tcpConcurrency: targets.length }, { cancel })
       .then((output) => {
         if (output.cancelled) return;
         const at = new Date();
         for (const result of output.results) {
           const id = idByAddress.get(result.address);
-          if (id === undefined || !nextAt.has(id)) continue;
+          // Busy: the gateway was talking to the device all the while; this probe learnt nothing of it.
+          if (id === undefined || !nextAt.has(id) || result.busy) continue;
           deps.onObserved(id, states.observe(id, result.alive, at, result.port));
         }
       })

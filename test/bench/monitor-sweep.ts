@@ -111,7 +111,7 @@ async function partTwo(pool: WorkerPool, fleet: Fleet): Promise<void> {
     if (at) at.push(performance.now());
     else answeredAt.set(id, [performance.now()]);
   };
-  const scheduler = createSweepScheduler({ pool, devices, states, ports: PORTS, config: CONFIG, logger, allows: () => true, onObserved });
+  const scheduler = createSweepScheduler({ sweep: (input, options) => pool.run('presence-sweep', { ...input, rmcpPort: PORTS.rmcp }, options), createCancelToken: () => pool.createCancelToken(), devices, states, ports: PORTS, config: CONFIG, logger, allows: () => true, onObserved });
   const loop = monitorEventLoopDelay({ resolution: 10 });
   log(`schedule: ${devices.count()} known devices at ${INTERVAL_S} s; running two intervals`);
   const cpu = process.cpuUsage();

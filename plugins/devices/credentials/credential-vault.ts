@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Static } from '@sinclair/typebox';
-import type { KeyValueStore, PluginSecrets, BatchOperation } from '../../../core/plugin-api.js';
+import { isHttpError, type KeyValueStore, type PluginSecrets, type BatchOperation } from '../../../core/plugin-api.js';
 import { createSerialQueue } from '../../../core/util/serial-queue.js';
-import type { Credential, CredentialVault, UnsealedCredential } from '../api.js';
+import type { Credential, CredentialVault } from '../api.js';
 import { DeviceErrors } from '../errors.js';
 import type { CREATE_CREDENTIAL_SCHEMA, UPDATE_CREDENTIAL_SCHEMA } from './credential-schemas.js';
 
@@ -17,8 +17,17 @@ interface StoredCredential extends Credential {
 export type CredentialInput = Static<typeof CREATE_CREDENTIAL_SCHEMA>;
 export type CredentialPatch = Static<typeof UPDATE_CREDENTIAL_SCHEMA>;
 
-/** The vault with its write operations, used by the credential routes. */
+/** A credential with its password unsealed, for one device task; never logged, returned or handed to another plugin. */
+export interface UnsealedCredential {
+  id: string;
+  username: string;
+  password: string;
+}
+
+/** The vault with its write operations (the credential routes) and its unsealing (the device gate's alone). */
 export interface ManagedCredentialVault extends CredentialVault {
+  /** Unseals one credential for a device task (main thread only). */
+  unseal(id: string): Promise<UnsealedCredential>;
   get(id: string): Credential | undefined;
   /** Changes when the username or password changes (not the name or default flag); undefined when unknown. */
   signInVersion(id: string): string | undefined;
@@ -75,9 +84,14 @@ export async function openCredentialVault(store: KeyValueStore, secrets: PluginS
     async unseal(id) {
       return unsealOne(load(id));
     },
-    async signInOrder(preferredId) {
-      if (preferredId) return [unsealOne(load(preferredId))];
-      return ordered().map(unsealOne);
+    async checkSealed(id) {
+      const credential = load(id);
+      try {
+        unsealOne(credential);
+        return { unsealed: true };
+      } catch (err) {
+        return { unsealed: false, reason: isHttpError(err) && err.expose ? err.message : 'the stored password cannot be unsealed' };
+      }
     },
     create: (input) =>
       serial(async () => {

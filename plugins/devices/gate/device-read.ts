@@ -5,12 +5,13 @@
  */
 import { isHttpError, type Logger } from '../../../core/plugin-api.js';
 import type { DeviceTarget, InterrogateInput, InterrogateOutput, TaskCredential } from '../../../workers/tasks/task-types.js';
-import type { Device, DeviceReadOptions, DeviceReadResult, DeviceSettings, DeviceTasks, GateSubject } from '../api.js';
+import type { Device, DeviceReadOptions, DeviceReadResult, DeviceSettings, GateSubject } from '../api.js';
 import type { ManagedDeviceRegistry } from '../registry/device-registry.js';
 import type { SignInMemory } from '../sign-in/sign-in-memory.js';
 import { signInKey } from '../sign-in/sign-in-key.js';
 import type { DeviceGateCore } from './device-gate.js';
 import { readOutcome, refreshPatch, scanObservation } from './read-merge.js';
+import type { DeviceTasks } from './gate-types.js';
 
 export interface DeviceReadParts {
   gate: DeviceGateCore;

@@ -5,7 +5,8 @@
  */
 import type { WorkerPool } from '../../../core/plugin-api.js';
 import type { DeviceTarget } from '../../../workers/tasks/task-types.js';
-import { REDIRECTION_PORTS, type Device, type DeviceRoute, type DeviceService, type DeviceSettings, type DeviceTasks } from '../api.js';
+import { REDIRECTION_PORTS, type Device, type DeviceRoute, type DeviceService, type DeviceSettings } from '../api.js';
+import type { DeviceTasks } from './gate-types.js';
 
 /**
  * Where an operation's tasks run: the worker pool, or, for a device reached through a channel (its

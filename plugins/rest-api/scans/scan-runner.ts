@@ -199,12 +199,12 @@ export class ScanRun {
   }
 
   private async probeBatch(index: number, addresses: string[], share: { concurrency: number; rate: number }, offer: (candidate: ProbeCandidate) => void): Promise<ProbeCandidate[]> {
-    const { gate, options, pool } = this.deps;
-    const output = await pool.run(
+    const { gate, options } = this.deps;
+    // Through the gate: each address is probed within its turn, never beside another connection of the gateway.
+    const output = await gate.probe(
       'probe-batch',
       {
         addresses,
-        ports: { ...gate.settings.ports },
         connectTimeoutMs: this.params.timeoutMs,
         minTimeoutMs: options.minProbeTimeoutMs,
         rtt: this.rtt,
