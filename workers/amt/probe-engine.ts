@@ -10,7 +10,7 @@ import { createConnector, type ConnectAttempt, type ConnectOutcome, type Connect
 import { ProbePacer } from './probe-pacer.js';
 import type { RttEstimator } from './rtt-estimator.js';
 import { suppressStackTraces } from './tcp-probe.js';
-import type { TurnTable } from './turn-table.js';
+import { CONNECTION_SETTLE_MS, type TurnTable } from './turn-table.js';
 
 export interface ProbeEngineOptions {
   /** Ports tried in this order on every address. */
@@ -75,6 +75,8 @@ export function probeAddresses(addresses: readonly string[], options: ProbeEngin
   /** Addresses whose turn another thread holds: probed once it is given back. */
   let waitingTurn: Probe[] = [];
   const { turns } = options;
+  /** Addresses that accepted a probe and wait for the device to take in its close before the next connection to it. */
+  const settling = new Map<Probe, NodeJS.Timeout>();
   const giveTurn = (probe: Probe): void => {
     if (probe.turn >= 0) turns?.give(probe.turn);
     probe.turn = -1;
@@ -106,6 +108,11 @@ export function probeAddresses(addresses: readonly string[], options: ProbeEngin
       }
       inflight.clear();
       for (let i = followHead; i < followUps.length; i++) giveTurn(followUps[i]!);
+      for (const [probe, timer] of settling) {
+        clearTimeout(timer);
+        giveTurn(probe);
+      }
+      settling.clear();
       restoreStackTraces();
       result.maxInFlight = maxInFlight;
       resolve(result);
@@ -133,13 +140,25 @@ export function probeAddresses(addresses: readonly string[], options: ProbeEngin
       result.decided++;
       options.onProbeDecided?.();
       if (open) probe.open.push(ports[probe.portIndex]!);
-      if (probe.portIndex + 1 < ports.length) {
-        probe.portIndex++;
-        followUps.push(probe);
-      } else {
-        giveTurn(probe);
-        options.onAddressDone(probe.address, probe.open);
-      }
+      const last = probe.portIndex + 1 >= ports.length;
+      if (last) options.onAddressDone(probe.address, probe.open);
+      const next = (): void => {
+        if (!last) {
+          probe.portIndex++;
+          followUps.push(probe);
+        } else giveTurn(probe);
+      };
+      // The device took a connection: it is given time to take in the close before the next one (see CONNECTION_SETTLE_MS).
+      if (open && turns) {
+        settling.set(
+          probe,
+          setTimeout(() => {
+            settling.delete(probe);
+            next();
+            pump();
+          }, CONNECTION_SETTLE_MS),
+        );
+      } else next();
     };
 
     const settled = (probe: Probe, error: string | undefined): void => {
@@ -183,7 +202,7 @@ export function probeAddresses(addresses: readonly string[], options: ProbeEngin
         start(probe);
         started++;
       }
-      if (inflight.size === 0 && followHead >= followUps.length && nextAddress >= addresses.length && waitingTurn.length === 0) finish();
+      if (inflight.size === 0 && followHead >= followUps.length && nextAddress >= addresses.length && waitingTurn.length === 0 && settling.size === 0) finish();
     };
 
     const expire = (): void => {

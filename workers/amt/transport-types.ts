@@ -16,6 +16,11 @@ export interface DeviceChannel {
   readonly key: string;
   /** Opens one connection to the device's management port (plain bytes; TLS, if any, runs inside). */
   connect(signal?: AbortSignal): Promise<Duplex>;
+  /**
+   * Closes what the path opened ahead and no connect took (the device's turn is ending: nothing of
+   * this operation may stay open at the device). The main thread's; a worker never sees a channel.
+   */
+  release?(): void;
 }
 
 export interface TransportTimeouts {

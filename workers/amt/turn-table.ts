@@ -9,6 +9,14 @@
  * tunnel). Two keys that share a slot merely take turns with each other.
  */
 
+/**
+ * How long a turn stays held after a connection the device accepted is closed without waiting for the
+ * device's side (a port probe): long enough for the device to take in the close before the gateway's
+ * next connection reaches it, whichever way that goes (the LAN, a tunnel). A connection that waits for
+ * the device's close (a device task's) needs none.
+ */
+export const CONNECTION_SETTLE_MS = 25;
+
 /** Slots in a table (256 KiB): with a thousand turns held, another key finds its slot taken one time in 65. */
 export const TURN_SLOTS = 1 << 16;
 const FREE = 0;

@@ -8,7 +8,8 @@
 import type { TaskTools } from '../task-api.js';
 import { collectPongs } from '../amt/rmcp-collector.js';
 import { forEachBounded, probeTcpPort } from '../amt/tcp-probe.js';
-import { TurnTable } from '../amt/turn-table.js';
+import { CONNECTION_SETTLE_MS, TurnTable } from '../amt/turn-table.js';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { PresenceSweepInput, PresenceSweepOutput, PresenceSweepResult, PresenceSweepTarget } from './presence-sweep-types.js';
 
 const validPort = (p: unknown): p is number => Number.isInteger(p) && (p as number) > 0 && (p as number) < 65536;
@@ -68,6 +69,8 @@ export default async function presenceSweep(input: PresenceSweepInput, tools: Ta
         if (signal.aborted) return;
         tcpChecked++;
         if (port !== null) answers.set(target.address, { alive: true, via: 'tcp', port });
+        // The device took a connection: it is given time to take in the close before the next one.
+        if (port !== null && turn >= 0) await delay(CONNECTION_SETTLE_MS, undefined, { signal }).catch(() => undefined);
       } finally {
         if (turn >= 0) turns!.give(turn);
       }

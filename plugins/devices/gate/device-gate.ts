@@ -6,14 +6,15 @@
  * the online monitor (which take the same turns, see device-probes.ts).
  *
  * One pass (`pass`) of an operation decides, in this order:
- * 1. the path: a registered path's proven route (e.g. the device's CIRA tunnel), else its address on
+ * 1. the device's turn, held for the whole operation, every credential's attempt included: no other
+ *    operation or probe of the gateway reaches the device meanwhile (`turnKeyOf`; device-turns.ts),
+ *    and nothing the operation opened (a channel a path opened ahead) outlives it;
+ * 2. the path: a registered path's proven route (e.g. the device's CIRA tunnel), else its address on
  *    the local network, which must be inside the allowed networks (an unverified route is no path);
- * 2. where its tasks run (the worker pool, or this thread for a channel) and the TLS trust they check;
- * 3. the sign-in plan from the device's one sign-in memory, whatever the path (credentials the device
+ * 3. where its tasks run (the worker pool, or this thread for a channel) and the TLS trust they check;
+ * 4. the sign-in plan from the device's one sign-in memory, whatever the path (credentials the device
  *    refused are not tried again, failed logins stay below its lockout), and the credential order
  *    (the known working one first);
- * 4. the device's turn, held for the whole operation, every credential's attempt included: no other
- *    operation or probe of the gateway reaches the device meanwhile (turn-keys below; device-turns.ts);
  * 5. one attempt per credential, each unsealed here for its task only and never handed to a plugin;
  *    what an attempt proved is learnt (the certificate pinned on first contact, the working credential).
  */
@@ -48,19 +49,18 @@ export interface DeviceGateDeps {
   logger?: Logger;
 }
 
-/** Where an operation goes, once decided: its path, target, where its tasks run, and the key of the device's turn. */
+/** Where an operation goes, once decided: its path, target, and where its tasks run. */
 export interface GateRoute {
   path: GatePath;
   route: DeviceRoute | null;
   target: ReturnType<typeof targetOf>;
   tasks: DeviceTasks;
-  turnKey: string;
 }
 
 export interface DeviceGateCore {
   /** The one call every device operation passes; see the module comment. */
   pass<R extends TaskOutcome>(subject: GateSubject, attempt: GateAttempt<R>, options: GatePassOptions): Promise<{ value: Extract<R, { ok: true }>; credentialId: string }>;
-  /** Steps 1 and 2 alone, and the turn key: for I/O that signs in to nothing (a proof of identity). */
+  /** Steps 2 and 3 alone (the caller holds the device's turn). */
   decide(subject: GateSubject, options: Pick<GatePassOptions, 'service' | 'purpose' | 'via' | 'timeouts'>): Promise<GateRoute>;
   readonly paths: DevicePaths;
   readonly networks: NetworkGuard;
@@ -76,13 +76,17 @@ export const knownOnLan = (device: Readonly<Device>): boolean => device.lastScan
 /**
  * The key of the device's turn: its address on the local network, where scans and the online monitor
  * probe it, whatever path this operation takes, so that no path and no probe overlaps another; a device
- * reached only through a path (its address a NAT's, which other devices may share) is keyed by itself.
+ * known only through a path (its address a NAT's, which other devices may share) is keyed by itself,
+ * unless the operation goes to that address itself (`via` `lan`: what answers there is another machine).
  */
-export function turnKeyOf(subject: GateSubject, route: DeviceRoute | null): string {
+export function turnKeyOf(subject: GateSubject, via?: string): string {
   const { device } = subject;
-  if (!route || !device || knownOnLan(device)) return subject.address;
+  if (via === 'lan' || !device || knownOnLan(device)) return subject.address;
   return `device:${device.id}`;
 }
+
+/** Closes what the path opened ahead for the operation and it did not take (a spare tunnel channel). */
+const releaseAhead = (way: GateRoute | undefined): void => way?.target.channel?.release?.();
 
 export function createDeviceGate(deps: DeviceGateDeps): DeviceGateCore {
   const { devices, vault, signIn, networks, turns, paths } = deps;
@@ -129,7 +133,7 @@ export function createDeviceGate(deps: DeviceGateDeps): DeviceGateCore {
     // The allowed networks bound where sockets go: a device reached through its tunnel is not reached at its address.
     if (!route) networks.check(subject.address);
     const target = targetOf({ settings: deps.settings, service: options.service ?? 'management', timeouts: options.timeouts }, subject, route);
-    return { path: { kind: reached?.kind ?? 'lan' }, route, target, tasks: tasksFor(deps.pool, route), turnKey: turnKeyOf(subject, route) };
+    return { path: { kind: reached?.kind ?? 'lan' }, route, target, tasks: tasksFor(deps.pool, route) };
   };
 
   /** Every credential's attempt, in the device's one turn; settles the plan with what they did. */
@@ -168,32 +172,33 @@ export function createDeviceGate(deps: DeviceGateDeps): DeviceGateCore {
     }
   };
 
-  const pass: DeviceGateCore['pass'] = async (subject, attempt, options) => {
+  /** Steps 2 to 5, in the device's turn. */
+  const inTurn = async <R extends TaskOutcome>(subject: GateSubject, attempt: GateAttempt<R>, options: GatePassOptions) => {
     const { device } = subject;
-    const way = await decide(subject, options);
-    const candidates = options.credentialId !== undefined ? [options.credentialId] : (options.candidates ?? vault.list().map((c) => c.id));
-    // Concurrent operations on one device take turns on its failed-login budget rather than fail.
-    const plan =
-      candidates.length === 0
-        ? null
-        : await signIn.planWhenFree(memoryKey(signIn, device, subject.address, way.route !== null), candidates, {
-            preferred: device?.credentialId ?? null,
-            maxAttempts: options.credentialId !== undefined ? FAILURES_PER_CREDENTIAL : options.credentialAttempts,
-          });
-    if (!plan || plan.credentialIds.length === 0) {
-      if (options.withoutCredential) await turns.run(way.turnKey, () => options.withoutCredential!(way.target, way.tasks, way.path));
-      await plan?.settle({ refused: [], failedLogins: 0, succeeded: null, lockedOut: false });
-      throw await heldBack(subject, plan);
-    }
-    let started = false;
+    let way: GateRoute | undefined;
     try {
-      return await turns.run(way.turnKey, () => ((started = true), attempts(subject, way, plan, attempt)));
-    } catch (err) {
-      // The turn itself failed (a provider beyond this gateway): nothing was tried, nothing reserved is kept.
-      if (!started) await plan.settle({ refused: [], failedLogins: 0, succeeded: null, lockedOut: false });
-      throw err;
+      way = await decide(subject, options);
+      const candidates = options.credentialId !== undefined ? [options.credentialId] : (options.candidates ?? vault.list().map((c) => c.id));
+      // Concurrent operations on one device take turns on its failed-login budget rather than fail.
+      const plan =
+        candidates.length === 0
+          ? null
+          : await signIn.planWhenFree(memoryKey(signIn, device, subject.address, way.route !== null), candidates, {
+              preferred: device?.credentialId ?? null,
+              maxAttempts: options.credentialId !== undefined ? FAILURES_PER_CREDENTIAL : options.credentialAttempts,
+            });
+      if (!plan || plan.credentialIds.length === 0) {
+        if (options.withoutCredential) await options.withoutCredential(way.target, way.tasks, way.path);
+        await plan?.settle({ refused: [], failedLogins: 0, succeeded: null, lockedOut: false });
+        throw await heldBack(subject, plan);
+      }
+      return await attempts(subject, way, plan, attempt);
+    } finally {
+      releaseAhead(way);
     }
   };
+
+  const pass: DeviceGateCore['pass'] = (subject, attempt, options) => turns.run(turnKeyOf(subject, options.via), () => inTurn(subject, attempt, options));
 
   return { pass, decide, paths, networks, turns };
 }

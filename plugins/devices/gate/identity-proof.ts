@@ -31,7 +31,7 @@ export function createIdentityProof({ paths, turns, pool, settings }: IdentityPr
     const { identity: _identity, ...route } = offer;
     const timeoutMs = options?.timeoutMs ?? PROOF_TIMEOUT_MS;
     const subject = { address: device.ipAddress, device };
-    const result = await turns.run(turnKeyOf(subject, route as DeviceRoute), () =>
+    const result = await turns.run(turnKeyOf(subject), () =>
       tasksFor(pool, route as DeviceRoute).run('wsman-check', {
         address: 'channel' in route ? device.ipAddress : route.address,
         ports: { ...settings.ports, http: 0, https: route.port },
