@@ -57,7 +57,7 @@ interface Call {
 }
 
 /** Sweeps (the device gate's `probe`) that finish when the test says (or at once with every device answering). */
-function fakePool(mode: 'answer' | 'hold', alive: (address: string) => boolean = () => true): { pool: { sweep: PresenceSweep; createCancelToken: () => CancelToken }; calls: Call[] } {
+function fakePool(mode: 'answer' | 'hold', alive: (address: string) => boolean | 'busy' = () => true): { pool: { sweep: PresenceSweep; createCancelToken: () => CancelToken }; calls: Call[] } {
   const calls: Call[] = [];
   const pool = {
     createCancelToken,
@@ -65,7 +65,11 @@ function fakePool(mode: 'answer' | 'hold', alive: (address: string) => boolean =
       return new Promise<PresenceSweepOutput>((resolve) => {
         calls.push({ at: Date.now(), input, resolve });
         if (mode === 'answer') {
-          const results = input.targets.map((t) => (alive(t.address) ? { address: t.address, alive: true, via: 'rmcp' as const, port: 16992 } : { address: t.address, alive: false, via: null, port: null }));
+          const results = input.targets.map((t) => {
+            const answer = alive(t.address);
+            if (answer === 'busy') return { address: t.address, alive: false, via: null, port: null, busy: true as const };
+            return answer ? { address: t.address, alive: true, via: 'rmcp' as const, port: 16992 } : { address: t.address, alive: false, via: null, port: null };
+          });
           resolve({ results, pongs: results.length, tcpChecked: 0, cancelled: false, elapsedMs: 1 });
         }
       });
@@ -164,5 +168,20 @@ test('a silent device is reported offline once after the missed probes, and onli
   silent = false;
   await advance(1000);
   assert.deepEqual(changes.map((c) => [c.deviceId, c.online]), [[target.id, false], [target.id, true]]);
+  await scheduler.stop();
+});
+
+test('a device the gateway was talking to all the while (its turn held: busy) is not taken for silent', async () => {
+  mock.timers.enable({ apis: ['setInterval', 'Date'], now: 1_000_000 });
+  const devices = registry(10);
+  const states = await openPresenceStates(memoryStore(), 2, logger);
+  const target = devices.list()[5]!;
+  const { pool } = fakePool('answer', (address) => (address === target.ipAddress ? 'busy' : true));
+  const changes: StatusChange[] = [];
+  const scheduler = createSweepScheduler({ ...pool, devices, states, ports: PORTS, config: config({}), logger, allows: () => true, onObserved: (_id, change) => change && changes.push(change) });
+  scheduler.start();
+  await advance(4000);
+  assert.deepEqual(changes, [], 'four sweeps found it busy: nothing learnt, it stays online');
+  assert.equal(scheduler.stats().tracked, 10);
   await scheduler.stop();
 });
