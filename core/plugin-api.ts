@@ -106,7 +106,7 @@ export interface HttpRequestCompletedEvent {
 /**
  * Services plugins provide to the plugins that depend on them, keyed by service name. A providing
  * plugin augments this interface the same way as {@link GatewayEvents}, and its entry point brings
- * the augmentation (`amt-gateway/devices`: `devices`, `credentials`, `deviceAccess`, `deviceGate`), so that
+ * the augmentation (`amt-gateway/devices`: `devices`, `credentials`, `deviceGate`, `devicePresence`), so that
  * `ctx.use(name)` is typed.
  */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type

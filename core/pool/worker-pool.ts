@@ -39,7 +39,7 @@ export interface TaskRunOptions<TProgress = unknown> {
   waitsOnDevice?: boolean;
 }
 
-/** The worker pool that runs every device I/O task off the main thread. */
+/** The worker pool that runs tasks off the main thread: every plugin's I/O and CPU work (the devices plugin's device I/O among them). */
 export interface WorkerPool {
   /** Runs a task from `workers/tasks/` by name. */
   run<K extends TaskName>(task: K, input: Field<K, 'input'>, options?: TaskRunOptions<Field<K, 'progress'>>): Promise<Field<K, 'output'>>;
@@ -48,7 +48,7 @@ export interface WorkerPool {
   /**
    * Runs a task from `workers/tasks/` by name on the calling thread, with the same tools (progress,
    * cancellation) as in a worker: for an input that cannot be cloned to a worker thread because it
-   * holds a live object (a stream into the device, e.g. a CIRA tunnel's channel). It runs on the
+   * holds a live object (a stream, e.g. a CIRA tunnel's channel into a device). It runs on the
    * event loop of its caller, so the caller bounds how many run at once.
    */
   runInProcess<K extends TaskName>(task: K, input: Field<K, 'input'>, options?: TaskRunOptions<Field<K, 'progress'>>): Promise<Field<K, 'output'>>;
@@ -131,7 +131,7 @@ async function runTaskHere<TOutput, TProgress>(file: string, input: unknown, run
 
 export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
   // The threads start with the first task, not with the gateway: booting them (~50 ms of CPU
-  // each) would compete with the start for the CPUs, before any device work is asked for, and they
+  // each) would compete with the start for the CPUs, before any task is asked for, and they
   // would hold ~43 MiB of an idle gateway's RSS (BENCHMARKS.md, "First scan and the fleet's share").
   let piscina: Piscina | undefined;
   let closed = false;
