@@ -4,7 +4,7 @@
  */
 import { definePlugin, KERNEL_API_VERSION, type PluginDefinition } from './plugin-api.js';
 import type { AuthService } from './auth/auth-service.js';
-import type { LoginThrottle } from './auth/login-throttle.js';
+import type { SignInService } from './auth/sign-in.js';
 import { CORE_PERMISSIONS } from './auth/core-permissions.js';
 import { AUTHENTICATED_USER_SCHEMA, registerAuthRoutes } from './auth/auth-routes.js';
 import { registerUserRoutes, USER_SCHEMA } from './auth/user-routes.js';
@@ -18,7 +18,7 @@ export const CORE_PLUGIN = 'core';
 export interface CorePluginParts {
   version: string;
   auth: AuthService;
-  throttle: LoginThrottle;
+  signIn: SignInService;
   /** Names of the registered plugins, for the health answer. */
   plugins: () => string[];
   store: () => StoreStatus;
@@ -38,7 +38,8 @@ export function corePlugin(parts: CorePluginParts): PluginDefinition<Record<stri
       ctx.openapi.addTag('health', 'Liveness and readiness');
       ctx.openapi.addSchema('User', USER_SCHEMA);
       ctx.openapi.addSchema('AuthenticatedUser', AUTHENTICATED_USER_SCHEMA);
-      registerAuthRoutes(ctx, parts.auth, parts.throttle);
+      registerAuthRoutes(ctx, parts.auth, parts.signIn);
+      ctx.onClose(() => parts.signIn.close());
       registerUserRoutes(ctx, parts.auth);
       registerHealthRoute(ctx, { version: parts.version, plugins: parts.plugins, store: parts.store, readiness: parts.readiness });
     },

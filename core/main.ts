@@ -46,7 +46,7 @@ let command = 'serve';
 
 async function main(): Promise<void> {
   const { values, positionals } = parseArgs({
-    options: { config: { type: 'string', short: 'c' }, out: { type: 'string', short: 'o' }, 'accept-store-damage': { type: 'boolean' } },
+    options: { config: { type: 'string', short: 'c' }, out: { type: 'string', short: 'o' }, 'accept-store-damage': { type: 'boolean' }, 'accept-unauthenticated-backup': { type: 'boolean' } },
     allowPositionals: true,
     strict: true,
   });
@@ -55,7 +55,7 @@ async function main(): Promise<void> {
   const config = loadConfig(values.config ? { file: values.config } : {});
   const print = (line: string) => process.stdout.write(line + '\n');
   if (command === 'backup') await backupCommand(config, values.out, print);
-  else if (command === 'restore') await restoreCommand(config, positionals[1], process.env, print);
+  else if (command === 'restore') await restoreCommand(config, positionals[1], process.env, print, values['accept-unauthenticated-backup'] === true);
   else if (command === 'rotate-key') await rotateKeyCommand(config, process.env, print);
   else await serve(config, values['accept-store-damage'] === true);
 }

@@ -18,7 +18,8 @@ import type { KeyValueStore } from './store/key-value-store.js';
 import type { WorkerPool } from './pool/worker-pool.js';
 import type { JsonSchema } from './validation/json-schema.js';
 import type { TSchema } from '@sinclair/typebox';
-import type { AuthenticatedUser, CorsRegistration, MountHandler, ParamDeclaration, RouteGeneric, RouteSpec, SchemaRouteSpec } from './http/route-api.js';
+import type { CorsRegistration, MountHandler, ParamDeclaration, RouteGeneric, RouteSpec, SchemaRouteSpec } from './http/route-api.js';
+import type { PluginAuth } from './auth/auth-api.js';
 
 export type { EventBus } from './events/event-bus.js';
 export type { Logger } from './log/logger.js';
@@ -52,10 +53,13 @@ export type {
 export { Type, type Static, type TSchema } from '@sinclair/typebox';
 export { ComponentRef, NullableString, StringEnum } from './validation/schema-types.js';
 export type { ReadinessCheck, ReadinessResult } from './health/readiness.js';
+export type { PluginAuth, SignInRequest, SignInResult } from './auth/auth-api.js';
 export { HttpError, isHttpError, type HttpErrorShape, type ProblemFieldError } from './http/http-error.js';
+/** Answers a refused WebSocket upgrade (in an {@link UpgradeHandler}) with a problem+json response and closes the socket. Since kernel API 1.4. */
+export { refuseUpgrade } from './http/upgrade-refusal.js';
 
 /** The version of the plugin API this kernel implements. Plugins declare the majors they accept. */
-export const KERNEL_API_VERSION = '1.4.0';
+export const KERNEL_API_VERSION = '1.5.0';
 
 /**
  * Events carried on the bus, by name: the payload type. The kernel's own are here; each plugin
@@ -71,6 +75,12 @@ export interface GatewayEvents {
   SignInAttempted: SignInAttemptedEvent;
   /** The kernel changed a gateway user (published awaited, before the answer is sent). */
   UserChanged: UserChangedEvent;
+  /**
+   * A user's access shrank: a sign-out, a password change, the user's deletion, or permissions taken
+   * away (published awaited, before the answer is sent). Whoever holds something open for a user (a
+   * console session, a hub connection, a cached check) ends or narrows it at once.
+   */
+  AccessRevoked: AccessRevokedEvent;
   /** The main listener answered a request (published after the answer). */
   HttpRequestCompleted: HttpRequestCompletedEvent;
 }
@@ -84,6 +94,18 @@ export interface RequestActor {
 export interface SignInAttemptedEvent extends RequestActor {
   /** `refused`: not checked at all, the client is throttled (429). */
   outcome: 'success' | 'failure' | 'refused';
+  /** The way in: `rest` (`POST /api/auth/login`), `soap` (HTTP Basic), or the door a plugin named in `ctx.auth.signIn`. */
+  door: string;
+}
+
+export interface AccessRevokedEvent extends RequestActor {
+  /** The user whose access shrank: its immutable id (see {@link AuthenticatedUser.id}) and its name. */
+  userId: string;
+  username: string;
+  /** `signed-out`: one token revoked; `password-changed` and `deleted`: all of the user's; `permissions-changed`: tokens hold, permissions changed. */
+  reason: 'signed-out' | 'password-changed' | 'deleted' | 'permissions-changed';
+  /** The tokens that no longer hold, by `PluginAuth.tokenId` (empty for `permissions-changed`). */
+  tokenIds: string[];
 }
 
 export interface UserChangedEvent extends RequestActor {
@@ -175,21 +197,6 @@ export interface PluginOpenApi {
   addTag(name: string, description: string): void;
 }
 
-/** Authentication services for plugins that speak protocols other than bearer JSON. */
-export interface PluginAuth {
-  /** Resolves a bearer token to its user, or null when it is unknown or expired. */
-  verifyToken(token: string): Promise<AuthenticatedUser | null>;
-  /** Checks a username and password (e.g. HTTP Basic); null when they do not match. */
-  verifyPassword(username: string, password: string): Promise<AuthenticatedUser | null>;
-  /** Every permission known to this gateway (core and enabled plugins). */
-  allPermissions(): string[];
-  /**
-   * The user as stored now (its effective permissions), or null when it was deleted: for plugins
-   * holding long-lived sessions that must end when their user goes or loses a permission.
-   */
-  currentUser(username: string): Promise<AuthenticatedUser | null>;
-}
-
 /** NaCl secretbox sealing under the gateway's master key. */
 export interface PluginSecrets {
   /** Seals a UTF-8 secret; the result is printable and safe to store. */
@@ -264,6 +271,12 @@ export interface PluginContext<TConfig = unknown> {
   useOptional<K extends keyof GatewayServices>(name: K): GatewayServices[K] | undefined;
   /** Opens an extra HTTP(S) listener through the kernel (TLS applied when the site configures it). */
   listen(handler: RequestListener, options: ListenerOptions): Promise<PluginListener>;
+  /**
+   * Tells the kernel of a TCP listener the plugin opened itself (not through `listen`), e.g. a server
+   * for a protocol of its own, so that `site.listeners()` names it: whatever may be pointed at an
+   * address (notification receivers, say) must never be this gateway itself. Since 1.4.0.
+   */
+  declareListener(address: ListenerAddress): void;
   /** Runs once every plugin is registered and the main listener is serving. */
   onReady(hook: () => void | Promise<void>): void;
   /**
@@ -274,7 +287,7 @@ export interface PluginContext<TConfig = unknown> {
   /** Runs at shutdown, in reverse registration order, after the listeners closed and before the store closes. */
   onClose(hook: () => void | Promise<void>): void;
   /**
-   * Adds a read-only setting to {@link SiteSettings} for every plugin (since kernel API 1.4): how a
+   * Adds a read-only setting to {@link SiteSettings} for every plugin (since kernel API 1.5): how a
    * plugin that took over settings the kernel used to hold keeps them where plugins of the 1.x line
    * read them (the devices plugin's `site.amt`). A name the kernel or another plugin holds already
    * is `GW_ERR_PLUGIN_CLASH`, naming both.
@@ -283,16 +296,31 @@ export interface PluginContext<TConfig = unknown> {
   extendSite(name: string, value: unknown): void;
 }
 
+/** Where a listener of this gateway accepts connections. */
+export interface ListenerAddress {
+  /** The bound address as the server reports it (`0.0.0.0` or `::` for every interface). */
+  host: string;
+  port: number;
+}
+
 /**
  * Settings of the site that plugins may read. A plugin that took over a setting the kernel used to
  * hold adds it back for the 1.x line with `ctx.extendSite` and declares it by augmenting this
- * interface (the devices plugin: `amt`, `deviceTls`, deprecated since kernel API 1.4).
+ * interface (the devices plugin: `amt`, `deviceTls`, deprecated since kernel API 1.5).
  */
 export interface SiteSettings {
   /** The main listener's base URL once listening, e.g. `http://127.0.0.1:8080`. */
   readonly baseUrl: () => string;
+  /** Every TCP listener of this gateway now: the main one, those plugins opened with `listen`, and those they declared. Since 1.4.0. */
+  readonly listeners: () => ReadonlyArray<Readonly<ListenerAddress> & { plugin: string }>;
   /** The host the main listener binds (known at registration, unlike `baseUrl`). */
   readonly host: string;
+  /**
+   * The origins browsers reach this gateway at (`server.publicOrigins`), empty when not configured.
+   * A WebSocket Origin check compares with these when set, never with the request's Host, which a
+   * DNS-rebinding page controls. Since 1.4.0.
+   */
+  readonly publicOrigins: readonly string[];
   readonly dataDir: string;
 }
 

@@ -61,8 +61,8 @@ export function taskFile(base: string | URL, relative: string): string {
 export interface WsmanSession {
   /** Gets one instance (the singleton when `selectors` is omitted). */
   get(className: string, selectors?: Record<string, string>): Promise<import('./amt/wsman-parse.js').WsmanItem>;
-  /** Replaces an instance; returns it as the device stored it. */
-  put(className: string, properties: import('./amt/wsman-envelope.js').InputProperties, selectors?: Record<string, string>): Promise<import('./amt/wsman-parse.js').WsmanItem>;
+  /** Replaces an instance; returns it as the device stored it, or null when the device answers with an empty Body. */
+  put(className: string, properties: import('./amt/wsman-envelope.js').InputProperties, selectors?: Record<string, string>): Promise<import('./amt/wsman-parse.js').WsmanItem | null>;
   /** Invokes a method; a non-zero `returnValue` is the caller's to judge. */
   invoke(className: string, method: string, input: import('./amt/wsman-envelope.js').InputProperties, selectors?: Record<string, string>): Promise<import('./amt/wsman-parse.js').MethodOutput>;
   /** Enumerates every instance of a class (Enumerate, then Pull to the end). */

@@ -1,9 +1,8 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Type } from '@sinclair/typebox';
 import type { PluginContext } from '../plugin-api.js';
 import { HttpError } from '../http/http-error.js';
 import type { AuthService } from './auth-service.js';
-import type { LoginThrottle } from './login-throttle.js';
+import type { SignInService } from './sign-in.js';
 
 export const LOGIN_REQUEST_SCHEMA = Type.Object(
   {
@@ -15,12 +14,16 @@ export const LOGIN_REQUEST_SCHEMA = Type.Object(
 
 export const AUTHENTICATED_USER_SCHEMA = {
   type: 'object',
-  required: ['username', 'permissions'],
-  properties: { username: { type: 'string' }, permissions: { type: 'array', items: { type: 'string' } } },
+  required: ['id', 'username', 'permissions'],
+  properties: {
+    id: { type: 'string', description: "The user's immutable id (a user deleted and created again under the same name has another)" },
+    username: { type: 'string' },
+    permissions: { type: 'array', items: { type: 'string' } },
+  },
 };
 
 /** `POST /api/auth/login`, `GET /api/auth/me`, `POST /api/auth/logout`. */
-export function registerAuthRoutes(ctx: PluginContext, auth: AuthService, throttle: LoginThrottle): void {
+export function registerAuthRoutes(ctx: PluginContext, auth: AuthService, signIn: SignInService): void {
   ctx.http.route({
     method: 'post',
     path: '/auth/login',
@@ -43,28 +46,18 @@ export function registerAuthRoutes(ctx: PluginContext, auth: AuthService, thrott
       429: { description: 'Too many failed logins for this name from this client, or from this client altogether; see Retry-After' },
     },
     async handler(req) {
-      const client = req.ip;
       const { username, password } = req.body;
-      const attempted = (outcome: 'success' | 'failure' | 'refused') => ctx.events.publishAwaited('SignInAttempted', { user: username, address: client, outcome });
-      const attempt = throttle.begin(client, username);
-      if ('retryAfterSeconds' in attempt) {
-        await attempted('refused');
-        throw new HttpError(429, 'GW_ERR_LOGIN_RATE_LIMIT', 'too many failed logins; try again later', { headers: { 'Retry-After': String(attempt.retryAfterSeconds) } });
+      const result = await signIn.signIn({ username, password, address: req.ip, door: 'rest' });
+      if (result.outcome === 'refused') {
+        throw new HttpError(429, 'GW_ERR_LOGIN_RATE_LIMIT', 'too many failed logins; try again later', { headers: { 'Retry-After': String(result.retryAfterSeconds) } });
       }
-      try {
-        if (attempt.delayMs > 0) await sleep(attempt.delayMs);
-        const user = await auth.verifyPassword(username, password);
-        if (!user) {
-          await attempted('failure');
-          throw new HttpError(401, 'GW_ERR_BAD_LOGIN', 'unknown user or wrong password');
-        }
-        attempt.succeeded();
-        const issued = await auth.tokens.issue(user.username);
-        await attempted('success');
-        return { token: issued.token, expiresAt: issued.expiresAt, user };
-      } finally {
-        attempt.end();
+      if (result.outcome === 'failure') throw new HttpError(401, 'GW_ERR_BAD_LOGIN', 'unknown user or wrong password');
+      const issued = await auth.tokens.issue(result.user);
+      if (issued.evicted.length > 0) {
+        // The user's oldest sign-ins made room: what they opened ends as on a sign-out.
+        await ctx.events.publishAwaited('AccessRevoked', { user: result.user.username, address: req.ip, userId: result.user.id, username: result.user.username, reason: 'signed-out', tokenIds: issued.evicted });
       }
+      return { token: issued.token, expiresAt: issued.expiresAt, user: result.user };
     },
   });
   ctx.http.route({
@@ -80,12 +73,16 @@ export function registerAuthRoutes(ctx: PluginContext, auth: AuthService, thrott
     method: 'post',
     path: '/auth/logout',
     summary: 'Revoke the bearer token of this request',
+    description: 'Remote console sessions and hub connections opened with this token end at once.',
     tags: ['auth'],
     permission: 'authenticated',
     responses: { 204: { description: 'Revoked' } },
     async handler(req) {
       const token = /^Bearer\s+(.+)$/i.exec(req.header('Authorization'))?.[1];
-      if (token) await auth.tokens.revoke(token.trim());
+      if (!token) return;
+      const revoked = await auth.tokens.revoke(token.trim());
+      const user = req.user!;
+      await ctx.events.publishAwaited('AccessRevoked', { user: user.username, address: req.ip, userId: user.id, username: user.username, reason: 'signed-out', tokenIds: [revoked] });
     },
   });
 }

@@ -4,7 +4,7 @@ import { dirname } from 'node:path';
 import type { Logger } from '../log/logger.js';
 import { ALL_PERMISSIONS } from './core-permissions.js';
 import { hashPassword } from './password-hash.js';
-import type { UserStore } from './user-store.js';
+import { newUserId, type UserStore } from './user-store.js';
 
 export interface BootstrapResult {
   created: boolean;
@@ -22,7 +22,7 @@ export async function bootstrapAdmin(users: UserStore, passwordFile: string, log
   const fromEnv = env.AMTGW_ADMIN_PASSWORD;
   const password = fromEnv && fromEnv.length > 0 ? fromEnv : randomBytes(18).toString('base64url');
   const now = new Date().toISOString();
-  await users.put({ username: 'admin', passwordHash: await hashPassword(password), permissions: [ALL_PERMISSIONS], createdAt: now, updatedAt: now });
+  await users.put({ id: newUserId(), username: 'admin', passwordHash: await hashPassword(password), permissions: [ALL_PERMISSIONS], createdAt: now, updatedAt: now });
   if (fromEnv) {
     logger.info('created the admin user with the password from AMTGW_ADMIN_PASSWORD');
     return { created: true };

@@ -24,6 +24,8 @@ export interface LoginAttempt {
   readonly delayMs: number;
   /** The password was right: clears the failures of this name from this address (the address's ceiling count stays). */
   succeeded(): void;
+  /** The password was never checked (the peer that checks it did not answer): ends without a failure or a success. */
+  unchecked(): void;
   /** Releases the attempt's slot; records a failure unless `succeeded()` was called. Idempotent. */
   end(): void;
 }
@@ -125,6 +127,9 @@ export function createLoginThrottle(options: LoginThrottleOptions, now: () => nu
         succeeded() {
           ok = true;
           perName.clear(key);
+        },
+        unchecked() {
+          ok = true;
         },
         end() {
           if (ended) return;

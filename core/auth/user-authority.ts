@@ -32,12 +32,15 @@ export function assertManagerRemains(remaining: readonly StoredUser[]): void {
   if (!remaining.some((u) => isManager(u.permissions))) throw new HttpError(409, 'GW_ERR_LAST_MANAGER', 'at least one user must keep users:manage');
 }
 
-/** Runs user mutations one after another, each with the caller as stored now (it may have changed while waiting). */
+/**
+ * Runs user mutations one after another, each with the caller as stored now (it may have changed
+ * while waiting), found by its id: a caller deleted meanwhile is gone even if its name was reused.
+ */
 export function userMutations(users: UserStore) {
   const serial = createSemaphore(1);
-  return <T>(callerName: string, mutate: (caller: StoredUser) => Promise<T>): Promise<T> =>
+  return <T>(callerId: string, mutate: (caller: StoredUser) => Promise<T>): Promise<T> =>
     serial.run(async () => {
-      const caller = await users.get(callerName);
+      const caller = await users.getById(callerId);
       if (!caller || !isManager(caller.permissions)) throw new HttpError(403, 'GW_ERR_FORBIDDEN', `this requires the permission '${USERS_MANAGE}'`);
       return mutate(caller);
     });

@@ -1,11 +1,11 @@
 import { Type } from '@sinclair/typebox';
-import type { PluginContext, RouteRequest, UserChangedEvent } from '../plugin-api.js';
+import type { AccessRevokedEvent, PluginContext, RouteRequest, UserChangedEvent } from '../plugin-api.js';
 import { HttpError } from '../http/http-error.js';
 import type { AuthService } from './auth-service.js';
 import { ALL_PERMISSIONS, USERS_MANAGE } from './core-permissions.js';
 import { hashPassword } from './password-hash.js';
 import { assertManagerRemains, assertMayGrant, assertMayManage, userMutations } from './user-authority.js';
-import type { StoredUser } from './user-store.js';
+import { newUserId, type StoredUser } from './user-store.js';
 
 const USERNAME = Type.String({ pattern: '^[A-Za-z0-9._@-]{1,64}$', 'x-pattern-message': 'must be 1 to 64 letters, digits or . _ @ -' });
 const PASSWORD = Type.String({ minLength: 8, maxLength: 256, description: 'Write-only' });
@@ -16,8 +16,9 @@ const USER_REF = { $ref: '#/components/schemas/User' };
 
 export const USER_SCHEMA = {
   type: 'object',
-  required: ['username', 'permissions', 'createdAt', 'updatedAt'],
+  required: ['id', 'username', 'permissions', 'createdAt', 'updatedAt'],
   properties: {
+    id: { type: 'string', description: 'Immutable: a user deleted and created again under the same name has another id' },
     username: { type: 'string' },
     permissions: { type: 'array', items: { type: 'string' }, description: 'Effective permissions' },
     createdAt: { type: 'string', format: 'date-time' },
@@ -46,6 +47,8 @@ export function registerUserRoutes(ctx: PluginContext, auth: AuthService): void 
   const common = { tags: ['users'], permission: USERS_MANAGE };
   const changed = (req: RouteRequest, change: UserChangedEvent['change'], username: string, what: Pick<UserChangedEvent, 'permissions' | 'passwordChanged'> = {}) =>
     ctx.events.publishAwaited('UserChanged', { user: req.user?.username ?? null, address: req.ip, change, username, ...what });
+  const revoked = (req: RouteRequest, user: StoredUser, reason: AccessRevokedEvent['reason'], tokenIds: string[] = []) =>
+    ctx.events.publishAwaited('AccessRevoked', { user: req.user?.username ?? null, address: req.ip, userId: user.id, username: user.username, reason, tokenIds });
 
   ctx.http.route({
     ...common,
@@ -66,11 +69,11 @@ export function registerUserRoutes(ctx: PluginContext, auth: AuthService): void 
       const { body } = req;
       checkPermissions(body.permissions);
       const passwordHash = await hashPassword(body.password);
-      const user = await mutation(req.user!.username, async (caller) => {
+      const user = await mutation(req.user!.id, async (caller) => {
         assertMayGrant(caller, body.permissions);
         if (await auth.users.get(body.username)) throw new HttpError(409, 'GW_ERR_USER_EXISTS', `user '${body.username}' exists`);
         const now = new Date().toISOString();
-        const created: StoredUser = { username: body.username, passwordHash, permissions: body.permissions, createdAt: now, updatedAt: now };
+        const created: StoredUser = { id: newUserId(), username: body.username, passwordHash, permissions: body.permissions, createdAt: now, updatedAt: now };
         await auth.users.put(created);
         return created;
       });
@@ -94,7 +97,7 @@ export function registerUserRoutes(ctx: PluginContext, auth: AuthService): void 
     path: '/users/:username',
     summary: "Change a user's password or permissions",
     description:
-      "Changing the password revokes the user's tokens. The caller must hold every permission the user holds (`GW_ERR_USER_OUTRANKS_YOU`) and every permission it grants (`GW_ERR_PERMISSION_NOT_HELD`).",
+      "Changing the password revokes the user's tokens, and with them its remote console sessions and hub connections; taking permissions away ends what needed them. The caller must hold every permission the user holds (`GW_ERR_USER_OUTRANKS_YOU`) and every permission it grants (`GW_ERR_PERMISSION_NOT_HELD`).",
     params,
     body: UPDATE_USER,
     responses: { 200: { description: 'Updated', schema: USER_REF }, 403: { description: 'The user holds, or the change grants, a permission the caller does not hold' }, 404: { description: 'Unknown user' }, 409: { description: 'Would leave no user manager' } },
@@ -102,7 +105,7 @@ export function registerUserRoutes(ctx: PluginContext, auth: AuthService): void 
       const { body } = req;
       if (body.permissions) checkPermissions(body.permissions);
       const passwordHash = body.password ? await hashPassword(body.password) : undefined;
-      const updated = await mutation(req.user!.username, async (caller) => {
+      const updated = await mutation(req.user!.id, async (caller) => {
         const current = await load(req.params.username);
         assertMayManage(caller, current);
         const user: StoredUser = { ...current, updatedAt: new Date().toISOString() };
@@ -113,11 +116,12 @@ export function registerUserRoutes(ctx: PluginContext, auth: AuthService): void 
         }
         if (passwordHash) user.passwordHash = passwordHash;
         await auth.users.put(user);
-        if (passwordHash) await auth.tokens.revokeUser(user.username);
-        return user;
+        return { user, tokenIds: passwordHash ? await auth.tokens.revokeUser(user.id) : [] };
       });
-      await changed(req, 'updated', updated.username, { ...(body.permissions ? { permissions: body.permissions } : {}), passwordChanged: body.password !== undefined });
-      return view(updated);
+      await changed(req, 'updated', updated.user.username, { ...(body.permissions ? { permissions: body.permissions } : {}), passwordChanged: body.password !== undefined });
+      if (passwordHash) await revoked(req, updated.user, 'password-changed', updated.tokenIds);
+      else await revoked(req, updated.user, 'permissions-changed');
+      return view(updated.user);
     },
   });
   ctx.http.route({
@@ -129,14 +133,15 @@ export function registerUserRoutes(ctx: PluginContext, auth: AuthService): void 
     params,
     responses: { 204: { description: 'Deleted' }, 403: { description: 'The user holds a permission the caller does not hold (`GW_ERR_USER_OUTRANKS_YOU`)' }, 404: { description: 'Unknown user' }, 409: { description: 'Would leave no user manager' } },
     async handler(req) {
-      await mutation(req.user!.username, async (caller) => {
+      const deleted = await mutation(req.user!.id, async (caller) => {
         const user = await load(req.params.username);
         assertMayManage(caller, user);
         assertManagerRemains(await othersThan(user.username));
         await auth.users.delete(user.username);
-        await auth.tokens.revokeUser(user.username);
+        return { user, tokenIds: await auth.tokens.revokeUser(user.id) };
       });
-      await changed(req, 'deleted', req.params.username);
+      await changed(req, 'deleted', deleted.user.username);
+      await revoked(req, deleted.user, 'deleted', deleted.tokenIds);
     },
   });
 }

@@ -21,8 +21,11 @@ export interface AdminSocket {
   close(): Promise<void>;
 }
 
-/** Serves backups on the admin socket. Starting it may fail (e.g. a path too long for a socket): logged, not fatal. */
-export async function startAdminSocket(dataDir: string, store: GatewayStore, version: string, logger: Logger): Promise<AdminSocket | undefined> {
+/**
+ * Serves backups on the admin socket, authenticated under `masterKey` (the store's). Starting it may
+ * fail (e.g. a path too long for a socket): logged, not fatal.
+ */
+export async function startAdminSocket(dataDir: string, store: GatewayStore, version: string, masterKey: Uint8Array, logger: Logger): Promise<AdminSocket | undefined> {
   const path = adminSocketPath(dataDir);
   // A socket left by a gateway that was killed: this process holds the store's lock, so no other gateway uses it.
   rmSync(path, { force: true });
@@ -55,7 +58,7 @@ export async function startAdminSocket(dataDir: string, store: GatewayStore, ver
   const sendBackup = async (socket: Socket) => {
     try {
       logger.info('backup started over the admin socket');
-      for await (const line of backupLines(store.rawPages(), version)) {
+      for await (const line of backupLines(store.rawPages(), version, masterKey)) {
         if (socket.destroyed) return;
         if (!socket.write(line)) await new Promise((resolve) => socket.once('drain', resolve));
       }

@@ -18,14 +18,15 @@ type Print = (line: string) => void;
 export async function backupCommand(config: GatewayConfig, out: string | undefined, print: Print): Promise<void> {
   if (!out) throw new Error('backup needs --out FILE');
   const dataDir = resolve(config.dataDir);
-  const { manifest, trailer, via } = await writeBackup(dataDir, resolve(out), PACKAGE_VERSION);
+  const { manifest, trailer, via } = await writeBackup(dataDir, resolve(out), PACKAGE_VERSION, masterKeyFile(config, process.cwd()), process.env);
   print(`backup written to ${resolve(out)}: ${trailer.entries} entries, key id ${manifest.keyId ?? 'none'}, sha256 ${trailer.sha256} (${via === 'gateway' ? 'from the running gateway' : 'from the stopped store'})`);
 }
 
-export async function restoreCommand(config: GatewayConfig, file: string | undefined, env: NodeJS.ProcessEnv, print: Print): Promise<void> {
+export async function restoreCommand(config: GatewayConfig, file: string | undefined, env: NodeJS.ProcessEnv, print: Print, acceptUnauthenticated = false): Promise<void> {
   if (!file) throw new Error('restore needs the backup file: amt-gateway restore FILE');
   const dataDir = resolve(config.dataDir);
-  const { entries, manifest } = await restoreBackup(resolve(file), dataDir, masterKeyFile(config, process.cwd()), env);
+  const { entries, manifest } = await restoreBackup(resolve(file), dataDir, masterKeyFile(config, process.cwd()), env, { acceptUnauthenticated });
+  if (manifest.formatVersion === 1) print('restore: the backup is of format 1, which carries no authentication: restored on your word that nobody changed it (--accept-unauthenticated-backup)');
   print(`restored ${entries} entries (gateway ${manifest.gatewayVersion}, key id ${manifest.keyId ?? 'none'}, taken ${manifest.createdAt}) into ${dataDir}`);
 }
 

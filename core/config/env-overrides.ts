@@ -37,6 +37,7 @@ const OVERRIDES: Record<string, Setter> = {
   AMTGW_PORT: (c, v) => setPath(c, ['server', 'port'], numeric(v)),
   AMTGW_DATA_DIR: (c, v) => setPath(c, ['dataDir'], v),
   AMTGW_CORS_ORIGINS: (c, v) => setPath(c, ['cors', 'origins'], list(v)),
+  AMTGW_PUBLIC_ORIGINS: (c, v) => setPath(c, ['server', 'publicOrigins'], list(v)),
   AMTGW_TLS_CERT: (c, v) => setPath(c, ['server', 'tls', 'cert'], v),
   AMTGW_TLS_KEY: (c, v) => setPath(c, ['server', 'tls', 'key'], v),
   AMTGW_LOG_LEVEL: (c, v) => setPath(c, ['log', 'level'], v),

@@ -17,6 +17,14 @@ const SERVER = Type.Object(
     bodyLimitBytes: int(1024, 104857600),
     shutdownTimeoutMs: int(0, 600000),
     tls: Type.Object({ cert: Type.Optional(NullableString()), key: Type.Optional(NullableString()) }, closed),
+    publicOrigins: Type.Optional(
+      Type.Array(Type.String({ pattern: '^https?://[^/]+$' }), {
+        uniqueItems: true,
+        maxItems: 64,
+        description:
+          "The origins browsers reach this gateway at (https://gateway.example): WebSocket Origin checks compare with them instead of the request's Host header, which a DNS-rebinding page controls. Default none: same-origin by Host",
+      }),
+    ),
   },
   closed,
 );
@@ -58,6 +66,7 @@ export const GATEWAY_CONFIG_SCHEMA = Type.Object(
     auth: Type.Object(
       {
         tokenTtlSeconds: int(1, 2592000),
+        maxTokensPerUser: Type.Optional(int(1, 100000, 'Live bearer tokens one user holds at most; a sign-in beyond revokes its oldest (what that sign-in opened ends). Default 100')),
         adminPasswordFile: Type.Optional(NullableString({ description: 'Where a generated admin password is written; default <dataDir>/admin-password' })),
         login: LOGIN,
       },

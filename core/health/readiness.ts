@@ -1,4 +1,5 @@
 import { PluginError } from '../plugins/plugin-errors.js';
+import { withoutPaths } from '../store/store-errors.js';
 
 /** What one readiness check answers. `reason` says why not (no secret: it is served unauthenticated). */
 export interface ReadinessResult {
@@ -44,10 +45,11 @@ async function runCheck(name: string, check: ReadinessCheck): Promise<ReadinessR
   try {
     const result = await Promise.race([Promise.resolve().then(check), timeout]);
     const entry: ReadinessReportEntry = { name, ready: result.ready === true };
-    if (!entry.ready) entry.reason = String(result.reason ?? 'not ready').slice(0, MAX_REASON);
+    // Served without a token: whatever a check says, no file path goes out.
+    if (!entry.ready) entry.reason = withoutPaths(String(result.reason ?? 'not ready')).slice(0, MAX_REASON);
     return entry;
   } catch (err) {
-    return { name, ready: false, reason: `check failed: ${String((err as Error)?.message ?? err).slice(0, MAX_REASON)}` };
+    return { name, ready: false, reason: `check failed: ${withoutPaths(String((err as Error)?.message ?? err)).slice(0, MAX_REASON)}` };
   } finally {
     clearTimeout(timer);
   }

@@ -28,6 +28,8 @@ export function jsonBody(limitBytes: number) {
       }) as unknown as BodyParser,
     ));
   return async function readJsonBody(ctx: Context, next: Next): Promise<void> {
+    // A binary body (an image upload) is the route's to stream: neither parsed nor watched here.
+    if (ctx.request.type === 'application/octet-stream') return next();
     const parse = await load();
     const validUtf8 = watchUtf8Body(ctx.req);
     let parsed = false;

@@ -8,6 +8,8 @@ import type { JsonSchema } from '../validation/json-schema.js';
 
 /** The signed-in user a request runs for. */
 export interface AuthenticatedUser {
+  /** The user's immutable id: bind what outlives a request (a session, a ticket) to it, never to the name. */
+  id: string;
   username: string;
   /** Effective permissions (wildcards expanded). */
   permissions: string[];

@@ -52,6 +52,8 @@ export interface KernelParts {
   /** The transitive dependencies of each plugin. */
   dependencyClosure: (plugin: string) => Set<string>;
   listen: (plugin: string, handler: RequestListener, host: string, port: number) => Promise<Listener>;
+  /** Listeners plugins opened themselves and declared (`ctx.declareListener`). */
+  declaredListeners: Array<{ plugin: string; host: string; port: number }>;
   readiness: ReadinessRegistry;
   readyHooks: Hook[];
   stoppingHooks: Array<{ plugin: string; hook: Hook }>;
@@ -106,7 +108,14 @@ export function createPluginContext<TConfig>(def: PluginDefinition<TConfig>, con
     events: parts.events,
     pool: parts.pool,
     logger: parts.logger.child({ plugin: name }),
-    auth: parts.auth,
+    auth: {
+      ...parts.auth,
+      // Deprecated: no client address to count by, so the plugin's name stands for one.
+      verifyPassword: async (username, password) => {
+        const result = await parts.auth.signIn({ username, password, address: `plugin:${name}`, door: 'plugin' });
+        return result.outcome === 'success' ? result.user : null;
+      },
+    },
     secrets: parts.secrets,
     health: {
       addReadinessCheck(checkName, check) {
@@ -124,6 +133,9 @@ export function createPluginContext<TConfig>(def: PluginDefinition<TConfig>, con
     async listen(handler, options) {
       const listener = await parts.listen(name, handler, options.host, options.port);
       return { server: listener.server, url: listener.url };
+    },
+    declareListener(address) {
+      parts.declaredListeners.push({ plugin: name, host: address.host, port: address.port });
     },
     onReady(hook) {
       parts.readyHooks.push(hook);

@@ -62,7 +62,7 @@ export interface PluginDefinition<TConfig = Record<string, unknown>> {
   env?: Record<string, PluginEnvOverride>;
   /**
    * Top-level sections of the site file that held some of this plugin's options before they moved to
-   * `plugins.<name>.options` (since kernel API 1.4; the devices plugin claims `amt`). While the plugin
+   * `plugins.<name>.options` (since kernel API 1.5; the devices plugin claims `amt`). While the plugin
    * is enabled the kernel accepts such a section, merges it under the plugin's options (a key set in
    * the options wins) and logs that it is deprecated; a section no enabled plugin claims stops start-up.
    */

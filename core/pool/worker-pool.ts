@@ -35,7 +35,7 @@ export interface TaskRunOptions<TProgress = unknown> {
    * many such tasks run (e.g. the devices plugin admits one per device, within the sockets it may hold).
    */
   waitsOnIo?: boolean;
-  /** @deprecated since kernel API 1.4: `waitsOnIo`. */
+  /** @deprecated since kernel API 1.5: `waitsOnIo`. */
   waitsOnDevice?: boolean;
 }
 
@@ -72,7 +72,7 @@ export interface WorkerPoolOptions {
   idleTimeoutMs: number;
   /** I/O-waiting tasks (`waitsOnIo`) the threads take besides their slots, all threads together (default 16,384). */
   ioWaitRoom?: number;
-  /** @deprecated since kernel API 1.4: `ioWaitRoom`. */
+  /** @deprecated since kernel API 1.5: `ioWaitRoom`. */
   deviceWaitRoom?: number;
 }
 

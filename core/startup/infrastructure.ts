@@ -21,6 +21,7 @@ import { PACKAGE_VERSION } from '../assets/package-root.js';
 import { CORE_PLUGIN } from '../core-plugin.js';
 
 const TOKEN_SWEEP_MS = 10 * 60_000;
+const DEFAULT_TOKENS_PER_USER = 100;
 
 export interface InfrastructureOptions {
   cwd: string;
@@ -58,7 +59,8 @@ export async function startInfrastructure(config: GatewayConfig, options: Infras
     const masterKey = await establishMasterKey(store, coreStore, masterKeyFile(config, cwd), env, dataDir);
     if (masterKey.recovered) logger.warn('finished a key rotation that was cut off: the key file now holds the new key');
     const permissionNames = () => options.permissionNames;
-    const auth = createAuthService(await createUserStore(coreStore.namespace('users')), createTokenService(coreStore.namespace('tokens'), config.auth.tokenTtlSeconds), permissionNames);
+    const secrets = createSealer(masterKey.key);
+    const auth = createAuthService(await createUserStore(coreStore.namespace('users'), secrets), createTokenService(coreStore.namespace('tokens'), config.auth.tokenTtlSeconds, Date.now, config.auth.maxTokensPerUser ?? DEFAULT_TOKENS_PER_USER), permissionNames);
     await auth.tokens.sweep();
     const sweeper = setInterval(() => void auth.tokens.sweep().catch((err: Error) => logger.warn('token sweep failed', { error: err.message })), TOKEN_SWEEP_MS);
     sweeper.unref();
@@ -66,9 +68,9 @@ export async function startInfrastructure(config: GatewayConfig, options: Infras
     const bootstrap = await bootstrapAdmin(auth.users, resolve(cwd, config.auth.adminPasswordFile ?? join(dataDir, 'admin-password')), logger, env);
     const pool = createWorkerPool(config.workers);
     closers.push(() => pool.close());
-    const adminSocket = await startAdminSocket(dataDir, store, PACKAGE_VERSION, logger);
+    const adminSocket = await startAdminSocket(dataDir, store, PACKAGE_VERSION, masterKey.key, logger);
     closers.push(() => adminSocket?.close());
-    return { dataDir, store, secrets: createSealer(masterKey.key), auth, pool, generatedAdminPassword: bootstrap.generatedPassword, close };
+    return { dataDir, store, secrets, auth, pool, generatedAdminPassword: bootstrap.generatedPassword, close };
   } catch (err) {
     await close().catch(() => undefined);
     throw err;

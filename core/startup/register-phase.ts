@@ -8,6 +8,8 @@ import type { Logger } from '../log/logger.js';
 import type { PluginManifest, SiteSettings, UpgradeHandler } from '../plugin-api.js';
 import { createEventBus } from '../events/event-bus.js';
 import { createLoginThrottle } from '../auth/login-throttle.js';
+import { createSignInService } from '../auth/sign-in.js';
+import { kernelPluginAuth } from '../auth/plugin-auth.js';
 import { RouteTable } from '../http/route-table.js';
 import { startListener } from '../http/listener.js';
 import { SchemaRegistry } from '../openapi/schema-registry.js';
@@ -42,17 +44,22 @@ export interface RegisterInputs {
 export async function registerPlugins(inputs: RegisterInputs): Promise<Registered> {
   const { config, logger, ordered, infrastructure: infra, lifecycle } = inputs;
   let baseUrl = '';
+  const declaredListeners: KernelParts['declaredListeners'] = [];
+  const listeners = () => [...lifecycle.owners.map(({ plugin, url }) => ({ plugin, ...hostAndPort(url) })), ...declaredListeners];
   // The kernel's own settings; those plugins declare on SiteSettings they add themselves (`ctx.extendSite`).
-  const site = { baseUrl: () => baseUrl, host: config.server.host, dataDir: infra.dataDir } satisfies Pick<SiteSettings, 'baseUrl' | 'host' | 'dataDir'> as SiteSettings;
+  const own: Pick<SiteSettings, 'baseUrl' | 'listeners' | 'host' | 'publicOrigins' | 'dataDir'> = { baseUrl: () => baseUrl, listeners, host: config.server.host, publicOrigins: config.server.publicOrigins ?? [], dataDir: infra.dataDir };
+  const site = own as SiteSettings;
   const manifests: PluginManifest[] = [];
+  const events = createEventBus(logger);
+  const signIn = createSignInService(infra.auth, createLoginThrottle(config.auth.login), events, logger);
   const parts: KernelParts = {
     site,
     siteOwners: new Map(),
     store: infra.store,
-    events: createEventBus(logger),
+    events,
     pool: infra.pool,
     logger,
-    auth: infra.auth,
+    auth: kernelPluginAuth(infra.auth, signIn),
     secrets: infra.secrets,
     routes: new RouteTable(),
     schemas: new SchemaRegistry(),
@@ -69,12 +76,13 @@ export async function registerPlugins(inputs: RegisterInputs): Promise<Registere
       logger.info('plugin listener started', { plugin, url: listener.url });
       return listener;
     },
+    declaredListeners,
     readiness: kernelReadiness(infra, ordered.plugins, lifecycle.serving),
     readyHooks: lifecycle.readyHooks,
     stoppingHooks: lifecycle.stoppingHooks,
     closeHooks: lifecycle.closeHooks,
   };
-  const core = corePlugin({ version: PACKAGE_VERSION, auth: infra.auth, throttle: createLoginThrottle(config.auth.login), plugins: () => manifests.map((p) => p.name), store: () => infra.store.status(), readiness: parts.readiness });
+  const core = corePlugin({ version: PACKAGE_VERSION, auth: infra.auth, signIn, plugins: () => manifests.map((p) => p.name), store: () => infra.store.status(), readiness: parts.readiness });
   await core.register(createPluginContext(core, {}, parts));
   // One ajv for every plugin's options: an instance with its formats costs tens of milliseconds.
   const optionsAjv = createAjv({ useDefaults: true });
@@ -112,6 +120,13 @@ function validateOptions(plugin: LoadedPlugin, ajv: ReturnType<typeof createAjv>
     });
     throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
   }
+}
+
+/** The host (without IPv6 brackets) and port of a listener's URL. */
+function hostAndPort(url: string): { host: string; port: number } {
+  const parsed = new URL(url);
+  const port = parsed.port === '' ? (parsed.protocol === 'https:' ? 443 : 80) : Number(parsed.port);
+  return { host: parsed.hostname.replace(/^\[(.*)\]$/, '$1'), port };
 }
 
 /** The kernel's readiness checks: the store takes writes, the pool takes tasks, each plugin has started and is not stopping. */

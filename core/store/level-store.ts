@@ -3,8 +3,9 @@ import { join } from 'node:path';
 import { Level } from 'level';
 import type { BatchOperation, KeyValueStore, PageOptions } from './key-value-store.js';
 import type { Logger } from '../log/logger.js';
-import { damagedReadError, isStoreFault, levelCode, levelMessage, readOnlyError, STORE_WAY_OUT, StoreDamagedError, StoreLockedError } from './store-errors.js';
+import { damagedReadError, isStoreFault, levelCode, levelMessage, readOnlyError, STORE_WAY_OUT, StoreDamagedError, StoreLockedError, withoutPaths } from './store-errors.js';
 import { droppedAtOpen } from './recovery-check.js';
+import { cutLogs } from './log-tail.js';
 
 export { StoreLockedError, StoreDamagedError } from './store-errors.js';
 
@@ -22,7 +23,7 @@ interface Db {
   sublevel(name: string, options: { valueEncoding: 'json' }): Db;
 }
 
-/** Whether the store takes writes: `read-only` after a write failed, `damaged` after a read found broken files. */
+/** Whether the store takes writes: `read-only` after a write failed, `damaged` after a read found broken files; `reason` names no path (it is served without a token). */
 export type StoreStatus = { state: 'ok' } | { state: 'read-only' | 'damaged'; reason: string };
 
 /** Sees every operation's outcome: refuses writes once read-only, turns faults into clear errors. */
@@ -169,6 +170,13 @@ export async function openStore(dataDir: string, options: OpenStoreOptions = {})
     }
     options.logger?.error('STORE DAMAGED: starting anyway (--accept-store-damage); the dropped records are lost', { store: location, dropped });
   }
+  // LevelDB drops a log's unfinished last write without a word: say it, since it may not be the only loss.
+  for (const cut of existing ? cutLogs(location) : []) {
+    options.logger?.error(
+      'STORE RECOVERY: the write-ahead log ends in the middle of a write (a crash or power loss during it, or a copy cut short); LevelDB drops that write and keeps the whole ones before it. If the log was cut short, every write after the cut is lost too: compare with the last backup',
+      { store: location, ...cut },
+    );
+  }
   const db = new Level<string, unknown>(location, { valueEncoding: 'json', createIfMissing: !existing });
   try {
     await db.open();
@@ -186,8 +194,8 @@ export async function openStore(dataDir: string, options: OpenStoreOptions = {})
         // Several writes may have been in flight when the first failed: one log line, one reason.
         const now = status as StoreStatus;
         if (now.state === 'read-only') throw readOnlyError(now.reason);
-        status = { state: 'read-only', reason: levelMessage(err) };
-        options.logger?.error('store write failed: the store is read-only until restart', { store: location, error: status.reason });
+        status = { state: 'read-only', reason: withoutPaths(levelMessage(err)) };
+        options.logger?.error('store write failed: the store is read-only until restart', { store: location, error: levelMessage(err) });
         throw readOnlyError(status.reason);
       }
     },
@@ -200,10 +208,10 @@ export async function openStore(dataDir: string, options: OpenStoreOptions = {})
         // A decoder's message may quote the stored bytes: say what happened, not what they were.
         const reason = undecodable ? 'Corruption: a stored value is not the JSON that was written' : levelMessage(err);
         if (status.state === 'ok') {
-          status = { state: 'damaged', reason };
+          status = { state: 'damaged', reason: withoutPaths(reason) };
           options.logger?.error('store read failed: its files are damaged', { store: location, error: reason });
         }
-        throw damagedReadError(location, reason);
+        throw damagedReadError(withoutPaths(reason));
       }
     },
   };

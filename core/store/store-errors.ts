@@ -35,9 +35,18 @@ export function readOnlyError(reason: string): HttpError {
   });
 }
 
-/** Answered to a read the store could not serve because its files are damaged. */
-export function damagedReadError(location: string, reason: string): HttpError {
-  return new HttpError(503, 'GW_ERR_STORE_DAMAGED', `the store in ${location} could not read its files (${reason}). ${STORE_WAY_OUT}`, { expose: true });
+/** Answered to a read the store could not serve because its files are damaged (`reason` without paths: it reaches clients). */
+export function damagedReadError(reason: string): HttpError {
+  return new HttpError(503, 'GW_ERR_STORE_DAMAGED', `the store could not read its files (${reason}). ${STORE_WAY_OUT}`, { expose: true });
+}
+
+/**
+ * LevelDB's words fit for an answer: every absolute path cut to its file name (`IO error:
+ * 000003.log: No space left on device`). What reaches a client, unauthenticated ones included
+ * (health, readiness, errors), names no path; the log line beside it has the whole message.
+ */
+export function withoutPaths(text: string): string {
+  return text.replace(/(?<![\w.~-])(?:\/[^\s/:;,()'"]+)+\/?/g, (path) => path.replace(/\/$/, '').split('/').pop() || 'a file');
 }
 
 /** LevelDB's own code on an error or its cause: `LEVEL_IO_ERROR`, `LEVEL_CORRUPTION`, ... */

@@ -25,10 +25,19 @@ export interface AuditEntry {
   detail?: AuditDetail;
 }
 
+/**
+ * Records are kept in classes, each with its own retention bound: `operator` (what signed-in users
+ * and the kernel did, recorded one by one), and `sign-in-failures` (failed and refused sign-ins,
+ * which anyone can cause, aggregated per client address, door and window), so that noise can never
+ * push operator records out.
+ */
+export type AuditClass = 'operator' | 'sign-in-failures';
+
 /** A stored record, as `GET /api/audit` returns it. */
 export interface AuditRecord {
-  /** Increasing with the order records were written. */
+  /** Increasing with the order records of its class were written (`f`-prefixed in the `sign-in-failures` class). */
   id: string;
+  class: AuditClass;
   at: string;
   user: string | null;
   address: string | null;

@@ -26,6 +26,7 @@ export function createAuditTrail(log: AuditLog, sink: JsonLinesSink | null, logg
     }
     const { user, address } = actorOf(entry.by);
     const fields: Omit<AuditRecord, 'id'> = {
+      class: 'operator',
       at: new Date().toISOString(),
       user: boundedText(user, 128),
       address: boundedText(address, 64),

@@ -99,6 +99,31 @@ export interface CiraService {
   /** The CIRA listener's address once listening. */
   address(): { host: string; port: number } | null;
   certificate(): { pem: string; sha256: string };
+  /**
+   * Where devices dial in, as a provisioning server writes it into them: the address (the configured
+   * `publicAddress`, else the listener's), its port, and the server certificate they must trust.
+   * Null until the listener listens.
+   */
+  dialIn(): CiraDialIn | null;
+  /**
+   * A new MPS account for the one device with `uuid`, which the caller writes into the device (see
+   * accounts/device-accounts.ts): generated user name and password (returned once, here), the account
+   * limited to the UUID and the UUID bound to it, its tunnels trusted as `provisioned`.
+   */
+  provisionAccount(uuid: string): Promise<{ username: string; password: string }>;
+  /** Deletes the account provisioned for the device (when it is deactivated); false when it had none of its own. */
+  releaseAccount(uuid: string): Promise<boolean>;
+}
+
+/** The tunnels' part of the service (the CIRA server's own). */
+export type CiraTunnelService = Omit<CiraService, 'dialIn' | 'provisionAccount' | 'releaseAccount'>;
+
+/** What a device needs to dial in (see {@link CiraService.dialIn}). */
+export interface CiraDialIn {
+  /** A DNS name or an IP address, without the port. */
+  host: string;
+  port: number;
+  certificatePem: string;
 }
 
 /** Codes of `openChannel` failures (`err.code`). */

@@ -12,6 +12,18 @@ export const CIRA_CONFIG_SCHEMA = Section({
   /** With `tls.terminator` "haproxy": listen on this unix socket (mode 0660) instead of host and port. */
   socketPath: NullableString({ default: null, minLength: 1, maxLength: 100 }),
   /**
+   * With `socketPath`: the group (a name from /etc/group, or a numeric gid) the socket file belongs
+   * to, HAProxy's, so that only the gateway's user and that group can connect. null: the gateway's own group.
+   */
+  socketGroup: NullableString({ default: null, pattern: '^([0-9]{1,10}|[A-Za-z_][A-Za-z0-9_.-]{0,31})$' }),
+  /**
+   * With `tls.terminator` "haproxy" on a port: the addresses HAProxy connects from (its `source` on the
+   * server line), CIDRs or single addresses. A connection from any other address is closed before
+   * its PROXY header is read. Required for a port (on loopback any local process could connect and
+   * claim any device address); a unix socket is limited by its file's owner, group and mode instead.
+   */
+  proxySources: Type.Array(Type.String({ pattern: '^[0-9A-Fa-f:.]+(/\\d{1,3})?$' }), { maxItems: 64, default: [] }),
+  /**
    * Where devices dial in, as provisioned into them (`host` or `host:port`): the `MpsAddress` of SOAP
    * notifications about CIRA devices. null: the listener's address (the machine's hostname when bound to all addresses).
    */

@@ -4,11 +4,13 @@
  */
 import { definePlugin } from '../../core/plugin-api.js';
 import { openAccountStore } from './accounts/account-store.js';
+import { createDeviceAccounts } from './accounts/device-accounts.js';
 import { openBindingStore } from './identity/uuid-bindings.js';
-import './api.js';
+import type { CiraService } from './api.js';
 import { CIRA_CONFIG_SCHEMA, type CiraConfig } from './config.js';
 import { registerCiraIntegration } from './integration.js';
-import { ciraMpsAddress } from './mps-address.js';
+import { splitHostPort } from '../../core/net/host-port.js';
+import { ciraMpsAddress, STANDARD_CIRA_PORT } from './mps-address.js';
 import { registerAccountRoutes } from './routes/account-routes.js';
 import { registerBindingRoutes } from './routes/binding-routes.js';
 import { registerConnectionRoutes } from './routes/connection-routes.js';
@@ -41,14 +43,23 @@ export default definePlugin<CiraConfig>({
     const accounts = await openAccountStore(ctx.store.namespace('accounts'), ctx.secrets);
     const bindings = await openBindingStore(ctx.store.namespace('bindings'));
     const server = createCiraServer({ config, host: config.host ?? ctx.site.host, certificate, accounts, bindings, logger: ctx.logger });
+    // Registered before the integration's hooks, so it runs after them: reads through the tunnels stop first.
+    ctx.onStopping(() => server.close());
     let mpsAddress = '';
-    server.service.onTunnel((event) => {
+    const deviceAccounts = createDeviceAccounts(accounts, bindings);
+    const service: CiraService = Object.assign(server.service, {
+      dialIn: () => (mpsAddress ? { ...splitHostPort(mpsAddress, STANDARD_CIRA_PORT), certificatePem: certificate.cert } : null),
+      provisionAccount: (uuid: string) => deviceAccounts.provision(uuid),
+      releaseAccount: (uuid: string) => deviceAccounts.release(uuid),
+    });
+    service.onTunnel((event) => {
       if (event.type === 'up') ctx.events.publish('CiraTunnelUp', { ...event.connection, mpsAddress });
       else if (event.type === 'down') ctx.events.publish('CiraTunnelDown', { ...event.connection, mpsAddress, reason: event.reason });
     });
-    registerCiraIntegration(ctx, server.service, config.tunnelOperations, config.sessionChannelWindowBytes);
+    registerCiraIntegration(ctx, service, config.tunnelOperations, config.sessionChannelWindowBytes);
     await server.listen();
-    const address = server.service.address();
+    const address = service.address();
+    if (address) ctx.declareListener(address);
     const behindHaproxy = server.plan.kind === 'proxy-v2';
     // Behind HAProxy the listener is loopback: devices dial HAProxy, whose address only publicAddress can tell.
     mpsAddress = ciraMpsAddress(config.publicAddress, behindHaproxy ? null : address);
@@ -62,11 +73,10 @@ export default definePlugin<CiraConfig>({
       socketPath: 'path' in server.plan.target ? server.plan.target.path : undefined,
       certificateSha256: certificate.sha256,
     });
-    ctx.provide('cira', server.service);
+    ctx.provide('cira', service);
     ctx.openapi.addTag('cira', 'CIRA: devices that dial in over APF/TLS, the MPS accounts they use, their tunnels');
     registerAccountRoutes(ctx, accounts);
-    registerConnectionRoutes(ctx, server.service);
-    registerBindingRoutes(ctx, { cira: server.service, accounts, bindings });
-    ctx.onStopping(() => server.close());
+    registerConnectionRoutes(ctx, service);
+    registerBindingRoutes(ctx, { cira: service, accounts, bindings });
   },
 });

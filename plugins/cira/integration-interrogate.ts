@@ -24,7 +24,8 @@ const FINAL_PROBLEMS = new Set(['GW_ERR_DEVICE_UNAUTHORIZED', 'GW_ERR_SIGN_IN_PA
 export interface TunnelInterrogator {
   /** Queues a read of the device (once, however often asked before it runs). */
   request(deviceId: string): void;
-  stop(): void;
+  /** Stops reading: queued reads are dropped, those under way cancelled and waited for (they write the device record). */
+  stop(): Promise<void>;
 }
 
 export function createTunnelInterrogator(parts: TunnelInterrogatorParts): TunnelInterrogator {
@@ -38,6 +39,7 @@ export function createTunnelInterrogator(parts: TunnelInterrogatorParts): Tunnel
   const attempts = new Map<string, number>();
   let running = 0;
   let stopped = false;
+  const underWay = new Map<Promise<void>, CancelToken>();
 
   const read = async (deviceId: string, cancel: CancelToken): Promise<void> => {
     const device = devices.get(deviceId);
@@ -75,7 +77,10 @@ export function createTunnelInterrogator(parts: TunnelInterrogatorParts): Tunnel
         reject(new Error(`the read did not settle within ${readBoundMs} ms`));
       }, readBoundMs);
     });
-    return Promise.race([read(deviceId, cancel), bound]).finally(() => clearTimeout(timer));
+    const reading = read(deviceId, cancel);
+    underWay.set(reading, cancel);
+    void reading.catch(() => undefined).finally(() => underWay.delete(reading));
+    return Promise.race([reading, bound]).finally(() => clearTimeout(timer));
   };
 
   const pump = (): void => {
@@ -86,6 +91,8 @@ export function createTunnelInterrogator(parts: TunnelInterrogatorParts): Tunnel
       bounded(deviceId)
         .then(() => attempts.delete(deviceId))
         .catch((err: Error) => {
+          // A read cut short by shutdown is no failure of the device.
+          if (stopped) return;
           logger.warn('CIRA device read through its tunnel failed', { deviceId, error: err.message });
           // One more try later: a read that failed at a busy moment (a storm of tunnels) should not leave the device unread.
           const tried = (attempts.get(deviceId) ?? 0) + 1;
@@ -106,9 +113,11 @@ export function createTunnelInterrogator(parts: TunnelInterrogatorParts): Tunnel
       queue.add(deviceId);
       pump();
     },
-    stop() {
+    async stop() {
       stopped = true;
       queue.clear();
+      for (const cancel of underWay.values()) cancel.cancel();
+      await Promise.allSettled([...underWay.keys()]);
     },
   };
   return interrogator;

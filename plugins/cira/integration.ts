@@ -135,17 +135,25 @@ export function registerCiraIntegration(ctx: PluginContext<unknown>, cira: CiraS
     if (cira.connection(deviceId)) return;
     await presence.report({ uuid, ipAddress: remoteAddress }, 'cira', false);
   };
+  // Each change writes to the store: shutdown waits for those under way before the store closes.
+  const applying = new Set<Promise<void>>();
   const unsubscribe = cira.onTunnel((event) => {
-    onTunnel(event).catch((err: Error) => ctx.logger.warn('could not apply a CIRA tunnel change to the device list', { deviceId: event.connection.deviceId, error: err.message }));
+    const applied = onTunnel(event).catch((err: Error) => ctx.logger.warn('could not apply a CIRA tunnel change to the device list', { deviceId: event.connection.deviceId, error: err.message }));
+    applying.add(applied);
+    void applied.finally(() => applying.delete(applied));
   });
 
   ctx.onReady(async () => {
     // Tunnels recorded by an earlier run that ended without saying so are gone.
     await clearStale(devices, presence, cira);
   });
+  // Shutdown in dependency order: reads through tunnels stop before the cira server closes the
+  // tunnels (stopping hooks run in reverse: this one before the server's); the changes under way
+  // finish before the devices plugin and the store close.
+  ctx.onStopping(() => interrogator.stop());
   ctx.onClose(async () => {
     unsubscribe();
-    interrogator.stop();
+    while (applying.size > 0) await Promise.allSettled([...applying]);
   });
 }
 

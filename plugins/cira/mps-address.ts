@@ -16,3 +16,4 @@ export function ciraMpsAddress(publicAddress: string | null, listening: { host: 
   if (port === STANDARD_CIRA_PORT) return host;
   return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
 }
+

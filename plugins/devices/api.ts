@@ -43,6 +43,11 @@ export interface Credential {
   name: string;
   username: string;
   isDefault: boolean;
+  /**
+   * The UUID of the one device this credential belongs to (its own AMT password, set when the
+   * gateway activated it): in no credential list, tried for that device first and for no other.
+   */
+  boundTo?: string;
   createdAt: string;
   updatedAt: string;
 }
@@ -149,6 +154,24 @@ export interface CredentialVault {
    * @throws the 404 problem `GW_ERR_CREDENTIAL_NOT_FOUND` for an unknown id.
    */
   checkSealed(id: string): Promise<{ unsealed: true } | { unsealed: false; reason: string }>;
+  /**
+   * Whether `password` is the stored password of credential `id` (compared in constant time inside
+   * the vault): how a plugin checks a password it was given against the device's, without the
+   * stored one leaving the vault. False for an unknown id.
+   */
+  passwordMatches(id: string, password: string): Promise<boolean>;
+  /** The credential bound to the device with this UUID, if any (see {@link Credential.boundTo}). */
+  boundTo(uuid: string): Credential | undefined;
+  /** Seals `password` as the credential of the device with this UUID alone, replacing one it had. */
+  bind(uuid: string, input: { username: string; password: string }): Promise<Credential>;
+  /**
+   * `bind`, undoably: `undo()` puts back what the device had before (nothing, or its earlier
+   * password, which never leaves the vault), unless another binding came since. For a change the
+   * device may refuse: the new password is stored before the device is asked to take it.
+   */
+  rebind(uuid: string, input: { username: string; password: string }): Promise<{ credential: Credential; undo(): Promise<void> }>;
+  /** Forgets the device's own credential; false when it had none. */
+  unbind(uuid: string): Promise<boolean>;
 }
 
 /** The TLS trust device I/O follows: the mode, the CA bundle read once at start, and whether TLS 1.0/1.1 is accepted. */
@@ -169,8 +192,8 @@ export interface DeviceSettings {
 }
 
 /**
- * `ctx.site.amt` as plugins of kernel API 1.0-1.3 read it.
- * @deprecated since kernel API 1.4 (devices plugin 2.0): read `deviceGate.settings`.
+ * `ctx.site.amt` as plugins of kernel API 1.0-1.4 read it.
+ * @deprecated since kernel API 1.5 (devices plugin 2.0): read `deviceGate.settings`.
  */
 export interface AmtSiteSettings {
   ports: { http: number; https: number; rmcp: number };
@@ -208,12 +231,12 @@ declare module '../../core/plugin-api.js' {
   interface SiteSettings {
     /**
      * The site's device settings, while the devices plugin is enabled.
-     * @deprecated since kernel API 1.4 (devices plugin 2.0): read `deviceGate.settings`.
+     * @deprecated since kernel API 1.5 (devices plugin 2.0): read `deviceGate.settings`.
      */
     readonly amt: AmtSiteSettings;
     /**
      * The TLS trust device tasks take, while the devices plugin is enabled.
-     * @deprecated since kernel API 1.4 (devices plugin 2.0): read `deviceGate.settings.tlsTrust`.
+     * @deprecated since kernel API 1.5 (devices plugin 2.0): read `deviceGate.settings.tlsTrust`.
      */
     readonly deviceTls: DeviceTlsTrust;
   }

@@ -6,7 +6,7 @@ import { Section, NullableString, StringEnum } from '../../core/validation/schem
 const PRIVATE_NETWORKS = ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '127.0.0.0/8'];
 
 /**
- * The device settings that lived in the site file's `amt` section before kernel API 1.4 (the plugin
+ * The device settings that lived in the site file's `amt` section before kernel API 1.5 (the plugin
  * claims that section: `formerSections`, so `amt.allowedNetworks` still applies, with a warning).
  */
 const DEVICE_SITE_OPTIONS = {

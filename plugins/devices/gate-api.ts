@@ -11,6 +11,7 @@ import type { InterrogateOutput, ProbeBatchInput, ProbeBatchOutput, ProbeBatchPr
 import type { PresenceSweepInput, PresenceSweepOutput } from '../../workers/tasks/presence-sweep-types.js';
 import type { OpenRedirection, RedirectionMode } from '../../workers/amt/redirection/redirection-session.js';
 import type { StreamReader } from '../../workers/amt/redirection/stream-reader.js';
+import type { WsmanClient } from '../../workers/amt/wsman-client.js';
 import type { Duplex } from 'node:stream';
 import type { Device, DeviceRoute, DeviceService, DeviceSettings } from './api.js';
 
@@ -136,6 +137,12 @@ export interface DeviceReadResult {
   problem: unknown;
 }
 
+/**
+ * What `runAlong` signs in with: a credential the calling plugin holds itself (never one of the
+ * vault's), or a stored one named by id (`stored`: the gate unseals it; the plugin never sees it).
+ */
+export type AlongCredential = { id: string; username: string; password: string } | { stored: string };
+
 /** A diagnostic WS-Management exchange (`check`): with one stored credential, or without any. */
 export interface DeviceCheckOptions {
   /** The stored credential to sign in with (unsealed by the gate for this check only); null: none. */
@@ -189,7 +196,7 @@ export interface ProbeOptions<P> {
  * device path calls.
  */
 export interface DeviceGate {
-  /** The devices plugin's API version: `2.0.0` since kernel API 1.4 (gate.run by task name; no credential leaves the gate). */
+  /** The devices plugin's API version: `2.0.0` since kernel API 1.5 (gate.run by task name; no credential leaves the gate). */
   readonly apiVersion: string;
   /**
    * Registers a path. @throws a `GW_ERR_DEVICE_PATH_CLASH` error naming both plugins when a path
@@ -212,6 +219,15 @@ export interface DeviceGate {
    * paused (lockout risk), 502 refused or failed, 504 timeout, 503 when a path's bound is full.
    */
   run<K extends keyof DeviceTaskMap & string>(device: Readonly<Device>, task: K, input: DeviceTaskMap[K]['input'], options?: DeviceRunOptions): Promise<DeviceTaskMap[K]['output']>;
+  /**
+   * For a path whose channel lives on this thread (a registered path's kind `via`; the activation
+   * plugin's agent): runs `operation` here, on one connection, in one pass of the gate along that path,
+   * signed in with `credential`: one the calling plugin holds itself (an agent's local account, a
+   * password it set), or a stored one named by id. The operation gets the signed-in WS-Management
+   * client, not the credential. @throws as `run`; 500 `GW_ERR_DEVICE_PATH_NOT_LOCAL` when the route
+   * is no channel (device I/O elsewhere is a device task: `run`).
+   */
+  runAlong<T>(subject: GateSubject, via: string, credential: AlongCredential, operation: (wsman: WsmanClient) => Promise<T>, options?: { timeouts?: { connectMs: number; firstByteMs: number; totalMs: number } }): Promise<T>;
   /** Reads a device's scan items (one `interrogate` per credential) and merges them into the device record. */
   read(subject: GateSubject, options: DeviceReadOptions): Promise<DeviceReadResult>;
   /** One diagnostic WS-Management exchange (`wsman-check`) with an address or a stored device, within its turn. */

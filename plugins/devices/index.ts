@@ -31,7 +31,7 @@ export default definePlugin<DevicesConfig>({
   storeNamespace: 'rest-api',
   optionalDependencies: ['audit'],
   configSchema: DEVICES_CONFIG_SCHEMA,
-  // Where the device settings lived before kernel API 1.4: still read, with a deprecation warning.
+  // Where the device settings lived before kernel API 1.5: still read, with a deprecation warning.
   formerSections: ['amt'],
   env: {
     AMTGW_ALLOWED_NETWORKS: { option: 'allowedNetworks', type: 'list' },
@@ -53,7 +53,15 @@ export default definePlugin<DevicesConfig>({
     const credentials = await openCredentialVault(ctx.store.namespace('credentials'), ctx.secrets);
     const devices = await openDeviceRegistry(ctx.store.namespace('devices'));
     // Other plugins see the list and the seal check; unsealing stays with the gate.
-    ctx.provide('credentials', { list: () => credentials.list(), checkSealed: (id) => credentials.checkSealed(id) });
+    ctx.provide('credentials', {
+      list: () => credentials.list(),
+      checkSealed: (id) => credentials.checkSealed(id),
+      passwordMatches: (id, password) => credentials.passwordMatches(id, password),
+      boundTo: (uuid) => credentials.boundTo(uuid),
+      bind: (uuid, input) => credentials.bind(uuid, input),
+      rebind: (uuid, input) => credentials.rebind(uuid, input),
+      unbind: (uuid) => credentials.unbind(uuid),
+    });
     ctx.provide('devices', devices);
     ctx.provide('devicePresence', createDevicePresence(devices, ctx.events));
     // A copy the sign-in memory reads at each plan: rest-api's deprecated options may still adjust it before start.
@@ -78,7 +86,7 @@ export default definePlugin<DevicesConfig>({
         completed: (e) => ctx.events.publish('DeviceOperationCompleted', e),
       }),
     );
-    // Where plugins of kernel API 1.0-1.3 read these settings (deprecated).
+    // Where plugins of kernel API 1.0-1.4 read these settings (deprecated).
     const site = siteSettingsOf(ctx.config, settings);
     ctx.extendSite('amt', site.amt);
     ctx.extendSite('deviceTls', site.deviceTls);

@@ -1,6 +1,6 @@
 /**
  * The device settings of a site (ports, allowed networks, TLS trust), read once at start from the
- * plugin's options, which hold what the site file's `amt` section held before kernel API 1.4.
+ * plugin's options, which hold what the site file's `amt` section held before kernel API 1.5.
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -34,7 +34,7 @@ export function readDeviceSettings(config: DevicesConfig): DeviceSettings {
   });
 }
 
-/** The settings as `ctx.site.amt` and `ctx.site.deviceTls` gave them to plugins of kernel API 1.0-1.3. */
+/** The settings as `ctx.site.amt` and `ctx.site.deviceTls` gave them to plugins of kernel API 1.0-1.4. */
 export function siteSettingsOf(config: DevicesConfig, settings: DeviceSettings): { amt: AmtSiteSettings; deviceTls: DeviceTlsTrust } {
   const amt: AmtSiteSettings = { ports: { ...config.ports }, allowedNetworks: [...config.allowedNetworks], tlsTrust: config.tlsTrust, caFile: config.caFile, legacyTls: config.legacyTls };
   return { amt: Object.freeze(amt), deviceTls: settings.tlsTrust };

@@ -5,6 +5,7 @@ import type { Device } from 'amt-gateway/devices';
 export const PowerErrors = {
   consentRequired: (device: Device) =>
     new HttpError(409, 'GW_ERR_CONSENT_REQUIRED', `device '${device.id}' (${device.ipAddress}) needs user consent for a boot choice; give it first (POST /api/redirection/{deviceId}/consent)`),
+  iderUnavailable: (device: Device) => new HttpError(409, 'GW_ERR_IDER_NOT_OPEN', `device '${device.id}' (${device.ipAddress}) has no IDE-R session to boot from: the redirection and images plugins serve them`),
   actionUnsupported: (device: Device, action: string, offered: string[]) =>
     new HttpError(
       422,

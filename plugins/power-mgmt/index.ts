@@ -25,6 +25,7 @@ export default definePlugin({
   register(ctx) {
     const devices = ctx.use('devices');
     const power = createPowerService({ devices, gate: ctx.use('deviceGate'), events: ctx.events, logger: ctx.logger, config: ctx.config });
+    ctx.provide('power', power);
     registerPowerRoutes(ctx, power);
   },
 });

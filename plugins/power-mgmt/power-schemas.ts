@@ -18,8 +18,8 @@ export const POWER_STATUS_SCHEMA = {
   },
 };
 
-export const BOOT_TARGETS = ['bios', 'pxe', 'hdd'] as const;
-const BOOT = StringEnum(BOOT_TARGETS, { description: 'One-time boot setting written before the action: bios (enter BIOS setup), pxe (network boot), hdd (clear an earlier choice)' });
+export const BOOT_TARGETS = ['bios', 'pxe', 'hdd', 'ider-cd', 'ider-floppy'] as const;
+const BOOT = StringEnum(BOOT_TARGETS, { description: 'One-time boot setting written before the action: bios (enter BIOS setup), pxe (network boot), ider-cd / ider-floppy (boot from the image an open IDE-R session serves), hdd (clear an earlier choice)' });
 
 export const POWER_ACTION_REQUEST_SCHEMA = Type.Object(
   { action: ACTION, boot: Type.Optional(BOOT) },

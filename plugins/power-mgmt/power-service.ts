@@ -6,7 +6,7 @@
  * the action leads to; that state is published as PowerStateChanged.
  */
 import { isHttpError, type EventBus, type Logger } from '../../core/plugin-api.js';
-import type { DeviceGate, DeviceRegistry } from 'amt-gateway/devices';
+import type { Device, DeviceGate, DeviceRegistry } from 'amt-gateway/devices';
 import { createSemaphore } from '../../core/util/semaphore.js';
 import type { PowerMgmtConfig } from './config.js';
 import { PowerErrors } from './errors.js';
@@ -19,7 +19,9 @@ export interface PowerStatus {
   availableActions: PowerAction[];
 }
 
-export type BootTarget = 'bios' | 'pxe' | 'hdd';
+export type BootTarget = 'bios' | 'pxe' | 'hdd' | 'ider-cd' | 'ider-floppy';
+/** Refuses a boot choice the plugin that owns it cannot back now (throws an HttpError). */
+export type BootCheck = (device: Device, boot: BootTarget) => void;
 
 export interface PowerChangeResult {
   deviceId: string;
@@ -54,6 +56,8 @@ export interface PowerService {
   read(deviceId: string): Promise<PowerStatus>;
   change(deviceId: string, action: PowerAction, boot?: BootTarget): Promise<PowerChangeResult>;
   bulk(deviceIds: string[], action: PowerAction): Promise<BulkPowerResult>;
+  /** Adds a check run before a boot choice is written (IDE-R boots need an open session: the redirection plugin adds it). */
+  addBootCheck(check: BootCheck): void;
 }
 
 export interface PowerServiceDeps {
@@ -66,10 +70,16 @@ export interface PowerServiceDeps {
 
 export function createPowerService({ devices, gate, events, logger, config }: PowerServiceDeps): PowerService {
   const known = (id: string) => devices.require(id);
+  const bootChecks: BootCheck[] = [];
 
   /** One operation in one turn of the device: read, checks, boot setting, change, confirming reads. */
   async function change(deviceId: string, action: PowerAction, boot?: BootTarget): Promise<PowerChangeResult> {
     const device = known(deviceId);
+    if (boot === 'ider-cd' || boot === 'ider-floppy') {
+      // Without the plugin that serves IDE-R there is nothing to boot from.
+      if (bootChecks.length === 0) throw PowerErrors.iderUnavailable(device);
+      for (const check of bootChecks) check(device, boot);
+    }
     const confirm = { states: statesNamed(expectedState(action)), attempts: config.confirm.attempts, intervalMs: config.confirm.intervalMs };
     const result = await gate.run(device, 'power-change', { powerState: POWER_ACTIONS[action], ...(boot ? { boot } : {}), confirm }, config.device);
     if (result.refused === 'action-unsupported') throw PowerErrors.actionUnsupported(device, action, availableActions(result.before.availableRequestedPowerStates));
@@ -97,6 +107,7 @@ export function createPowerService({ devices, gate, events, logger, config }: Po
       return { deviceId: device.id, powerState: value.powerState, state: stateName(value.powerState), availableActions: availableActions(value.availableRequestedPowerStates) };
     },
     change,
+    addBootCheck: (check) => void bootChecks.push(check),
     async bulk(deviceIds, action) {
       const limit = createSemaphore(config.bulk.concurrency);
       const results = await Promise.all(deviceIds.map((id) => limit.run(() => bulkItem(id, action))));

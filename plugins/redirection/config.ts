@@ -11,14 +11,45 @@ export const REDIRECTION_CONFIG_SCHEMA = Section({
   }),
   /** A session's WebSocket ticket is valid this long and once. */
   ticketTtlSeconds: Type.Integer({ minimum: 1, maximum: 300, default: 60 }),
-  /** Tickets issued and not yet used, at most (each expires by itself). */
-  maxTickets: Type.Integer({ minimum: 1, maximum: 100000, default: 1000 }),
+  /** Deprecated and ignored: tickets are bounded per user (`maxTicketsPerUser`), so that no user's tickets hold back another's. */
+  maxTickets: Type.Optional(Type.Integer({ minimum: 1, maximum: 100000, deprecated: true })),
+  /** Tickets one user holds issued and not yet used, at most (each expires by itself). */
+  maxTicketsPerUser: Type.Integer({ minimum: 1, maximum: 1000, default: 8 }),
   /** Sessions open at once on this gateway, at most. */
   maxSessions: Type.Integer({ minimum: 1, maximum: 10000, default: 500 }),
+  /** Sessions of one user open (or opening) at once, at most. */
+  maxSessionsPerUser: Type.Integer({ minimum: 1, maximum: 10000, default: 8 }),
   /** A session whose viewer sends nothing for this long is ended. */
   idleTimeoutSeconds: Type.Integer({ minimum: 1, maximum: 86400, default: 900 }),
-  /** How often open sessions check that their user still exists and holds `remote:connect`. */
+  /**
+   * How often open sessions check again that their user still exists and holds `remote:connect`.
+   * A backstop: sign-outs, password changes, deletions and permission changes end sessions at once.
+   */
   userCheckMs: Type.Integer({ minimum: 50, maximum: 60000, default: 2000 }),
+  /** IDE redirection sessions (served by the gateway from uploaded images). */
+  ider: Section({
+    /** A session whose device asks for nothing for this long is ended (a reboot and a paused installer take a while). */
+    idleTimeoutSeconds: Type.Integer({ minimum: 10, maximum: 86400, default: 1800 }),
+    /** Heartbeat interval asked of the device and kept by the gateway; the device is gone after three silent ones. */
+    heartbeatSeconds: Type.Integer({ minimum: 1, maximum: 60, default: 20 }),
+    /** Image bytes read from disk and sent at a time; a session holds two such buffers. */
+    pieceBytes: Type.Integer({ minimum: 8192, maximum: 1048576, default: 131072 }),
+    /** How often an open session's progress goes to the hub (`IderSessionProgress`). */
+    progressIntervalMs: Type.Integer({ minimum: 100, maximum: 60000, default: 1000 }),
+    /** Bulk boots: devices handled at once, and at most per request. */
+    bulkConcurrency: Type.Integer({ minimum: 1, maximum: 256, default: 8 }),
+    bulkMaxDevices: Type.Integer({ minimum: 1, maximum: 1000, default: 100 }),
+  }),
+  /**
+   * Wrong consent codes, bounded here rather than left to the firmware: per device and user
+   * `maxWrongCodes`, per device over all users `maxWrongCodesPerDevice`, within `windowSeconds`;
+   * past either even the right code is refused (429) without reaching the device.
+   */
+  consent: Section({
+    maxWrongCodes: Type.Integer({ minimum: 1, maximum: 1000, default: 5 }),
+    maxWrongCodesPerDevice: Type.Integer({ minimum: 1, maximum: 10000, default: 20 }),
+    windowSeconds: Type.Integer({ minimum: 1, maximum: 86400, default: 900 }),
+  }),
   /**
    * Origins (`https://console.example`) whose pages may open a session's WebSocket besides the
    * gateway's own; a browser's request from any other origin is refused (cross-site WebSocket hijacking).

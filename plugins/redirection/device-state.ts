@@ -44,7 +44,7 @@ export function toDeviceRedirection(f: RedirectionFeatures): DeviceRedirection {
 }
 
 /** Whether a session of `mode` needs consent that has not been given. */
-export function needsConsent(state: DeviceRedirection, mode: SessionMode): boolean {
+export function needsConsent(state: DeviceRedirection, mode: SessionMode | 'ider'): boolean {
   if (state.optInState === 'received' || state.optInState === 'in-session') return false;
   return state.userConsent === 'all' || (state.userConsent === 'kvm' && mode === 'kvm');
 }

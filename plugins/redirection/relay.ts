@@ -26,12 +26,19 @@ export interface RelayOptions {
   idleMs: number;
   /** The reason the device closing gives (KVM: the device's own idle close). */
   deviceClose: EndReason;
-  onEnd(reason: EndReason): void;
+  /**
+   * Called once when the session ends, with the bytes relayed each way. It may be called before
+   * `startRelay` returns: a codec can refuse `leftover` at once.
+   */
+  onEnd(reason: EndReason, bytes: RelayedBytes): void;
 }
 
-export interface Relay {
+export interface RelayedBytes {
   readonly bytesToDevice: number;
   readonly bytesFromDevice: number;
+}
+
+export interface Relay extends RelayedBytes {
   end(reason: EndReason): void;
 }
 
@@ -55,7 +62,7 @@ export function startRelay({ ws, viewerSocket, stream, slabReads, leftover, code
     stream.destroy();
     const { code, text } = END_REASONS[reason];
     if (ws.readyState === ws.OPEN || ws.readyState === ws.CONNECTING) ws.close(code, text);
-    onEnd(reason);
+    onEnd(reason, { bytesToDevice, bytesFromDevice });
   }
 
   const toViewer = (chunk: Buffer) => {

@@ -3,17 +3,20 @@ import type { PluginContext, RouteRequest } from '../../core/plugin-api.js';
 import type { Device } from 'amt-gateway/devices';
 import type { RedirectionConfig } from './config.js';
 import type { RedirectionReads } from './device-state.js';
-import { CONSENT_CODE_SCHEMA, FEATURES_REQUEST_SCHEMA, REDIRECTION_STATE_SCHEMA, SESSION_LIST_SCHEMA, SESSION_REQUEST_SCHEMA, SESSION_TICKET_SCHEMA } from './schemas.js';
+import { IDER_SESSION_SCHEMA, CONSENT_CODE_SCHEMA, FEATURES_REQUEST_SCHEMA, REDIRECTION_STATE_SCHEMA, SESSION_LIST_SCHEMA, SESSION_REQUEST_SCHEMA, SESSION_TICKET_SCHEMA } from './schemas.js';
 import { PERMISSION, type SessionService } from './session-service.js';
+import { createConsentCodes } from './consent-codes.js';
+import type { IderService } from './ider-service.js';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const params = { deviceId: { description: 'Device id' } };
 const tags = ['redirection'];
 
-export function registerRedirectionRoutes(ctx: PluginContext<RedirectionConfig>, reads: RedirectionReads, sessions: SessionService): void {
+export function registerRedirectionRoutes(ctx: PluginContext<RedirectionConfig>, reads: RedirectionReads, sessions: SessionService, ider: IderService): void {
   ctx.openapi.addSchema('RedirectionState', REDIRECTION_STATE_SCHEMA);
   ctx.openapi.addSchema('RedirectionSessionTicket', SESSION_TICKET_SCHEMA);
   ctx.openapi.addSchema('RedirectionSessions', SESSION_LIST_SCHEMA);
+  ctx.openapi.addSchema('IderSession', IDER_SESSION_SCHEMA);
   ctx.openapi.addTag('redirection', 'Remote console: KVM and serial-over-LAN sessions, features and user consent');
   const audit = ctx.useOptional('audit');
   const kit: RouteKit = {
@@ -27,7 +30,7 @@ export function registerRedirectionRoutes(ctx: PluginContext<RedirectionConfig>,
     },
   };
   // The session list first: `/:deviceId` would otherwise take `sessions` for a device id.
-  registerSessionRoutes(ctx, sessions, kit);
+  registerSessionRoutes(ctx, sessions, ider, kit);
   registerDeviceStateRoutes(ctx, reads, kit);
 }
 
@@ -41,7 +44,7 @@ interface RouteKit {
 }
 
 /** `GET /sessions`, `DELETE /sessions/{id}`, `POST /{deviceId}/sessions`. */
-function registerSessionRoutes(ctx: PluginContext<RedirectionConfig>, sessions: SessionService, { failures, audited }: RouteKit): void {
+function registerSessionRoutes(ctx: PluginContext<RedirectionConfig>, sessions: SessionService, ider: IderService, { failures, audited }: RouteKit): void {
   ctx.http.route({
     method: 'get',
     path: '/sessions',
@@ -67,16 +70,27 @@ function registerSessionRoutes(ctx: PluginContext<RedirectionConfig>, sessions: 
   ctx.http.route({
     method: 'post',
     path: '/:deviceId/sessions',
-    summary: 'Open a KVM or SOL session: returns a single-use WebSocket URL',
+    summary: 'Open a KVM or SOL session (a single-use WebSocket URL), or an IDE-R session the gateway serves',
     description:
-      'The ticket in `url` is valid once, for `ticketTtlSeconds` (60 s), for this user and device, and holds no device slot until used. 409 `GW_ERR_REDIRECTION_BUSY` when the mode is open already, 409 `GW_ERR_CONSENT_REQUIRED` when consent is needed and not given, 422 `GW_ERR_REDIRECTION_DISABLED` when the feature is off, 422 for `ider`.',
+      'The ticket in `url` is valid once, for `ticketTtlSeconds` (60 s), for this user and device, and holds no device slot until used. `ider` with `cd` and/or `floppy` (image ids) opens the IDE-R session of the device at once and serves the images read-only until DELETE, the device closing it or the idle bound (`ider.idleTimeoutSeconds`); boot from it with the power action (`boot: "ider-cd"`). 409 `GW_ERR_REDIRECTION_BUSY` when the mode is open already, 409 `GW_ERR_CONSENT_REQUIRED` when consent is needed and not given, 422 `GW_ERR_REDIRECTION_DISABLED` when the feature is off.',
     tags,
     permission: PERMISSION,
     params,
     body: SESSION_REQUEST_SCHEMA,
-    responses: { 201: { description: 'Ticket issued', schema: ref('RedirectionSessionTicket') }, ...failures },
+    responses: {
+      201: { description: 'Ticket issued (KVM, SOL) or IDE-R session open', schema: { anyOf: [ref('RedirectionSessionTicket'), ref('IderSession')] } },
+      ...failures,
+      429: { description: 'The user holds its bound of tickets or sessions (`GW_ERR_REDIRECTION_USER_LIMIT`); see Retry-After' },
+    },
     handler: async (req, reply) => {
-      const ticket = await audited(req, 'remote.session.start', () => sessions.create(req.user!, req.params.deviceId, req.body.mode), { mode: req.body.mode }, (t) => ({ sessionId: t.id }));
+      if (req.body.mode === 'ider') {
+        const { cd, floppy } = req.body;
+        reply.status(201);
+        return ider.open(req.user!, req.params.deviceId, { cd, floppy }, req.ip);
+      }
+      const bearer = /^Bearer\s+(\S+)\s*$/i.exec(req.header('Authorization'))?.[1] ?? '';
+      const create = () => sessions.create(req.user!, ctx.auth.tokenId(bearer), req.params.deviceId, req.body.mode);
+      const ticket = await audited(req, 'remote.session.start', create, { mode: req.body.mode }, (t) => ({ sessionId: t.id }));
       reply.status(201);
       return ticket;
     },
@@ -85,6 +99,7 @@ function registerSessionRoutes(ctx: PluginContext<RedirectionConfig>, sessions: 
 
 /** A device's features, consent and its change: `GET /{deviceId}`, `PUT /{deviceId}/features`, consent start, code, cancel. */
 function registerDeviceStateRoutes(ctx: PluginContext<RedirectionConfig>, reads: RedirectionReads, { failures, known, audited, stateOf }: RouteKit): void {
+  const codes = createConsentCodes(reads, ctx.config.consent);
   ctx.http.route({
     method: 'get',
     path: '/:deviceId',
@@ -129,9 +144,15 @@ function registerDeviceStateRoutes(ctx: PluginContext<RedirectionConfig>, reads:
     permission: PERMISSION,
     params,
     body: CONSENT_CODE_SCHEMA,
-    responses: { 200: { description: 'Consent given' }, ...failures, 422: { description: 'Wrong code (`GW_ERR_CONSENT_CODE_WRONG`)' } },
+    description: 'Wrong codes are bounded per device and user (`consent.maxWrongCodes`) and per device (`consent.maxWrongCodesPerDevice`) within `consent.windowSeconds`; past either, 429 without asking the device.',
+    responses: {
+      200: { description: 'Consent given' },
+      ...failures,
+      422: { description: 'Wrong code (`GW_ERR_CONSENT_CODE_WRONG`)' },
+      429: { description: 'Too many wrong codes for this device (`GW_ERR_CONSENT_CODE_LIMIT`); see Retry-After' },
+    },
     // Never the code in the record: it is what lets a session in.
-    handler: async (req) => ({ optInState: await audited(req, 'remote.consent.code', () => reads.sendCode(known(req.params.deviceId), req.body.code), {}, (state) => ({ optInState: state })) }),
+    handler: async (req) => ({ optInState: await audited(req, 'remote.consent.code', () => codes.send(known(req.params.deviceId), req.user!, req.body.code), {}, (state) => ({ optInState: state })) }),
   });
   ctx.http.route({
     method: 'delete',

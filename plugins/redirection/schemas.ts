@@ -8,7 +8,7 @@ export const USER_CONSENT = ['none', 'kvm', 'all'] as const;
 const SESSION_SUMMARY = {
   type: 'object',
   required: ['id', 'mode', 'user', 'startedAt'],
-  properties: { id: { type: 'string' }, mode: { enum: ['kvm', 'sol'] }, user: { type: 'string' }, startedAt: { type: 'string', format: 'date-time' } },
+  properties: { id: { type: 'string' }, mode: { enum: ['kvm', 'sol', 'ider'] }, user: { type: 'string' }, startedAt: { type: 'string', format: 'date-time' } },
 };
 
 export const REDIRECTION_STATE_SCHEMA = {
@@ -41,7 +41,24 @@ export const CONSENT_CODE_SCHEMA = Type.Object(
   { additionalProperties: false },
 );
 
-export const SESSION_REQUEST_SCHEMA = Type.Object({ mode: StringEnum(['kvm', 'sol', 'ider'], { description: '`ider` is refused (422) until IDE redirection is offered' }) }, { additionalProperties: false });
+export const SESSION_REQUEST_SCHEMA = Type.Object(
+  {
+    mode: StringEnum(['kvm', 'sol', 'ider'], { description: '`kvm` and `sol` return a WebSocket ticket; `ider` opens an IDE-R session the gateway serves itself' }),
+    cd: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'IDE-R: the image id served as the CD-ROM' })),
+    floppy: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'IDE-R: the image id served as the floppy' })),
+  },
+  // Images go only with an IDE-R session.
+  { additionalProperties: false, if: { anyOf: [{ required: ['cd'] }, { required: ['floppy'] }] }, then: { properties: { mode: { const: 'ider' } } } },
+);
+
+export const IDER_SESSION_SCHEMA = Type.Object({
+  id: Type.String(),
+  mode: Type.Literal('ider'),
+  deviceId: Type.String(),
+  cd: Type.Union([Type.String(), Type.Null()], { description: 'Image id served as the CD-ROM' }),
+  floppy: Type.Union([Type.String(), Type.Null()], { description: 'Image id served as the floppy' }),
+  startedAt: Type.String({ format: 'date-time' }),
+});
 
 export const SESSION_TICKET_SCHEMA = {
   type: 'object',

@@ -2,8 +2,8 @@
  * Remote console sessions: a ticket is issued after the device says the mode is enabled and needs no
  * consent it lacks; the ticket's WebSocket then holds the device's slot, opens the redirection
  * session through the device gate (sign-in memory, credentials, pinning, tunnel) and relays. Sessions
- * end on either side's close, an operator's DELETE, the idle bound, or their user losing
- * `remote:connect`; every start and end is logged without a secret.
+ * end on either side's close, an operator's DELETE, the idle bound, or at once when their sign-in is
+ * revoked or their user loses `remote:connect` (revocation.ts); every start and end is logged without a secret.
  */
 import type { Writable } from 'node:stream';
 import type { WebSocket } from 'ws';
@@ -17,12 +17,14 @@ import { RedirectionErrors } from './errors.js';
 import { KVM_MODE } from './modes/kvm.js';
 import type { ModeSpec, SessionCodec } from './modes/mode.js';
 import { SOL_MODE } from './modes/sol.js';
-import { startRelay } from './relay.js';
+import { startRelay, type RelayedBytes } from './relay.js';
+import { createRevocation } from './revocation.js';
+import { PERMISSION } from './permission.js';
 import { createSessionRegistry, type EndReason, type LiveSession } from './sessions.js';
-import { createTicketStore, type Ticket } from './tickets.js';
+import { createTicketStore, type Ticket, type TicketOwner } from './tickets.js';
 
 export const RELAY_PATH = '/api/redirection/relay';
-export const PERMISSION = 'remote:connect';
+export { PERMISSION };
 const MODES: Record<SessionMode, ModeSpec> = { kvm: KVM_MODE, sol: SOL_MODE };
 
 /** The viewer's WebSocket and the upgraded connection under it. */
@@ -56,19 +58,22 @@ export interface SessionServiceDeps {
 export function createSessionService({ devices, reads, openSession, auth, logger, config, events, audit }: SessionServiceDeps) {
   /** Who ended a session through the API, for the audit record of its end. */
   const endedBy = new Map<string, RequestActor>();
-  const tickets = createTicketStore(config.ticketTtlSeconds * 1000, config.maxTickets);
-  const registry = createSessionRegistry(config.maxSessions);
+  const tickets = createTicketStore(config.ticketTtlSeconds * 1000, config.maxTicketsPerUser);
+  const registry = createSessionRegistry(config.maxSessions, config.maxSessionsPerUser);
   const known = (id: string) => devices.require(id);
 
-  async function create(user: AuthenticatedUser, deviceId: string, mode: SessionMode | 'ider'): Promise<SessionTicket> {
+  /** Issues a ticket for `user`'s sign-in `tokenId`: bounded by the user's own tickets and sessions, never another user's. */
+  async function create(user: AuthenticatedUser, tokenId: string, deviceId: string, mode: SessionMode | 'ider'): Promise<SessionTicket> {
     const device = known(deviceId);
     if (mode === 'ider') throw RedirectionErrors.modeUnsupported(mode);
+    if (registry.userFull(user.id)) throw RedirectionErrors.userSessions(config.maxSessionsPerUser);
     if (registry.busy(device.id, mode)) throw RedirectionErrors.busy(device, mode);
     const state = await reads.read(device);
     if (!state.features[mode]) throw RedirectionErrors.disabled(device, mode);
     if (needsConsent(state, mode)) throw RedirectionErrors.consentRequired(device);
-    const issued = tickets.issue(user.username, device.id, mode);
-    if (!issued) throw RedirectionErrors.tooManySessions();
+    const owner: TicketOwner = { userId: user.id, username: user.username, tokenId };
+    const issued = tickets.issue(owner, device.id, mode);
+    if ('retryAfterSeconds' in issued) throw RedirectionErrors.userTickets(config.maxTicketsPerUser, issued.retryAfterSeconds);
     return { id: issued.value.sessionId, mode, deviceId: device.id, url: `${RELAY_PATH}?ticket=${issued.ticket}`, expiresAt: new Date(issued.value.expiresAtMs).toISOString() };
   }
 
@@ -80,11 +85,12 @@ export function createSessionService({ devices, reads, openSession, auth, logger
   async function connect(ticketText: string, address: string, accept: () => Promise<Viewer>): Promise<void> {
     const ticket = tickets.take(ticketText);
     if (!ticket) throw RedirectionErrors.ticketInvalid();
-    const user = await auth.currentUser(ticket.username);
+    const user = await auth.userById(ticket.userId);
     if (!user?.permissions.includes(PERMISSION)) throw RedirectionErrors.forbidden();
     const device = known(ticket.deviceId);
+    if (registry.userFull(ticket.userId)) throw RedirectionErrors.userSessions(config.maxSessionsPerUser);
     if (registry.full()) throw RedirectionErrors.tooManySessions();
-    const release = registry.reserve(device.id, ticket.mode);
+    const release = registry.reserve(device.id, ticket.mode, ticket.userId);
     if (!release) throw RedirectionErrors.busy(device, ticket.mode);
     try {
       const spec = MODES[ticket.mode];
@@ -112,6 +118,8 @@ export function createSessionService({ devices, reads, openSession, auth, logger
       mode: ticket.mode,
       deviceId: ticket.deviceId,
       user: ticket.username,
+      userId: ticket.userId,
+      tokenId: ticket.tokenId,
       startedAt: new Date(startedMs).toISOString(),
       get bytesToDevice() {
         return relay.bytesToDevice;
@@ -121,10 +129,10 @@ export function createSessionService({ devices, reads, openSession, auth, logger
       },
       end: (reason) => relay.end(reason),
     };
-    const onEnd = (reason: EndReason) => {
+    // Reads nothing of `relay`: it runs before `startRelay` returns when the codec refuses the leftover bytes.
+    const onEnd = (reason: EndReason, { bytesToDevice, bytesFromDevice }: RelayedBytes) => {
       registry.closed(session);
       const durationMs = Date.now() - startedMs;
-      const { bytesToDevice, bytesFromDevice } = relay;
       logger.info('remote console session ended', { sessionId: session.id, user: session.user, deviceId: session.deviceId, mode: session.mode, reason, durationMs, bytesToDevice, bytesFromDevice });
       events.publish('RemoteConsoleSessionClosed', { mode: session.mode, bytesToDevice, bytesFromDevice, durationSeconds: durationMs / 1000 });
       const by = endedBy.get(session.id) ?? { user: session.user, address };
@@ -138,26 +146,28 @@ export function createSessionService({ devices, reads, openSession, auth, logger
     };
     registry.open(session);
     events.publish('RemoteConsoleSessionOpened', { mode: session.mode });
+    logger.info('remote console session started', { sessionId: session.id, user: session.user, deviceId: session.deviceId, mode: session.mode });
     const relay = startRelay({
       ws, viewerSocket: socket, stream: opened.stream, slabReads: opened.slabReads, leftover: opened.leftover, codec: opened.begun, idleMs: config.idleTimeoutSeconds * 1000,
       deviceClose: ticket.mode === 'kvm' ? 'deviceIdleKvm' : 'device', onEnd,
     });
-    logger.info('remote console session started', { sessionId: session.id, user: session.user, deviceId: session.deviceId, mode: session.mode });
   }
 
-  /** Ends the sessions whose user was deleted or no longer holds the permission. */
-  const checkUsers = async () => {
-    for (const session of registry.list()) {
-      const user = await auth.currentUser(session.user);
-      if (!user?.permissions.includes(PERMISSION)) session.end('forbidden');
-    }
-  };
-  const userTimer = setInterval(() => void checkUsers().catch(() => undefined), config.userCheckMs);
+  const revocation = createRevocation({ auth, tickets, registry });
+  // A backstop for what no event announces; revocations end sessions at once (revocation.ts).
+  const userTimer = setInterval(() => {
+    tickets.sweep();
+    void revocation.checkAll().catch(() => undefined);
+  }, config.userCheckMs);
   userTimer.unref();
 
   return {
+    /** Ends or narrows what a user whose access was revoked holds. */
+    revoked: revocation.revoked,
     create,
     connect,
+    /** The sessions of every mode (IDE-R sessions are held here too: ider-service.ts). */
+    registry,
     list: () => registry.list(),
     forDevice: (deviceId: string) => registry.forDevice(deviceId),
     /** Ends a session for an operator (`by`, recorded as who ended it). */
@@ -165,7 +175,7 @@ export function createSessionService({ devices, reads, openSession, auth, logger
       const session = registry.get(id);
       if (!session) throw RedirectionErrors.sessionNotFound(id);
       endedBy.set(id, by);
-      session.end('deleted');
+      session.end('deleted', by);
     },
     /** Ends every session (shutdown). */
     stop(): void {

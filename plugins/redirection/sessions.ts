@@ -1,8 +1,13 @@
 /**
  * The remote console sessions of this gateway: one per mode per device (a slot is held from the
- * moment a ticket is used until the session ends), at most `maxSessions` in all.
+ * moment a ticket is used until the session ends), at most `maxSessions` in all, and at most
+ * `maxPerUser` of one user (sessions opening included), so that no user can take every slot.
  */
+import type { RequestActor } from '../../core/plugin-api.js';
 import type { SessionMode } from './device-state.js';
+
+/** A slot's mode: the relayed modes and IDE redirection (served by the gateway itself). */
+export type RegistryMode = SessionMode | 'ider';
 
 /** Why a session ended, with the WebSocket close code and reason the viewer gets. */
 export const END_REASONS = {
@@ -12,6 +17,7 @@ export const END_REASONS = {
   idle: { code: 4002, text: 'session idle for too long' },
   deleted: { code: 4003, text: 'session ended by an operator' },
   forbidden: { code: 4004, text: 'the user was deleted or no longer holds remote:connect' },
+  revoked: { code: 4007, text: 'the sign-in that opened the session was revoked (signed out, or the password changed)' },
   shutdown: { code: 4005, text: 'the gateway is shutting down' },
   protocol: { code: 4006, text: 'the device broke the redirection protocol' },
 } as const;
@@ -19,28 +25,41 @@ export type EndReason = keyof typeof END_REASONS;
 
 export interface LiveSession {
   readonly id: string;
-  readonly mode: SessionMode;
+  readonly mode: RegistryMode;
   readonly deviceId: string;
+  /** The user's name, for lists and logs. */
   readonly user: string;
+  /** The user's immutable id and the token that opened the session: revocations find sessions by them. */
+  readonly userId: string;
+  readonly tokenId: string;
   readonly startedAt: string;
   readonly bytesToDevice: number;
   readonly bytesFromDevice: number;
-  end(reason: EndReason): void;
+  /** Ends the session; `by` is who ended it through the API (for its audit record). */
+  end(reason: EndReason, by?: RequestActor): void;
 }
 
-export function createSessionRegistry(maxSessions: number) {
-  const slots = new Map<string, LiveSession | 'opening'>();
+export function createSessionRegistry(maxSessions: number, maxPerUser: number) {
+  const slots = new Map<string, LiveSession | { opening: string }>();
   const byId = new Map<string, LiveSession>();
-  const key = (deviceId: string, mode: SessionMode) => `${deviceId}\0${mode}`;
+  const key = (deviceId: string, mode: RegistryMode) => `${deviceId}\0${mode}`;
+  const heldBy = (userId: string) => {
+    let count = 0;
+    for (const slot of slots.values()) if (('opening' in slot ? slot.opening : slot.userId) === userId) count++;
+    return count;
+  };
   return {
-    busy: (deviceId: string, mode: SessionMode) => slots.has(key(deviceId, mode)),
+    busy: (deviceId: string, mode: RegistryMode) => slots.has(key(deviceId, mode)),
     full: () => slots.size >= maxSessions,
-    /** Holds the device's slot for `mode` while the session opens; null when taken. Returns the release. */
-    reserve(deviceId: string, mode: SessionMode): (() => void) | null {
+    /** Whether the user holds its bound of sessions (open or opening). */
+    userFull: (userId: string) => heldBy(userId) >= maxPerUser,
+    /** Holds the device's slot for `mode` for the user while the session opens; null when taken. Returns the release. */
+    reserve(deviceId: string, mode: RegistryMode, userId: string): (() => void) | null {
       const k = key(deviceId, mode);
       if (slots.has(k)) return null;
-      slots.set(k, 'opening');
-      return () => void (slots.get(k) === 'opening' && slots.delete(k));
+      const opening = { opening: userId };
+      slots.set(k, opening);
+      return () => void (slots.get(k) === opening && slots.delete(k));
     },
     open(session: LiveSession): void {
       slots.set(key(session.deviceId, session.mode), session);
@@ -53,6 +72,7 @@ export function createSessionRegistry(maxSessions: number) {
     get: (id: string) => byId.get(id),
     list: (): LiveSession[] => [...byId.values()],
     forDevice: (deviceId: string): LiveSession[] => [...byId.values()].filter((s) => s.deviceId === deviceId),
+    forUser: (userId: string): LiveSession[] => [...byId.values()].filter((s) => s.userId === userId),
   };
 }
 

@@ -1,7 +1,9 @@
 /**
  * The relay's WebSocket upgrade: the page's Origin must be the gateway's own or a configured one (no
  * cross-site WebSocket hijacking; clients that send no Origin are not browsers and rely on the
- * ticket alone), then the ticket admits it. A refusal is a plain HTTP problem response.
+ * ticket alone), then the ticket admits it. The gateway's own origin is `server.publicOrigins` when
+ * the site configures it; only without it does the Host header stand in, which a DNS-rebinding page
+ * controls. A refusal is a plain HTTP problem response.
  */
 import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -17,11 +19,15 @@ function refuse(socket: Duplex, error: HttpErrorShape): void {
   socket.end(`HTTP/1.1 ${error.status} ${STATUS_CODES[error.status]}\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n${body}`);
 }
 
-/** Same-origin (the Origin names the host the request came to) or one of the configured origins. */
-export function originAllowed(req: IncomingMessage, origins: readonly string[]): boolean {
+/**
+ * One of `origins` (the plugin's, and the gateway's public origins); with no public origins
+ * configured, also the same origin by Host (the host the request says it came to).
+ */
+export function originAllowed(req: IncomingMessage, origins: readonly string[], publicOrigins: readonly string[]): boolean {
   const origin = req.headers.origin;
   if (origin === undefined) return true;
-  if (origins.includes(origin)) return true;
+  if (origins.includes(origin) || publicOrigins.includes(origin)) return true;
+  if (publicOrigins.length > 0) return false;
   try {
     return new URL(origin).host === req.headers.host;
   } catch {
@@ -29,11 +35,11 @@ export function originAllowed(req: IncomingMessage, origins: readonly string[]):
   }
 }
 
-export function createRelayUpgrade(sessions: SessionService, wss: WebSocketServer, origins: readonly string[], logger: Logger): UpgradeHandler {
+export function createRelayUpgrade(sessions: SessionService, wss: WebSocketServer, origins: { plugin: readonly string[]; public: readonly string[] }, logger: Logger): UpgradeHandler {
   return (req, socket, head) => {
     socket.on('error', () => undefined);
     void (async () => {
-      if (!originAllowed(req, origins)) throw RedirectionErrors.originRefused();
+      if (!originAllowed(req, origins.plugin, origins.public)) throw RedirectionErrors.originRefused();
       const ticket = new URL(req.url ?? '/', 'http://relay.invalid').searchParams.get('ticket') ?? '';
       await sessions.connect(ticket, req.socket.remoteAddress ?? '', () => {
         if (socket.destroyed) return Promise.reject(new Error('the viewer left before the session opened'));

@@ -12,6 +12,8 @@ export const REST_API_CONFIG_SCHEMA = Section({
     maxAddresses: int(1, 16777216, 65536),
     /** Scans that may run at once. */
     maxConcurrentScans: int(1, 64, 4),
+    /** Of those, scans one user may have running at once, so that no user holds every place. */
+    maxConcurrentScansPerUser: int(1, 64, 2),
     /** Addresses per worker-pool task. */
     batchSize: int(1, 16384, 2048),
     /** Per-scan defaults and the bounds a request may ask for. */

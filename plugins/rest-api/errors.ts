@@ -5,6 +5,7 @@ export const RestApiErrors = {
   scanNotFound: (id: string) => new HttpError(404, 'GW_ERR_SCAN_NOT_FOUND', `no scan '${id}'`),
   scanFinished: (id: string, status: string) => new HttpError(409, 'GW_ERR_SCAN_FINISHED', `scan '${id}' is already ${status}`),
   tooManyScans: (max: number) => new HttpError(429, 'GW_ERR_TOO_MANY_SCANS', `at most ${max} scans may run at once; wait for one to finish`),
+  tooManyUserScans: (max: number) => new HttpError(429, 'GW_ERR_TOO_MANY_USER_SCANS', `you have ${max} scans running, the most one user may; wait for one to finish`),
   tooFewSockets: (fileLimit: number, allowed: number) =>
     new HttpError(
       503,

@@ -86,10 +86,20 @@ export class ClientConnection {
     this.send(event.frame, event.coalesceKey);
   }
 
+  /** The immutable id of the user the connection runs for. */
+  get userId(): string {
+    return this.user.id;
+  }
+
+  /** Checks the token again now (its user's access was revoked or narrowed): closes or narrows the connection at once. */
+  recheckNow(): void {
+    this.recheckToken(performance.now());
+  }
+
   /** Applies a fresh token check: new permissions, or the end of the connection when the token no longer holds. */
   private reauthorize(user: AuthenticatedUser | null): void {
     if (this.state === 'closing' || this.state === 'closed') return;
-    if (!user || user.username !== this.user.username) {
+    if (!user || user.id !== this.user.id) {
       this.close({ error: 'Unauthorized: the token has expired or was revoked.' });
       return;
     }

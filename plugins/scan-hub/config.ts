@@ -30,6 +30,8 @@ export const HUB_CONFIG_SCHEMA = Type.Object(
     progressMinIntervalMs: Type.Integer({ minimum: 0, default: 100 }),
     /** Connections (open and negotiated) one gateway accepts; more are refused with 503. */
     maxConnections: Type.Integer({ minimum: 1, default: 10_000 }),
+    /** Connections (open and negotiated) one user holds at most, so that no user can take every place; more are refused with 429. */
+    maxConnectionsPerUser: Type.Integer({ minimum: 1, default: 20 }),
     /** SubscribeScan calls one connection may hold at once. */
     maxSubscriptions: Type.Integer({ minimum: 1, default: 100 }),
     /** How often a connection's bearer token is checked again (revoked or expired tokens end the connection). */

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { HubConnectionsChangedEvent } from './api.js';
 import type { WebSocket } from 'ws';
-import type { AuthenticatedUser, Logger, PluginAuth } from '../../core/plugin-api.js';
+import type { AccessRevokedEvent, AuthenticatedUser, Logger, PluginAuth } from '../../core/plugin-api.js';
 import type { HubConfig } from './config.js';
 import { ClientConnection } from './client-connection.js';
 import { HubErrors } from './errors.js';
@@ -10,7 +10,8 @@ import { FlushScheduler } from './flush-scheduler.js';
 
 interface Slot {
   connectionId: string;
-  username: string;
+  /** The immutable id of the user who negotiated it: only that user's socket may claim it. */
+  userId: string;
   /** Unused negotiated ids expire; a claimed one lives as long as its socket. */
   expiresAt: number;
   claimed: boolean;
@@ -36,6 +37,8 @@ const newId = () => randomBytes(16).toString('base64url');
  */
 export class ConnectionRegistry {
   private readonly slots = new Map<string, Slot>();
+  /** Slots held per user id, for the per-user bound. */
+  private readonly perUser = new Map<string, number>();
   private readonly connections = new Set<ClientConnection>();
   private readonly heartbeat: NodeJS.Timeout;
   private readonly scheduler: FlushScheduler;
@@ -60,12 +63,12 @@ export class ConnectionRegistry {
     return this.closing;
   }
 
-  /** Reserves a connection for a later socket; throws 503 when the hub is full or stopping. */
+  /** Reserves a connection for a later socket; throws 503 when the hub is full or stopping, 429 when the user holds its bound. */
   negotiate(user: AuthenticatedUser): Negotiated {
-    this.checkCapacity();
+    this.checkCapacity(user);
     const connectionToken = newId();
     const connectionId = newId();
-    this.slots.set(connectionToken, { connectionId, username: user.username, expiresAt: performance.now() + this.config.clientTimeoutMs, claimed: false });
+    this.addSlot(connectionToken, { connectionId, userId: user.id, expiresAt: performance.now() + this.config.clientTimeoutMs, claimed: false });
     return { connectionId, connectionToken };
   }
 
@@ -75,17 +78,17 @@ export class ConnectionRegistry {
    */
   claim(id: string | null, user: AuthenticatedUser): Claim {
     if (id === null) {
-      this.checkCapacity();
+      this.checkCapacity(user);
       const key = newId();
       const connectionId = newId();
-      this.slots.set(key, { connectionId, username: user.username, expiresAt: Infinity, claimed: true });
+      this.addSlot(key, { connectionId, userId: user.id, expiresAt: Infinity, claimed: true });
       return { key, connectionId };
     }
     if (this.closing) throw HubErrors.unavailable();
     const slot = this.slots.get(id);
     if (!slot) throw HubErrors.unknownConnection();
     if (slot.claimed) throw HubErrors.connectionInUse();
-    if (slot.username !== user.username) throw HubErrors.forbidden();
+    if (slot.userId !== user.id) throw HubErrors.forbidden();
     slot.claimed = true;
     slot.expiresAt = Infinity;
     return { key: id, connectionId: slot.connectionId };
@@ -93,7 +96,7 @@ export class ConnectionRegistry {
 
   /** Frees a claim once its socket is gone: the id cannot be used again. */
   release(claim: Claim): void {
-    this.slots.delete(claim.key);
+    this.deleteSlot(claim.key);
   }
 
   /** Runs the hub protocol on an accepted WebSocket. */
@@ -117,6 +120,14 @@ export class ConnectionRegistry {
     if (this.closing) connection.close({ allowReconnect: true });
   }
 
+  /**
+   * A user's access was revoked or narrowed: each of its connections checks its token at once, so a
+   * revoked token ends its connection and changed permissions apply before the next event.
+   */
+  revoked(event: AccessRevokedEvent): void {
+    for (const connection of this.connections) if (connection.userId === event.userId) connection.recheckNow();
+  }
+
   /** Offers an event to every connection; each decides by its permissions and subscriptions. */
   broadcast(event: OutgoingEvent): void {
     for (const connection of this.connections) connection.deliver(event);
@@ -128,7 +139,7 @@ export class ConnectionRegistry {
    */
   async closeAll(): Promise<void> {
     this.closing = true;
-    for (const [key, slot] of this.slots) if (!slot.claimed) this.slots.delete(key);
+    for (const [key, slot] of this.slots) if (!slot.claimed) this.deleteSlot(key);
     if (this.connections.size > 0) {
       const drained = new Promise<void>((resolve) => (this.drained = resolve));
       for (const connection of this.connections) connection.close({ allowReconnect: true });
@@ -142,13 +153,29 @@ export class ConnectionRegistry {
     this.scheduler.dispose();
   }
 
-  private checkCapacity(): void {
+  /** 503 when the hub is full or stopping; 429 when the user holds its own bound of connections. */
+  private checkCapacity(user: AuthenticatedUser): void {
     if (this.closing || this.slots.size >= this.config.maxConnections) throw HubErrors.unavailable();
+    if ((this.perUser.get(user.id) ?? 0) >= this.config.maxConnectionsPerUser) throw HubErrors.userLimit(this.config.maxConnectionsPerUser);
+  }
+
+  private addSlot(key: string, slot: Slot): void {
+    this.slots.set(key, slot);
+    this.perUser.set(slot.userId, (this.perUser.get(slot.userId) ?? 0) + 1);
+  }
+
+  private deleteSlot(key: string): void {
+    const slot = this.slots.get(key);
+    if (!slot) return;
+    this.slots.delete(key);
+    const left = (this.perUser.get(slot.userId) ?? 1) - 1;
+    if (left > 0) this.perUser.set(slot.userId, left);
+    else this.perUser.delete(slot.userId);
   }
 
   private tick(): void {
     const now = performance.now();
-    for (const [key, slot] of this.slots) if (now > slot.expiresAt) this.slots.delete(key);
+    for (const [key, slot] of this.slots) if (now > slot.expiresAt) this.deleteSlot(key);
     for (const connection of this.connections) connection.tick(now);
   }
 }

@@ -6,6 +6,16 @@ import { invocationRecord } from './protocol.js';
 
 const completeProgress = (scan: Scan): ScanProgressEvent => ({ scanId: scan.id, scanned: scan.total, total: scan.total, found: scan.found, percent: 100 });
 
+/** Progress events replace their predecessors in a slow client's outbox: per scan, per IDE-R session (not its last). */
+function coalesceKeyOf(name: HubEventName, payload: GatewayEvents[HubEventName], scanId: string | undefined): string | undefined {
+  if (name === 'ScanProgress') return `progress:${scanId}`;
+  if (name === 'IderSessionProgress') {
+    const progress = payload as GatewayEvents['IderSessionProgress'];
+    return progress.ended ? undefined : `ider:${progress.sessionId}`;
+  }
+  return undefined;
+}
+
 /**
  * Takes the hub's events from the bus and hands each, encoded once, to `broadcast`.
  * ScanProgress is held to the contract's rate first. Returns the function that stops it.
@@ -13,7 +23,7 @@ const completeProgress = (scan: Scan): ScanProgressEvent => ({ scanId: scan.id, 
 export function startFanOut(events: EventBus, progressMinIntervalMs: number, broadcast: (event: OutgoingEvent) => void): () => void {
   const forward = (name: HubEventName, payload: GatewayEvents[HubEventName]) => {
     const scanId = scanIdOf(name, payload);
-    broadcast({ name, frame: invocationRecord(name, payload), scanId, coalesceKey: name === 'ScanProgress' ? `progress:${scanId}` : undefined });
+    broadcast({ name, frame: invocationRecord(name, payload), scanId, coalesceKey: coalesceKeyOf(name, payload, scanId) });
   };
   const throttle = new ProgressThrottle(progressMinIntervalMs, (progress) => forward('ScanProgress', progress));
   const unsubscribers = HUB_EVENTS.map((name) =>

@@ -10,6 +10,8 @@ export const HUB_EVENTS = [
   'ScanFailed',
   'DeviceStatusChanged',
   'PowerStateChanged',
+  'ActivationProgress',
+  'IderSessionProgress',
 ] as const satisfies ReadonlyArray<keyof GatewayEvents>;
 
 export type HubEventName = (typeof HUB_EVENTS)[number];
@@ -32,6 +34,8 @@ export const EVENT_PERMISSIONS: Readonly<Record<HubEventName, readonly string[]>
   ScanFailed: SCAN_READERS,
   DeviceStatusChanged: ['monitor:read', 'devices:read'],
   PowerStateChanged: ['power:read', 'power:control'],
+  ActivationProgress: ['activation:read', 'activation:manage'],
+  IderSessionProgress: ['remote:connect'],
 };
 
 /** The events a user with these permissions may receive. */

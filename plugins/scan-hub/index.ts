@@ -29,6 +29,7 @@ export default definePlugin({
     const registry = new ConnectionRegistry(config, ctx.auth, logger, (event) => ctx.events.publish('HubConnectionsChanged', event));
     const wss = new WebSocketServer({ noServer: true, maxPayload: config.maxMessageBytes, perMessageDeflate: false, clientTracking: false });
     const stopFanOut = startFanOut(ctx.events, config.progressMinIntervalMs, (event) => registry.broadcast(event));
+    const stopRevocations = ctx.events.subscribe('AccessRevoked', (event) => registry.revoked(event));
 
     ctx.http.mount(HUB_PATH, negotiateHandler(registry, ctx.auth, HUB_PATH));
     // The header the @microsoft/signalr client sends with negotiate.
@@ -40,6 +41,7 @@ export default definePlugin({
     // Clients get their Close (allowReconnect) before the listener drains, which would wait for them.
     ctx.onStopping(async () => {
       stopFanOut();
+      stopRevocations();
       await closeHub();
       wss.close();
     });

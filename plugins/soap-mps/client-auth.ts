@@ -1,20 +1,34 @@
 import { hash, randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import type { PluginAuth } from '../../core/plugin-api.js';
-import { createNetworkMatcher, peerAddress } from './client-networks.js';
+import type { AccessRevokedEvent, PluginAuth } from '../../core/plugin-api.js';
+import { createNetworkMatcher, peerAddress } from '../../core/net/network-matcher.js';
 
 /** The permission a Basic caller needs (a core permission, CONTRACT section 2). */
 export const MPS_PERMISSION = 'mps:read';
+/** The permission that lets a caller remove any caller's subscriptions. */
+export const MPS_MANAGE_PERMISSION = 'mps:manage';
+
+/** Who a SOAP request runs for. */
+export interface SoapCaller {
+  /** What the caller's enumeration contexts and subscriptions belong to: `user:<id>` (the user's immutable id), or `address:<ip>` in client-address mode. */
+  key: string;
+  /** For log lines: the user name, or `address:<ip>`. */
+  name: string;
+  /** Holds `mps:manage`: may remove any caller's subscriptions. */
+  manageAll: boolean;
+}
 
 /** The outcome of authenticating a SOAP caller. */
 export type AuthOutcome =
-  | { ok: true; /** A username, or `address:<ip>` in client-address mode. */ caller: string }
+  | { ok: true; caller: SoapCaller }
   | { ok: false; status: 401 }
   | { ok: false; status: 429; retryAfterSeconds: number };
 
 /** Decides whether a request may reach the SOAP service (CONTRACT section 8). */
 export interface ClientAuth {
   authorize(req: IncomingMessage): Promise<AuthOutcome>;
+  /** Forgets what it remembered of a user whose access was revoked. */
+  revoked(event: AccessRevokedEvent): void;
 }
 
 export interface ClientAuthOptions {
@@ -25,9 +39,8 @@ export interface ClientAuthOptions {
 
 const CACHE_TTL_MS = 30_000;
 const CACHE_MAX = 1000;
-const FAILURE_WINDOW_MS = 15 * 60_000;
-const MAX_FAILURES = 10;
-const MAX_TRACKED_CLIENTS = 10_000;
+/** How a sign-in through this door is named in audit records, log lines and metrics. */
+export const SOAP_DOOR = 'soap';
 
 function basicCredentials(header: string | undefined): { username: string; password: string } | null {
   const encoded = /^Basic\s+([A-Za-z0-9+/=]{1,1400})\s*$/i.exec(header ?? '')?.[1];
@@ -38,9 +51,10 @@ function basicCredentials(header: string | undefined): { username: string; passw
 }
 
 /**
- * HTTP Basic against the gateway's users (scrypt per check, so a successful check is remembered
- * for 30 s under a salted hash of the header, and repeated failures from one address are refused with
- * 429 for a while), or, in `none` mode, the client address against `allowedClients`.
+ * HTTP Basic against the gateway's users, through the kernel's sign-in (one throttle with the REST
+ * login, counted from each attempt's start, every failure audited and logged). A successful check
+ * is remembered for 30 s under a salted hash of the header (scrypt per check), and forgotten at once
+ * when its user's access is revoked. In `none` mode, the client address against `allowedClients`.
  */
 export function createClientAuth(auth: PluginAuth, options: ClientAuthOptions): ClientAuth {
   const now = options.now ?? Date.now;
@@ -49,8 +63,10 @@ export function createClientAuth(auth: PluginAuth, options: ClientAuthOptions): 
     return {
       async authorize(req) {
         const address = peerAddress(req.socket.remoteAddress);
-        return allowed(address) ? { ok: true, caller: `address:${address}` } : { ok: false, status: 401 };
+        const caller = { key: `address:${address}`, name: `address:${address}`, manageAll: false };
+        return allowed(address) ? { ok: true, caller } : { ok: false, status: 401 };
       },
+      revoked: () => undefined,
     };
   }
 
@@ -58,32 +74,23 @@ export function createClientAuth(auth: PluginAuth, options: ClientAuthOptions): 
   // the digest never leaves the process, and createHmac cost more than the rest of the check.
   const salt = randomBytes(32).toString('base64');
   const cacheKey = (header: string) => hash('sha256', salt + header, 'base64');
-  const verified = new Map<string, { caller: string; until: number }>();
-  const failures = new Map<string, number[]>();
+  const verified = new Map<string, { caller: SoapCaller; userId: string; until: number }>();
+  // Requests with the same header while it is being checked wait for that one check: a client's
+  // parallel requests with its right password are one sign-in, not a burst the throttle refuses.
+  const checking = new Map<string, Promise<AuthOutcome>>();
 
-  const recentFailures = (client: string) => {
-    const tracked = failures.get(client);
-    if (!tracked) return [];
-    const list = tracked.filter((t) => t > now() - FAILURE_WINDOW_MS);
-    if (list.length === 0) failures.delete(client);
-    else failures.set(client, list);
-    return list;
-  };
-  const fail = (client: string) => {
-    const list = recentFailures(client);
-    list.push(now());
-    failures.delete(client);
-    failures.set(client, list);
-    if (failures.size > MAX_TRACKED_CLIENTS) failures.delete(failures.keys().next().value!);
+  const check = async (key: string, credentials: { username: string; password: string }, address: string): Promise<AuthOutcome> => {
+    const result = await auth.signIn({ ...credentials, address, door: SOAP_DOOR });
+    if (result.outcome === 'refused') return { ok: false, status: 429, retryAfterSeconds: result.retryAfterSeconds };
+    if (result.outcome === 'failure' || !result.user.permissions.includes(MPS_PERMISSION)) return { ok: false, status: 401 };
+    const caller = { key: `user:${result.user.id}`, name: result.user.username, manageAll: result.user.permissions.includes(MPS_MANAGE_PERMISSION) };
+    verified.set(key, { caller, userId: result.user.id, until: now() + CACHE_TTL_MS });
+    if (verified.size > CACHE_MAX) verified.delete(verified.keys().next().value!);
+    return { ok: true, caller };
   };
 
   return {
     async authorize(req) {
-      const client = peerAddress(req.socket.remoteAddress);
-      const recent = recentFailures(client);
-      if (recent.length >= MAX_FAILURES) {
-        return { ok: false, status: 429, retryAfterSeconds: Math.max(1, Math.ceil((recent[0]! + FAILURE_WINDOW_MS - now()) / 1000)) };
-      }
       const header = req.headers.authorization;
       if (!header) return { ok: false, status: 401 };
       // Only a header that was parsed and verified before can be in the cache.
@@ -93,16 +100,19 @@ export function createClientAuth(auth: PluginAuth, options: ClientAuthOptions): 
       verified.delete(key);
       const credentials = basicCredentials(header);
       if (!credentials) return { ok: false, status: 401 };
-
-      const user = await auth.verifyPassword(credentials.username, credentials.password);
-      if (!user) {
-        fail(client);
-        return { ok: false, status: 401 };
-      }
-      if (!user.permissions.includes(MPS_PERMISSION)) return { ok: false, status: 401 };
-      verified.set(key, { caller: user.username, until: now() + CACHE_TTL_MS });
-      if (verified.size > CACHE_MAX) verified.delete(verified.keys().next().value!);
-      return { ok: true, caller: user.username };
+      // Keyed by header and address: a check under way from one address is no answer for another.
+      const address = peerAddress(req.socket.remoteAddress);
+      const flight = `${key}\u0000${address}`;
+      const pending = checking.get(flight);
+      if (pending) return pending;
+      const running = check(key, credentials, address).finally(() => checking.delete(flight));
+      checking.set(flight, running);
+      return running;
+    },
+    revoked(event) {
+      // Basic callers hold no token: a sign-out elsewhere is not theirs; anything else about the user is.
+      if (event.reason === 'signed-out') return;
+      for (const [key, entry] of verified) if (entry.userId === event.userId) verified.delete(key);
     },
   };
 }

@@ -36,6 +36,7 @@ export const CONFIG_SCHEMA = Type.Object(
     subscriptions: Section({
       ttlSeconds: int(1, 31 * 86400, 86400, 'Lifetime of a subscription (renewed by subscribing again)'),
       maxSubscriptions: int(1, 100000, 100, 'Live subscriptions at most'),
+      maxPerCaller: int(1, 100000, 10, 'Live subscriptions of one caller (user, or client address without authentication) at most'),
     }),
     delivery: Section({
       timeoutMs: int(100, 120000, 5000, 'Timeout of one notification POST'),

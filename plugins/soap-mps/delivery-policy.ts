@@ -1,6 +1,6 @@
-import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
-import { isIP, type LookupFunction } from 'node:net';
-import { createNetworkMatcher } from './client-networks.js';
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { isIP } from 'node:net';
+import { createNetworkMatcher } from '../../core/net/network-matcher.js';
 
 /** The hosts and networks notifications may reach (`options.notifications`). */
 export interface DeliveryPolicyOptions {
@@ -12,6 +12,8 @@ export interface DeliveryPolicyOptions {
   resolve?: (host: string) => Promise<LookupAddress[]>;
   /** Longest wait for one resolution. */
   resolveTimeoutMs?: number;
+  /** Whether an address and port are one of this gateway's own listeners (never a receiver); default: none. */
+  ownListener?: (address: string, port: number) => boolean;
 }
 
 /**
@@ -22,12 +24,10 @@ export interface DeliveryPolicyOptions {
  * addresses are never allowed, whatever the configuration says.
  */
 export interface DeliveryPolicy {
-  /** Why a delivery may not connect to `address` (an IP), or null when it may. `host` is the name it came from. */
-  refusal(host: string, address: string): string | null;
-  /** The addresses a delivery to `host` (a name or an IP) may connect to; rejects with DeliveryRefused when there are none. */
-  addresses(host: string): Promise<LookupAddress[]>;
-  /** A `lookup` for net.connect/tls.connect that resolves and keeps only allowed addresses. */
-  lookup: LookupFunction;
+  /** Why a delivery may not connect to `address` (an IP) on `port`, or null when it may. `host` is the name it came from. */
+  refusal(host: string, address: string, port?: number): string | null;
+  /** The addresses a delivery to `host` (a name or an IP) on `port` may connect to; rejects with DeliveryRefused when there are none. */
+  addresses(host: string, port?: number): Promise<LookupAddress[]>;
 }
 
 /** A delivery the policy does not allow; `message` names the host and the reason, never an address a name resolved to. */
@@ -48,16 +48,9 @@ export const DEFAULT_ALLOWED_NETWORKS = ['127.0.0.0/8', '::1/128', '10.0.0.0/8',
 // (0.0.0.0 reaches local services on Linux), multicast and broadcast.
 const NEVER = createNetworkMatcher(['169.254.0.0/16', 'fe80::/10', '0.0.0.0/8', '::/128', '224.0.0.0/4', '255.255.255.255/32', 'ff00::/8'], 'never-allowed entry');
 
-/** `::ffff:a.b.c.d` (in any spelling) as the IPv4 address it maps; other addresses unchanged. */
-export function unmapped(address: string): string {
-  if (isIP(address) !== 6) return address;
-  const canonical = new URL(`http://[${address}]/`).hostname.slice(1, -1);
-  const mapped = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(canonical);
-  if (!mapped) return canonical;
-  const high = parseInt(mapped[1]!, 16);
-  const low = parseInt(mapped[2]!, 16);
-  return `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
-}
+import { unmapped } from './addresses.js';
+
+export { unmapped };
 
 const systemResolve = (host: string) =>
   new Promise<LookupAddress[]>((resolve, reject) => dnsLookup(host, { all: true, verbatim: true }, (err, addresses) => (err ? reject(err) : resolve(addresses))));
@@ -89,47 +82,36 @@ export function createDeliveryPolicy(options: DeliveryPolicyOptions): DeliveryPo
   const resolve = options.resolve ?? systemResolve;
   const resolveTimeoutMs = options.resolveTimeoutMs ?? 5000;
 
-  const refusal = (host: string, address: string): string | null => {
+  const ownListener = options.ownListener ?? (() => false);
+  const refusal = (host: string, address: string, port?: number): string | null => {
     const ip = unmapped(address);
     if (isIP(ip) === 0) return `${address} is not an IP address`;
     if (NEVER(ip)) return 'link-local, unspecified and multicast addresses are never notification receivers';
+    if (port !== undefined && ownListener(ip, port)) return `port ${port} there is one of this gateway's own listeners, never a notification receiver`;
     if (isIP(host) === 0 && allowedHost(host)) return null;
     return allowedNetwork(ip) ? null : 'not in the networks notifications may reach (notifications.allowedNetworks)';
   };
 
-  const addresses = async (host: string): Promise<LookupAddress[]> => {
+  const addresses = async (host: string, port?: number): Promise<LookupAddress[]> => {
     const bare = host.replace(/^\[(.*)\]$/, '$1');
     if (isIP(bare) !== 0) {
-      const why = refusal(bare, bare);
+      const why = refusal(bare, bare, port);
       if (why) throw new DeliveryRefused(`host ${bare}: ${why}`);
       return [{ address: unmapped(bare), family: isIP(unmapped(bare)) }];
     }
     // One message whether the name does not resolve or resolves only to refused addresses: the
     // fault must not tell a caller what internal names resolve to.
-    const message = `host ${bare} does not resolve to an address notifications may reach (notifications.allowedNetworks, notifications.allowedHosts)`;
+    const message = `host ${bare} does not resolve to an address notifications may reach (notifications.allowedNetworks, notifications.allowedHosts; never this gateway's own listeners)`;
     let resolved: LookupAddress[];
     try {
       resolved = await withTimeout(resolve(bare), resolveTimeoutMs);
     } catch {
       throw new DeliveryRefused(message, true);
     }
-    const allowed = resolved.filter((a) => refusal(bare, a.address) === null).map((a) => ({ address: unmapped(a.address), family: isIP(unmapped(a.address)) }));
+    const allowed = resolved.filter((a) => refusal(bare, a.address, port) === null).map((a) => ({ address: unmapped(a.address), family: isIP(unmapped(a.address)) }));
     if (allowed.length === 0) throw new DeliveryRefused(message, resolved.length === 0);
     return allowed;
   };
 
-  const lookup: LookupFunction = (hostname: string, lookupOptions: LookupOptions, callback) => {
-    const family = lookupOptions.family === 4 || lookupOptions.family === 'IPv4' ? 4 : lookupOptions.family === 6 || lookupOptions.family === 'IPv6' ? 6 : 0;
-    addresses(hostname).then(
-      (list) => {
-        const fit = family === 0 ? list : list.filter((a) => a.family === family);
-        if (fit.length === 0) callback(new DeliveryRefused(`host ${hostname} has no allowed IPv${family} address`), '', 0);
-        else if (lookupOptions.all) callback(null, fit);
-        else callback(null, fit[0]!.address, fit[0]!.family);
-      },
-      (err: Error) => callback(err, '', 0),
-    );
-  };
-
-  return { refusal, addresses, lookup };
+  return { refusal, addresses };
 }

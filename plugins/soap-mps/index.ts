@@ -7,8 +7,9 @@
 import { hostname } from 'node:os';
 import { definePlugin, type PluginContext } from '../../core/plugin-api.js';
 import type { DeviceStatusChangedEvent } from 'amt-gateway/remote-monitor';
-import { createClientAuth, MPS_PERMISSION } from './client-auth.js';
+import { createClientAuth, MPS_MANAGE_PERMISSION, MPS_PERMISSION } from './client-auth.js';
 import { createDeliveryPolicy } from './delivery-policy.js';
+import { ownListenerMatcher } from './own-listeners.js';
 import { CONFIG_SCHEMA, type SoapMpsConfig } from './config.js';
 import { createEnumerationStore } from './enumeration-store.js';
 import { createSoapHandler } from './http-handler.js';
@@ -43,7 +44,8 @@ interface NotifierParts {
 /** Turns a connect or disconnect into a notification for every live subscription. */
 function notifier({ namespace, presence, subscriptions, sender, mpsAddress, ctx }: NotifierParts) {
   return (event: DeviceStatusChangedEvent) => {
-    const receivers = subscriptions.live().map((s) => s.delivery);
+    // One notification per URI, however many callers subscribed it.
+    const receivers = [...new Set(subscriptions.live().map((s) => s.delivery))];
     if (receivers.length === 0) return;
     const machine = presence.describe(event.deviceId);
     if (!machine) {
@@ -67,7 +69,10 @@ export default definePlugin({
   kernel: '1',
   dependencies: ['remote-monitor'],
   prefix: SERVICE_PATH,
-  permissions: [{ name: MPS_PERMISSION, description: 'Use the SOAP MPSInterfaceService' }],
+  permissions: [
+    { name: MPS_PERMISSION, description: 'Use the SOAP MPSInterfaceService' },
+    { name: MPS_MANAGE_PERMISSION, description: "Remove any caller's SOAP notification subscriptions" },
+  ],
   configSchema: CONFIG_SCHEMA,
   env: { AMTGW_SOAP_PORT: { option: 'port', type: 'integer' } },
   async register(ctx) {
@@ -79,8 +84,11 @@ export default definePlugin({
     const namespace = serviceNamespace(config.nsBase);
     const presence = createPresenceAdapter(ctx.use('presence'));
     const subscriptions = createSubscriptionStore(ctx.store, config.subscriptions);
-    await subscriptions.load();
-    const deliveryPolicy = createDeliveryPolicy(config.notifications);
+    await subscriptions.load(async (name) => {
+      const user = await ctx.auth.currentUser(name);
+      return user ? `user:${user.id}` : null;
+    });
+    const deliveryPolicy = createDeliveryPolicy({ ...config.notifications, ownListener: ownListenerMatcher(ctx.site.listeners) });
     const operations = createOperations({
       presence,
       enumerations: createEnumerationStore(enumeration),
@@ -94,11 +102,20 @@ export default definePlugin({
 
     let listenerUrl = '';
     let wsdl = '';
+    const clientAuth = createClientAuth(ctx.auth, { mode: config.auth, allowedClients: config.allowedClients });
+    const stopRevocations = ctx.events.subscribe('AccessRevoked', async (event) => {
+      clientAuth.revoked(event);
+      // What a user subscribed ends with the user, or with its permission to use the service.
+      if (event.reason !== 'deleted' && event.reason !== 'permissions-changed') return;
+      if ((await ctx.auth.userById(event.userId))?.permissions.includes(MPS_PERMISSION)) return;
+      const removed = await subscriptions.removeAllOf(`user:${event.userId}`);
+      if (removed > 0) ctx.logger.info('SOAP subscriptions removed: their user was deleted or lost mps:read', { user: event.username, removed });
+    });
     const handler = createSoapHandler({
       namespace,
       maxBodyBytes: config.maxBodyBytes,
       completed: (event) => ctx.events.publish('SoapRequestCompleted', event),
-      auth: createClientAuth(ctx.auth, { mode: config.auth, allowedClients: config.allowedClients }),
+      auth: clientAuth,
       dispatcher,
       wsdl: (req) => {
         const base = publishedBaseUrl(listenerUrl, req.headers.host);
@@ -126,6 +143,7 @@ export default definePlugin({
     });
     ctx.onClose(async () => {
       stopListening();
+      stopRevocations();
       tunnels.close();
       await sender.close();
     });

@@ -1,6 +1,5 @@
-import { isIP } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Agent } from 'undici';
+import type { Agent, buildConnector as BuildConnector } from 'undici';
 import type { Logger } from '../../core/plugin-api.js';
 import { DeliveryRefused, type DeliveryPolicy } from './delivery-policy.js';
 import { XML_CONTENT_TYPE } from './soap-envelope.js';
@@ -67,26 +66,27 @@ function origin(uri: string): string {
 export function createNotificationSender(options: NotificationSenderOptions): NotificationSender {
   const { logger, policy } = options;
   // undici is imported with the first notification: a gateway without SOAP subscribers never needs it.
-  // The policy's lookup runs on every new connection to a name; a literal address skips lookup,
-  // so post() checks those itself before the request.
+  // Every new connection resolves its host through the policy, with its port (the gateway's own
+  // listeners are refused by address and port), and connects to the very address that passed: no
+  // second resolution a changed DNS answer could slip through. TLS still verifies the name.
   let client: Promise<{ agent: Agent; request: typeof import('undici').request }> | undefined;
   const connect = () =>
-    (client ??= import('undici').then(({ Agent, request }) => ({
-      agent: new Agent({
-        connect: { timeout: options.timeoutMs, lookup: policy.lookup },
-        headersTimeout: options.timeoutMs,
-        bodyTimeout: options.timeoutMs,
-        keepAliveTimeout: 10_000,
-      }),
-      request,
-    })));
+    (client ??= import('undici').then(({ Agent, buildConnector, request }) => {
+      const direct = buildConnector({ timeout: options.timeoutMs });
+      const checked: BuildConnector.connector = (target, callback) => {
+        const port = Number(target.port) || (target.protocol === 'https:' ? 443 : 80);
+        policy.addresses(target.hostname, port).then(
+          ([first]) => direct({ ...target, hostname: first!.address }, callback),
+          (err: Error) => callback(err, null),
+        );
+      };
+      return { agent: new Agent({ connect: checked, headersTimeout: options.timeoutMs, bodyTimeout: options.timeoutMs, keepAliveTimeout: 10_000 }), request };
+    }));
   const stop = new AbortController();
   const receivers = new Map<string, Receiver>();
 
   const post = async (uri: string, notification: Notification): Promise<Outcome> => {
     try {
-      const host = new URL(uri).hostname.replace(/^\[(.*)\]$/, '$1');
-      if (isIP(host) !== 0) await policy.addresses(host);
       const { agent, request } = await connect();
       const res = await request(uri, {
         method: 'POST',

@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { IncomingMessage } from 'node:http';
 import { createRequire } from 'node:module';
+import type { SoapCaller } from './client-auth.js';
 import { SoapFault } from './errors.js';
 import { EMPTY_RESPONSE_OPERATIONS, type Operations } from './operations.js';
 import { soapEnvelope } from './soap-envelope.js';
@@ -32,12 +33,12 @@ const loadStrongSoap = () => (strongSoap ??= createRequire(import.meta.url)('str
 
 /** Runs a checked request through strong-soap and returns the response envelope. */
 export interface SoapDispatcher {
-  dispatch(xml: string, req: IncomingMessage, request: SoapRequest, caller: string): Promise<string>;
+  dispatch(xml: string, req: IncomingMessage, request: SoapRequest, caller: SoapCaller): Promise<string>;
 }
 
 interface PendingCall {
   request: SoapRequest;
-  caller: string;
+  caller: SoapCaller;
   reject: (err: unknown) => void;
 }
 
@@ -64,7 +65,7 @@ export async function createSoapDispatcher(wsdlXml: string, operations: Operatio
       const call = pending.get(req);
       if (!call) return;
       if (call.request.operation !== name) return fail(req, new Error(`strong-soap dispatched ${name} for a ${call.request.operation} request`));
-      const run = operations[name] as (request: SoapRequest, caller: string) => Promise<Record<string, unknown>>;
+      const run = operations[name] as (request: SoapRequest, caller: SoapCaller) => Promise<Record<string, unknown>>;
       run(call.request, call.caller).then(
         (result) => callback(null, result),
         (err: unknown) => fail(req, err),
@@ -85,7 +86,7 @@ export async function createSoapDispatcher(wsdlXml: string, operations: Operatio
       // An output message without parts has nothing for strong-soap to serialize (and its server
       // cannot dispatch such an operation): the checked request runs directly, the Body stays empty.
       if (EMPTY_RESPONSE_OPERATIONS.has(request.operation)) {
-        const run = operations[request.operation] as (request: SoapRequest, caller: string) => Promise<unknown>;
+        const run = operations[request.operation] as (request: SoapRequest, caller: SoapCaller) => Promise<unknown>;
         await run(request, caller).catch((err: unknown) => {
           throw asFault(err);
         });

@@ -22,6 +22,8 @@ export interface BenchOptions {
   startupRuns: number;
   /** Simulated devices that dial in over CIRA (cira). */
   ciraDevices: number;
+  /** Unprovisioned machines activated at once (activation). */
+  activationMachines: number;
   /** How the sweep's gateway runs: compiled (as a site runs it, the default) or under tsx (as before issue 21's engine work). */
   sweepRunner: 'compiled' | 'tsx';
   /** Sizes of the field benchmark: 19 (a /19 slice) and/or 16 (a /16). */
@@ -46,6 +48,7 @@ export const USAGE = `Usage: npm run bench -- [name ...] [options]
   --duration S       seconds of load per endpoint (default 10)
   --startup-runs N   start-ups per store, median reported (default 3)
   --cira-devices N   simulated devices dialing in over CIRA (default 10000)
+  --activation-machines N   unprovisioned machines activated at once (default 1000)
   --field-sizes LIST field benchmark sizes: 19 (a /19 slice), 16 (a /16), or 19,16 (default)
   --cira-ramp S      their first dials spread over S seconds (default 30; longer on a busy machine)
   --markdown FILE    also write the result tables as Markdown
@@ -87,7 +90,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions | 'help' {
     options: {
       devices: { type: 'string' }, range: { type: 'string' }, stored: { type: 'string' }, 'hub-clients': { type: 'string' },
       'hub-range': { type: 'string' }, connections: { type: 'string' }, duration: { type: 'string' }, 'startup-runs': { type: 'string' },
-      'cira-devices': { type: 'string' }, 'cira-ramp': { type: 'string' }, 'field-sizes': { type: 'string' }, 'sweep-runner': { type: 'string' }, markdown: { type: 'string' }, help: { type: 'boolean', short: 'h' },
+      'cira-devices': { type: 'string' }, 'activation-machines': { type: 'string' }, 'cira-ramp': { type: 'string' }, 'field-sizes': { type: 'string' }, 'sweep-runner': { type: 'string' }, markdown: { type: 'string' }, help: { type: 'boolean', short: 'h' },
     },
   });
   if (values.help) return 'help';
@@ -101,6 +104,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions | 'help' {
     durationS: positive(values.duration, 'duration', 10),
     startupRuns: positive(values['startup-runs'], 'startup-runs', 3),
     ciraDevices: positive(values['cira-devices'], 'cira-devices', 10_000),
+    activationMachines: positive(values['activation-machines'], 'activation-machines', 1_000),
     fieldSizes: fieldSizes(values['field-sizes']),
     sweepRunner: sweepRunner(values['sweep-runner']),
     ciraRampS: positive(values['cira-ramp'], 'cira-ramp', 30),

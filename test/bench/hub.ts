@@ -62,7 +62,7 @@ export const hub: Benchmark = {
   async run({ options, workDir, log }) {
     const fleet = await startBenchFleet(options.devices);
     try {
-      const gateway = await startGatewayProcess({ dataDir: workDir, plugins: { 'rest-api': {}, 'scan-hub': {}, 'bench-progress-stamp': { path: STAMP_FIXTURE } } });
+      const gateway = await startGatewayProcess({ dataDir: workDir, plugins: { 'rest-api': {}, 'scan-hub': { options: { maxConnectionsPerUser: 100_000 } }, 'bench-progress-stamp': { path: STAMP_FIXTURE } } });
       try {
         const client = new GatewayClient(gateway.url);
         const token = await client.login();

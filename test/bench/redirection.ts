@@ -91,7 +91,8 @@ async function measure({ workDir, log }: BenchContext): Promise<BenchResult> {
     dataDir: workDir,
     plugins: {
       'rest-api': {},
-      redirection: {},
+      // 200 sessions held open as the admin: the per-user bounds are lifted for the benchmark.
+      redirection: { options: { maxSessionsPerUser: 10_000, maxTicketsPerUser: 1000 } },
       cira: { options: { port: ciraPort, host: '127.0.0.1', keepAliveIntervalSeconds: 5, keepAliveTimeoutSeconds: 15, forwardSettleMs: 50 } },
     },
   });

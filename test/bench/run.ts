@@ -25,10 +25,12 @@ import { consoleDevices } from './console-devices.js';
 import { auditMetrics } from './audit-metrics.js';
 import { redirection } from './redirection.js';
 import { field } from './field.js';
+import { activation } from './activation.js';
+import { ider } from './ider.js';
 import { deviceOps } from './device-ops.js';
 
 const HERE = fileURLToPath(new URL('.', import.meta.url));
-const BENCHMARKS: Benchmark[] = [sweep, interrogation, api, soap, hub, startup, cira, ciraFlood, consoleDevices, auditMetrics, redirection, field, deviceOps];
+const BENCHMARKS: Benchmark[] = [sweep, interrogation, api, soap, hub, startup, cira, ciraFlood, consoleDevices, auditMetrics, redirection, field, activation, ider, deviceOps];
 
 /**
  * Benchmark scripts other engineers keep beside these (hub-*.ts, monitor-sweep.ts), run when named:

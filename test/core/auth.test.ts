@@ -182,3 +182,58 @@ test('the default per-address ceiling is reachable with a large per-name limit (
   }
   assert.ok('retryAfterSeconds' in throttle.begin('127.0.60.4', 'admin'), '1,000 failures from one address reach its default ceiling');
 });
+
+test('users stored before ids and sealed hashes are given an id and their hash sealed at the first start, and still sign in', async () => {
+  const { mkdtemp, rm } = await import('node:fs/promises');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const { openStore } = await import('../../core/store/level-store.js');
+  const { hashPassword } = await import('../../core/auth/password-hash.js');
+  const dataDir = await mkdtemp(join(tmpdir(), 'amtgw-old-users-'));
+  try {
+    const store = await openStore(dataDir);
+    const now = new Date().toISOString();
+    await store.namespace('core').namespace('users').put('veteran', { username: 'veteran', passwordHash: await hashPassword('veteran-password-1'), permissions: ['*'], createdAt: now, updatedAt: now });
+    await store.close();
+    const gw = await startTestGateway({ dataDir });
+    try {
+      const res = await gw.request('POST', '/api/auth/login', { body: { username: 'veteran', password: 'veteran-password-1' } });
+      assert.equal(res.status, 200);
+      const { user } = (await res.json()) as { user: { id: string } };
+      assert.match(user.id, /^[0-9a-f-]{36}$/);
+    } finally {
+      await gw.stop();
+    }
+    const reopened = await openStore(dataDir);
+    try {
+      const stored = await reopened.namespace('core').namespace('users').get<{ id: string; passwordHash: string }>('veteran');
+      assert.match(stored!.id, /^[0-9a-f-]{36}$/, 'the id is written back');
+      assert.match(stored!.passwordHash, /^v1\./, 'the hash is sealed at rest');
+    } finally {
+      await reopened.close();
+    }
+  } finally {
+    await rm(dataDir, { recursive: true, force: true });
+  }
+});
+
+test("a user holds at most maxTokensPerUser live tokens: a sign-in beyond revokes the oldest (announced as their sign-out)", async () => {
+  const gw = await startTestGateway({ overrides: { auth: { maxTokensPerUser: 3 } } });
+  try {
+    const tokens: string[] = [];
+    for (let i = 0; i < 5; i++) tokens.push(await gw.login());
+    const alive = await Promise.all(tokens.map(async (token) => (await gw.request('GET', '/api/auth/me', { token })).status));
+    assert.deepEqual(alive, [401, 401, 200, 200, 200], 'the two oldest made room');
+    await gw.stop();
+    const again = await startTestGateway({ dataDir: gw.dataDir, masterKey: gw.masterKey, overrides: { auth: { maxTokensPerUser: 3 } } });
+    try {
+      const fresh = await again.login();
+      const after = await Promise.all([...tokens.slice(2), fresh].map(async (token) => (await again.request('GET', '/api/auth/me', { token })).status));
+      assert.deepEqual(after, [401, 200, 200, 200], 'the bound holds across a restart: the tokens kept were counted');
+    } finally {
+      await again.stop();
+    }
+  } finally {
+    await gw.cleanup();
+  }
+});

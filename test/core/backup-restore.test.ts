@@ -144,7 +144,12 @@ test('the CLI backs up a stopped gateway from the store itself, and restores it'
   try {
     await createCredential(gw, await gw.login(), { name: 'c', username: 'admin', password: 'Offline-Secret' });
     await gw.stop();
-    const res = await cli(['backup', '--out', join(outDir, 'b'), '--config', await siteFile(gw.dataDir)]);
+    const site = await siteFile(gw.dataDir);
+    const keyless = await cli(['backup', '--out', join(outDir, 'none'), '--config', site]);
+    assert.equal(keyless.code, 1, 'a backup is authenticated with the master key: none, no backup');
+    assert.match(keyless.stderr, /backup failed: a backup is authenticated with the master key, and there is none/);
+    assert.equal(existsSync(join(outDir, 'none')), false);
+    const res = await cli(['backup', '--out', join(outDir, 'b'), '--config', site], { AMTGW_MASTER_KEY: gw.masterKey });
     assert.equal(res.code, 0, res.stderr);
     assert.match(res.stdout, /\(from the stopped store\)/);
     const target = join(outDir, 'target');

@@ -13,10 +13,10 @@ test('publishAwaited waits for listeners that return a promise; a rejecting one 
   });
   bus.subscribe('SignInAttempted', (e) => void done.push(`sync ${e.user}`));
   bus.subscribe('SignInAttempted', () => Promise.reject(new Error('disk full')));
-  await bus.publishAwaited('SignInAttempted', { user: 'u1', address: '127.0.0.1', outcome: 'success' });
+  await bus.publishAwaited('SignInAttempted', { user: 'u1', address: '127.0.0.1', outcome: 'success', door: 'rest' });
   assert.deepEqual(done, ['sync u1', 'slow u1']);
   assert.equal(lines.filter((l) => l.includes('event listener failed') && l.includes('disk full')).length, 1);
-  bus.publish('SignInAttempted', { user: 'u2', address: '127.0.0.1', outcome: 'failure' });
+  bus.publish('SignInAttempted', { user: 'u2', address: '127.0.0.1', outcome: 'failure', door: 'rest' });
   assert.deepEqual(done, ['sync u1', 'slow u1', 'sync u2'], 'publish does not wait');
   await new Promise((resolve) => setTimeout(resolve, 50));
   assert.equal(lines.filter((l) => l.includes('disk full')).length, 2, 'a rejection after publish is caught and logged too');

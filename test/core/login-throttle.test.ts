@@ -32,6 +32,18 @@ test('a succeeding attempt releases its reservation: it never counts against the
   assert.ok('delayMs' in throttle.begin('127.0.61.2', 'igor'), 'one failure from the address: under its ceiling of 2');
 });
 
+test('an attempt whose secret was never checked releases its reservation without a failure, and without clearing earlier ones', () => {
+  const throttle = createLoginThrottle({ freeFailures: 0, maxFailures: 2, windowSeconds: 60, delayStepMs: 0 }, () => 1_000_000);
+  begun(throttle.begin('device-1', 'user-a')).end();
+  for (let i = 0; i < 5; i++) {
+    const attempt = begun(throttle.begin('device-1', 'user-a'));
+    attempt.unchecked();
+    attempt.end();
+  }
+  begun(throttle.begin('device-1', 'user-a')).end();
+  assert.ok('retryAfterSeconds' in throttle.begin('device-1', 'user-a'), 'the two real failures are both still counted');
+});
+
 test('at most maxConcurrentPerName attempts for a name and maxConcurrentPerAddress from an address run at once', () => {
   const throttle = createLoginThrottle({ freeFailures: 100, maxFailures: 1000, windowSeconds: 60, delayStepMs: 0, maxConcurrentPerName: 2, maxConcurrentPerAddress: 3 }, () => 1_000_000);
   const first = begun(throttle.begin('127.0.61.3', 'olga'));

@@ -25,6 +25,9 @@ test('readiness answers 200 with every check, and 503 naming the plugin check th
     assert.match(notReady.headers.get('content-type') ?? '', /^application\/json/);
     const failing = ((await notReady.json()) as Report).checks.filter((c) => !c.ready);
     assert.deepEqual(failing, [{ name: 'plugin:readiness-probe/upstream', ready: false, reason: 'upstream unreachable' }]);
+    await gw.request('PUT', '/api/readiness-probe/state', { token, body: { ready: false, reason: "ENOENT: no such file or directory, open '/srv/amt-gateway/data/upstream.sock'" } });
+    const pathless = ((await (await gw.request('GET', '/api/health/ready')).json()) as Report).checks.find((c) => !c.ready);
+    assert.equal(pathless?.reason, "ENOENT: no such file or directory, open 'upstream.sock'", 'no path in an unauthenticated answer');
     const live = await gw.request('GET', '/api/health');
     assert.equal(live.status, 200);
     assert.equal(((await live.json()) as { status: string }).status, 'ok');

@@ -13,11 +13,13 @@ import { startFleetProcess, type FleetProcess } from './fleet-process.js';
 import { createProgressWriter, deviceTable, progressLine } from './terminal-ui.js';
 import { watchScans } from './scan-watch.js';
 import { CIRA_BASE, startCiraDevices } from './cira-demo.js';
+import { SERVICE_PATH } from '../../plugins/soap-mps/wsdl.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const FLEET_SIZE = Number(process.env.AMTGW_DEMO_DEVICES ?? 250);
 const FLEET_PASSWORD = 'P@ssw0rd1';
 const RMCP_PORT = 16623;
+const DEMO_DATA_DIR = 'data/demo';
 const CIRA_DEVICES = Number(process.env.AMTGW_DEMO_CIRA_DEVICES ?? 5);
 
 async function api<T>(gateway: Gateway, token: string | null, method: string, path: string, body?: unknown): Promise<T> {
@@ -31,8 +33,11 @@ async function api<T>(gateway: Gateway, token: string | null, method: string, pa
 }
 
 async function main(): Promise<void> {
-  const dataDir = resolve(ROOT, 'data/demo');
-  rmSync(dataDir, { recursive: true, force: true });
+  const env = { ...process.env, AMTGW_ADMIN_PASSWORD: process.env.AMTGW_ADMIN_PASSWORD ?? '' };
+  const config = loadConfig({ file: process.env.AMTGW_CONFIG ?? resolve(ROOT, 'config/demo.json'), env });
+  // The demo's own directory starts empty every time; one set with AMTGW_DATA_DIR is used as it is.
+  const dataDir = resolve(ROOT, config.dataDir);
+  if (dataDir === resolve(ROOT, DEMO_DATA_DIR)) rmSync(dataDir, { recursive: true, force: true });
   console.log(`Starting ${FLEET_SIZE} simulated AMT devices on 127.0.9.1 upward ...`);
   const fleet: FleetProcess = await startFleetProcess([
     '--count', String(FLEET_SIZE), '--base', '127.0.9.1', '--rmcp-port', String(RMCP_PORT), '--tls-every', '5',
@@ -41,8 +46,6 @@ async function main(): Promise<void> {
   const { manifest } = fleet;
   console.log(`  ${manifest.count} devices ${manifest.firstAddress} .. ${manifest.lastAddress}: ${manifest.tlsDevices} with TLS, ${manifest.altPasswordDevices} with another password, up in ${manifest.startupMs} ms`);
 
-  const env = { ...process.env, AMTGW_ADMIN_PASSWORD: process.env.AMTGW_ADMIN_PASSWORD ?? '' };
-  const config = loadConfig({ file: process.env.AMTGW_CONFIG ?? resolve(ROOT, 'config/demo.json'), env });
   let gateway: Gateway;
   try {
     gateway = await startGateway(config, { cwd: ROOT, env });
@@ -94,7 +97,9 @@ async function main(): Promise<void> {
     console.log(`\n${deviceTable(cira.devices)}`);
   }
 
-  const soap = gateway.plugins.includes('soap-mps') ? `\n  SOAP service   http://${config.server.host}:${(config.plugins['soap-mps']?.options?.port as number | undefined) ?? 7793}/MPSInterfaceService?wsdl` : '';
+  // The listener as bound: AMTGW_SOAP_PORT and port 0 are applied by the time it listens, not in `config`.
+  const soapListener = gateway.listeners.find((listener) => listener.plugin === 'soap-mps');
+  const soap = soapListener ? `\n  SOAP service   ${soapListener.url}${SERVICE_PATH}?wsdl` : '';
   console.log(`
 The gateway keeps serving (Ctrl-C stops it and the simulated fleet):${gateway.plugins.includes('web-console') ? `\n  Console        ${gateway.url}/  (sign in as admin)` : ''}
   API docs       ${gateway.url}/swagger

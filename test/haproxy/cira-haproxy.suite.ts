@@ -150,7 +150,8 @@ describe('CIRA through HAProxy to a loopback port, old firmware included', () =>
   before(async () => {
     if (!binary) return;
     dir = await mkdtemp(join(tmpdir(), 'amtgw-haproxy-'));
-    cira = await startCiraServer({ tls: { terminator: 'haproxy' }, forwardSettleMs: 20 });
+    // HAProxy connects from the address the shipped server line names (`source 127.0.0.2`).
+    cira = await startCiraServer({ tls: { terminator: 'haproxy' }, proxySources: ['127.0.0.2'], forwardSettleMs: 20 });
     const pemFile = await combinedPem(join(cira.dataDir, 'cira'), dir);
     port = await freePort();
     // The shipped old-firmware bind line: TLS 1.0 and 1.1 at OpenSSL security level 0.

@@ -58,7 +58,7 @@ export function testConfig(setup: HaproxySetup): string {
   if (setup.legacyTls) text = replaceOnce(text, /^ {4}bind :4433 ssl crt \/etc\/haproxy\/amt-gateway-cira\.pem$/m, '', 'default bind line');
   text = replaceOnce(text, bind, `    bind 127.0.0.1:${setup.port} ssl crt ${setup.pemFile}${setup.legacyTls ? ' $1' : ''}`, 'bind line');
   text = replaceOnce(text, /^ {4}server gateway unix@\/run\/amt-gateway\/cira\.sock send-proxy-v2$/m, 'path' in setup.gateway ? `    server gateway unix@${setup.gateway.path} send-proxy-v2` : '', 'unix-socket server line');
-  text = replaceOnce(text, /^ {4}# server gateway 127\.0\.0\.1:4434 send-proxy-v2$/m, 'port' in setup.gateway ? `    server gateway 127.0.0.1:${setup.gateway.port} send-proxy-v2` : '', 'loopback server line');
+  text = replaceOnce(text, /^ {4}# server gateway 127\.0\.0\.1:4434 send-proxy-v2 source (127\.0\.0\.2)$/m, 'port' in setup.gateway ? `    server gateway 127.0.0.1:${setup.gateway.port} send-proxy-v2 source $1` : '', 'loopback server line');
   text = replaceOnce(text, /^ {4}user haproxy\n {4}group haproxy\n/m, '', 'user and group lines');
   text = replaceOnce(text, /^ {4}maxconn 20000$/m, `    maxconn ${setup.maxconn ?? 1000}`, 'maxconn line');
   text = replaceOnce(text, /^ {4}log \/dev\/log local0 notice$/m, '    log stderr format raw local0 notice', 'log line');

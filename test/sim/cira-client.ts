@@ -6,7 +6,7 @@
  * `no-auth` or `refuse-all` misbehaviour and another certificate).
  */
 import { EventEmitter } from 'node:events';
-import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
+import { createServer as createHttpServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import { connect as netConnect } from 'node:net';
 import { connect as tlsConnect, type TLSSocket } from 'node:tls';
@@ -48,6 +48,10 @@ export interface CiraOptions {
   handshakeTimeoutMs?: number;
   /** The UUID sent in PROTOCOLVERSION (default the device's own): an impostor claims another device's. */
   claimUuid?: string;
+  /** The common name the server's certificate must carry, as firmware checks it (default: not checked). */
+  expectedCommonName?: string;
+  /** What answers HTTP inside the channels (default the fleet device's handler; activated machines bring their firmware's). */
+  requestHandler?: (req: IncomingMessage, res: ServerResponse) => void;
 }
 
 export type CiraFault = 'none' | 'wrong-password' | 'silent';
@@ -220,7 +224,8 @@ export class SimCiraClient extends EventEmitter {
       socket: raw,
       ca: this.options.ca,
       rejectUnauthorized: this.options.ca !== undefined,
-      checkServerIdentity: () => undefined,
+      checkServerIdentity: (_host, certificate) =>
+        this.options.expectedCommonName === undefined || certificate.subject?.CN === this.options.expectedCommonName ? undefined : new Error(`the server's certificate is not issued to ${this.options.expectedCommonName}`),
       minVersion: 'TLSv1.2',
       maxVersion: 'TLSv1.2',
     });
@@ -414,7 +419,7 @@ export class SimCiraClient extends EventEmitter {
     if (tls) {
       if (!this.#https) {
         const { key, cert } = certificatePair(this.state.certificate);
-        this.#https = createHttpsServer({ key, cert, keepAliveTimeout: 5_000 }, deviceRequestHandler(this.state));
+        this.#https = createHttpsServer({ key, cert, keepAliveTimeout: 5_000 }, this.options.requestHandler ?? deviceRequestHandler(this.state));
         this.#https.on('tlsClientError', () => undefined);
         this.#https.on('secureConnection', count);
         track(this.#https);
@@ -422,7 +427,7 @@ export class SimCiraClient extends EventEmitter {
       return this.#https;
     }
     if (!this.#http) {
-      this.#http = createHttpServer({ keepAliveTimeout: 5_000 }, deviceRequestHandler(this.state));
+      this.#http = createHttpServer({ keepAliveTimeout: 5_000 }, this.options.requestHandler ?? deviceRequestHandler(this.state));
       this.#http.on('connection', count);
       track(this.#http);
     }

@@ -13,7 +13,7 @@ export type ProvisioningState = 0 | 1 | 2;
  * `refuse-all`: answers every /wsman request with a Digest 401, whatever it carries (an impostor
  * that collects Digest responses and makes the gateway believe its credentials are wrong).
  */
-export type Misbehaviour = 'none' | 'stall' | 'garbage' | 'oversized' | 'endless-chunks' | 'not-soap' | 'no-auth' | 'refuse-all';
+export type Misbehaviour = 'none' | 'stall' | 'garbage' | 'oversized' | 'endless-chunks' | 'not-soap' | 'no-auth' | 'refuse-all' | 'empty-put-answers';
 export type CertificateName = 'a' | 'b';
 export type TlsVersion = 'TLSv1' | 'TLSv1.1' | 'TLSv1.2' | 'TLSv1.3';
 

@@ -19,14 +19,17 @@ export function serverHeader(state: DeviceState): string {
   return `Intel(R) Active Management Technology ${state.config.firmwareVersion}`;
 }
 
-/** Writes a body in several small writes so chunk boundaries fall mid-element. */
+/**
+ * Writes a body in several small writes, each its own chunk, so chunk boundaries fall mid-element.
+ * Node corks the socket for the rest of the tick at the first write, so they still leave in one
+ * packet. Never `res.cork()` here: from Node 22 a corked response holds the chunks written after
+ * the first in a buffer of its own, flushed by `uncork()`, and `end()` while corked writes the last
+ * chunk (`0`) before that flush, so the answer ended after its first chunk and the rest followed it.
+ */
 function sendChunked(res: ServerResponse, status: number, body: string, chunkSize: number): void {
   res.writeHead(status, { 'Content-Type': 'application/soap+xml; charset=UTF-8' });
-  // Corked, each write still becomes its own chunk, but they leave in one packet rather than one each.
-  res.cork();
   for (let i = 0; i < body.length; i += chunkSize) res.write(body.slice(i, i + chunkSize));
   res.end();
-  res.uncork();
 }
 
 /** The page a locked-out device answers signed requests with: it names the lock, not the credentials. */

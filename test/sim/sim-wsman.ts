@@ -4,10 +4,27 @@
  */
 import { randomBytes } from 'node:crypto';
 import { nextMessageId, type DeviceState } from './device-state.js';
-import { availablePowerStates, ENUMERABLE, GETTABLE } from './sim-classes.js';
+import { availablePowerStates, ENUMERABLE, GETTABLE, PULL_SHAPES } from './sim-classes.js';
+import type { Override } from './answers/answer-templates.js';
+import { pullKeepsContextAtEnd } from './answers/answer-templates.js';
+import { outputTemplate } from './answers/method-outputs.js';
 import { REDIRECTION_INSTANCES, REDIRECTION_METHODS, REDIRECTION_PUTS, type InputReader } from './redirection/redir-wsman.js';
 import { parseRequest } from './sim-request-parse.js';
-import { classUri, envelope, FAULTS, faultEnvelope, instanceXml, NS, type FaultSpec, type SimInstance } from './sim-xml.js';
+import {
+  classUri,
+  envelope,
+  ENUMERATION_NAMESPACES,
+  FAULTS,
+  faultEnvelope,
+  instanceNamespaces,
+  instanceXml,
+  NS,
+  prefixesOf,
+  pullNamespaces,
+  type AnswerNamespaces,
+  type FaultSpec,
+  type SimInstance,
+} from './sim-xml.js';
 
 export interface WsmanReply {
   status: number;
@@ -75,11 +92,12 @@ export function handleWsman(state: DeviceState, xml: string): WsmanReply {
       return pull(ctx);
     case `${NS.enumeration}/Release`:
       state.enumerations.delete(text(obj(body['Release'])?.['EnumerationContext']) ?? '');
-      return ok(ctx, `${NS.enumeration}/ReleaseResponse`, '', NS.enumeration);
+      // WS-Enumeration's ReleaseResponse has an empty Body (no vector holds one).
+      return ok(ctx, `${NS.enumeration}/ReleaseResponse`, '', ENUMERATION_NAMESPACES);
   }
   const method = action.startsWith(`${uri}/`) ? action.slice(uri.length + 1) : '';
   const redirectionMethod = REDIRECTION_METHODS[className]?.[method];
-  if (redirectionMethod) return methodOutput(ctx, method, [['ReturnValue', redirectionMethod(state, inputReader(obj(body[`${method}_INPUT`]) ?? {}))]]);
+  if (redirectionMethod) return methodOutput(ctx, method, { ReturnValue: redirectionMethod(state, inputReader(obj(body[`${method}_INPUT`]) ?? {})) });
   const handler = METHODS_BY_CLASS[className]?.[method];
   if (!handler) return fault(state, FAULTS.actionNotSupported, relatesTo);
   return handler(ctx, obj(body[`${method}_INPUT`]) ?? {});
@@ -99,8 +117,14 @@ function fault(state: DeviceState, spec: FaultSpec, relatesTo: string): WsmanRep
   return { status: 400, body: faultEnvelope(spec, relatesTo, nextMessageId(state)) };
 }
 
-function ok(ctx: Ctx, action: string, body: string, g?: string, h?: string): WsmanReply {
-  return { status: 200, body: envelope({ action, relatesTo: ctx.relatesTo, messageId: nextMessageId(ctx.state), resourceUri: ctx.uri, g, h, body }) };
+function ok(ctx: Ctx, action: string, body: string, namespaces: AnswerNamespaces): WsmanReply {
+  return { status: 200, body: envelope({ action, relatesTo: ctx.relatesTo, messageId: nextMessageId(ctx.state), resourceUri: ctx.uri, namespaces, body }) };
+}
+
+/** A Get or Put answer: the instance, `g:` its class. */
+function instanceAnswer(ctx: Ctx, action: string, instance: SimInstance): WsmanReply {
+  const namespaces = instanceNamespaces(instance.className, instance.declaresCommon);
+  return ok(ctx, action, instanceXml('g', instance, prefixesOf(namespaces)), namespaces);
 }
 
 function get(ctx: Ctx): WsmanReply {
@@ -113,7 +137,7 @@ function get(ctx: Ctx): WsmanReply {
     instance = GETTABLE[ctx.className]?.(ctx.state) ?? REDIRECTION_INSTANCES[ctx.className]?.(ctx.state) ?? ENUMERABLE[ctx.className]?.(ctx.state)[0];
   }
   if (!instance) return fault(ctx.state, FAULTS.actionNotSupported, ctx.relatesTo);
-  return ok(ctx, 'http://schemas.xmlsoap.org/ws/2004/09/transfer/GetResponse', instanceXml('g', instance), ctx.uri);
+  return instanceAnswer(ctx, 'http://schemas.xmlsoap.org/ws/2004/09/transfer/GetResponse', instance);
 }
 
 /** Reads a Put body's or a method input's fields. */
@@ -128,11 +152,23 @@ function inputReader(input: Node): InputReader {
   };
 }
 
+const PUT_RESPONSE = 'http://schemas.xmlsoap.org/ws/2004/09/transfer/PutResponse';
+
+/**
+ * A Put's answer: the instance as stored, as most of the vectors' Put answers are
+ * (amt/redirectionservice/put.xml), or, on a device set to `empty-put-answers`, an empty Body, as
+ * others are (amt/mps/put.xml).
+ */
+function putAnswer(ctx: Ctx, instance: SimInstance): WsmanReply {
+  if (ctx.state.misbehaviour !== 'empty-put-answers') return instanceAnswer(ctx, PUT_RESPONSE, instance);
+  return ok(ctx, PUT_RESPONSE, '', instanceNamespaces(instance.className, instance.declaresCommon));
+}
+
 function put(ctx: Ctx): WsmanReply {
   const redirectionPut = REDIRECTION_PUTS[ctx.className];
   if (redirectionPut) {
     if (!redirectionPut(ctx.state, inputReader(obj(ctx.body[ctx.className]) ?? {}))) return fault(ctx.state, FAULTS.invalidParameter, ctx.relatesTo);
-    return ok(ctx, 'http://schemas.xmlsoap.org/ws/2004/09/transfer/PutResponse', instanceXml('g', REDIRECTION_INSTANCES[ctx.className]!(ctx.state)), ctx.uri);
+    return putAnswer(ctx, REDIRECTION_INSTANCES[ctx.className]!(ctx.state));
   }
   if (ctx.className !== 'AMT_GeneralSettings') return fault(ctx.state, FAULTS.actionNotSupported, ctx.relatesTo);
   const input = obj(ctx.body['AMT_GeneralSettings']) ?? {};
@@ -140,8 +176,7 @@ function put(ctx: Ctx): WsmanReply {
   const domain = text(input['DomainName']);
   if (host !== undefined) ctx.state.hostname = host;
   if (domain !== undefined) ctx.state.domain = domain;
-  const instance = GETTABLE['AMT_GeneralSettings']!(ctx.state);
-  return ok(ctx, 'http://schemas.xmlsoap.org/ws/2004/09/transfer/PutResponse', instanceXml('g', instance), ctx.uri);
+  return putAnswer(ctx, GETTABLE['AMT_GeneralSettings']!(ctx.state));
 }
 
 function enumerate(ctx: Ctx): WsmanReply {
@@ -153,7 +188,7 @@ function enumerate(ctx: Ctx): WsmanReply {
   while (enumerations.size >= MAX_ENUMERATIONS) enumerations.delete(enumerations.keys().next().value as string);
   const id = `${randomBytes(4).toString('hex').toUpperCase()}-0000-0000-0000-000000000000`;
   enumerations.set(id, { items, offset: 0, createdAt: now });
-  return ok(ctx, `${NS.enumeration}/EnumerateResponse`, `<g:EnumerateResponse><g:EnumerationContext>${id}</g:EnumerationContext></g:EnumerateResponse>`, NS.enumeration);
+  return ok(ctx, `${NS.enumeration}/EnumerateResponse`, `<g:EnumerateResponse><g:EnumerationContext>${id}</g:EnumerationContext></g:EnumerateResponse>`, ENUMERATION_NAMESPACES);
 }
 
 function pull(ctx: Ctx): WsmanReply {
@@ -168,23 +203,29 @@ function pull(ctx: Ctx): WsmanReply {
   const end = enumeration.offset >= enumeration.items.length;
   if (end) ctx.state.enumerations.delete(id);
   const primary = page[0]?.className ?? ctx.className;
-  const items = page.map((item) => (item.className === primary ? instanceXml('h', item) : instanceXml('j', item, true))).join('');
+  const namespaces = pullNamespaces(primary, page[0]?.declaresCommon);
+  const prefixes = prefixesOf(namespaces);
+  const items = page.map((item) => (item.className === primary ? instanceXml('h', item, prefixes) : instanceXml('j', item, prefixes, true))).join('');
+  // Some firmware keeps the context on the last page, beside EndOfSequence (as the class's vector shows).
+  const shape = PULL_SHAPES[ctx.className];
+  const context = !end || (shape !== undefined && pullKeepsContextAtEnd(shape));
   const body =
     '<g:PullResponse>' +
-    (end ? '' : `<g:EnumerationContext>${id}</g:EnumerationContext>`) +
+    (context ? `<g:EnumerationContext>${id}</g:EnumerationContext>` : '') +
     `<g:Items>${items}</g:Items>` +
     (end ? '<g:EndOfSequence></g:EndOfSequence>' : '') +
     '</g:PullResponse>';
-  return ok(ctx, `${NS.enumeration}/PullResponse`, body, NS.enumeration, classUri(primary));
+  return ok(ctx, `${NS.enumeration}/PullResponse`, body, namespaces);
 }
 
 type MethodHandler = (ctx: Ctx, input: Node) => WsmanReply;
 
-function methodOutput(ctx: Ctx, method: string, props: Array<[string, string | number | boolean | string[]]>): WsmanReply {
-  const inner = props
-    .map(([k, v]) => (Array.isArray(v) ? v : [v]).map((x) => `<g:${k}>${String(x)}</g:${k}>`).join(''))
-    .join('');
-  return ok(ctx, `${ctx.uri}/${method}Response`, `<g:${method}_OUTPUT>${inner}</g:${method}_OUTPUT>`, ctx.uri);
+/** A method's answer: its `{Method}_OUTPUT` template with the values given, under the template's Action. */
+function methodOutput(ctx: Ctx, method: string, values: Readonly<Record<string, Override>>): WsmanReply {
+  const template = outputTemplate(ctx.className, method);
+  const output = template.with(values);
+  const namespaces = instanceNamespaces(ctx.className, output.declaresCommon);
+  return ok(ctx, template.action || `${ctx.uri}/${method}Response`, instanceXml('g', output, prefixesOf(namespaces)), namespaces);
 }
 
 /** Power state transitions of `RequestPowerStateChange`, by requested value. */
@@ -208,25 +249,23 @@ const METHODS_BY_CLASS: Record<string, Record<string, MethodHandler>> = {
       if (!Number.isInteger(requested) || !element) return fault(ctx.state, FAULTS.invalidParameter, ctx.relatesTo);
       const transition = POWER_RESULT[requested];
       if (!transition || !availablePowerStates(ctx.state.powerState).includes(requested)) {
-        return methodOutput(ctx, 'RequestPowerStateChange', [['ReturnValue', 2]]);
+        return methodOutput(ctx, 'RequestPowerStateChange', { ReturnValue: 2 });
       }
       ctx.state.counters.powerChanges++;
       // Firmware accepts power-off while a KVM session is open, and does nothing.
       const off = transition(ctx.state.powerState) === 8;
-      if (off && ctx.state.redirection.open.has('kvm')) return methodOutput(ctx, 'RequestPowerStateChange', [['ReturnValue', 0]]);
+      if (off && ctx.state.redirection.open.has('kvm')) return methodOutput(ctx, 'RequestPowerStateChange', { ReturnValue: 0 });
       const wasOff = ctx.state.powerState !== 2;
       ctx.state.powerState = transition(ctx.state.powerState);
+      if (wasOff !== (ctx.state.powerState !== 2)) ctx.state.redirection.solHost.power(ctx.state.powerState === 2);
       // A reset, a power cycle or a power-on boots, using up the one-time boot setting.
       if (requested === 10 || requested === 5 || requested === 14 || (requested === 2 && wasOff)) ctx.state.redirection.reset();
-      return methodOutput(ctx, 'RequestPowerStateChange', [['ReturnValue', 0]]);
+      return methodOutput(ctx, 'RequestPowerStateChange', { ReturnValue: 0 });
     },
   },
   AMT_MessageLog: {
     PositionToFirstRecord(ctx) {
-      return methodOutput(ctx, 'PositionToFirstRecord', [
-        ['IterationIdentifier', 1],
-        ['ReturnValue', 0],
-      ]);
+      return methodOutput(ctx, 'PositionToFirstRecord', { IterationIdentifier: 1, ReturnValue: 0 });
     },
     GetRecords(ctx, input) {
       const start = Number.parseInt(text(input['IterationIdentifier']) ?? '1', 10);
@@ -234,12 +273,7 @@ const METHODS_BY_CLASS: Record<string, Record<string, MethodHandler>> = {
       if (!Number.isInteger(start) || start < 1 || !Number.isInteger(max) || max < 1) return fault(ctx.state, FAULTS.invalidParameter, ctx.relatesTo);
       const records = ctx.state.eventRecords.slice(start - 1, start - 1 + Math.min(max, ctx.state.config.pageSize));
       const next = start + records.length;
-      return methodOutput(ctx, 'GetRecords', [
-        ['IterationIdentifier', next],
-        ['NoMoreRecords', next > ctx.state.eventRecords.length],
-        ['RecordArray', records],
-        ['ReturnValue', 0],
-      ]);
+      return methodOutput(ctx, 'GetRecords', { IterationIdentifier: next, NoMoreRecords: next > ctx.state.eventRecords.length, RecordArray: records, ReturnValue: 0 });
     },
   },
 };

@@ -44,6 +44,7 @@ describe('turn table', () => {
     const abandoned = table.take('10.0.0.2', aborted.signal);
     aborted.abort(new Error('gave up'));
     await assert.rejects(abandoned, /gave up/);
+    assert.equal(await table.take('10.0.0.2', undefined, 20), -1, 'gave up waiting after 20 ms');
     table.give(held);
     assert.throws(() => new TurnTable(new SharedArrayBuffer(16)), /shared memory/);
   });

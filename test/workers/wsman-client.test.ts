@@ -16,6 +16,7 @@ import { readPowerState } from '../../workers/amt/reads/power-state.js';
 import { requestPowerStateChange } from '../../workers/amt/reads/power-change.js';
 import { readHardwareInventory } from '../../workers/amt/reads/hardware-inventory.js';
 import { readEventLog } from '../../workers/amt/reads/event-log.js';
+import { writeRedirectionFeatures } from '../../workers/amt/reads/redirection-features.js';
 import { textOf } from '../../workers/amt/wsman-parse.js';
 import { startFleet, type Fleet, type SimDevice } from '../sim/index.js';
 import { ADMIN, FAST_TIMEOUTS, WRONG } from './helpers.js';
@@ -112,8 +113,23 @@ describe('reads against a simulated device', () => {
     const device = fleet.devices[6]!;
     const client = clientFor(device);
     const item = await client.put('AMT_GeneralSettings', { HostName: 'renamed', DomainName: 'corp.example' });
-    assert.equal(item.properties['HostName'], 'renamed');
+    assert.equal(item?.properties['HostName'], 'renamed');
     assert.deepEqual(await readGeneralSettings(client), { hostName: 'renamed', domainName: 'corp.example', digestRealm: device.config.realm });
+  });
+
+  it('takes a Put answered with an empty Body (as some firmware does, wsman-vectors amt/mps/put.xml) as done', async () => {
+    const device = fleet.devices[7]!;
+    device.setMisbehaviour('empty-put-answers');
+    try {
+      const client = clientFor(device);
+      assert.equal(await client.put('AMT_GeneralSettings', { HostName: 'quiet-put', DomainName: 'corp.example' }), null);
+      assert.equal((await readGeneralSettings(client)).hostName, 'quiet-put');
+      const consent = await writeRedirectionFeatures(client, { optInRequired: 1 });
+      assert.equal(consent.optInRequired, 1);
+      assert.equal(device.redirection.optInRequired, 1);
+    } finally {
+      device.setMisbehaviour('none');
+    }
   });
 
   it('turns the 400 Fault for an unknown class into AMT_ERR_FAULT with subcode and reason', async () => {

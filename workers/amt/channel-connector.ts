@@ -13,8 +13,12 @@ export type { SocketConnector } from './transport-types.js';
  */
 export function channelConnector(channel: DeviceChannel, base: buildConnector.connector, tls: boolean, connectMs: number, cancel?: AbortSignal): SocketConnector {
   return (connectOptions, callback) => {
-    const bound = AbortSignal.timeout(connectMs);
-    channel.connect(cancel ? AbortSignal.any([cancel, bound]) : bound).then(
+    // A timer of our own, cleared once the channel opens: AbortSignal.timeout's would still fire later
+    // and build a DOMException for every connection (a relayed request is one connection each).
+    const timeout = new AbortController();
+    const bound = timeout.signal;
+    const timer = setTimeout(() => timeout.abort(new Error('channel open timed out')), connectMs);
+    channel.connect(cancel ? AbortSignal.any([cancel, bound]) : bound).finally(() => clearTimeout(timer)).then(
       (stream: Duplex) => {
         if (!tls) return callback(null, stream as Socket);
         base({ ...connectOptions, httpSocket: stream as Socket }, (error, socket) => {

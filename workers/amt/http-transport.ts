@@ -237,7 +237,8 @@ export function createDeviceTransport(options: TransportOptions): DeviceTranspor
     headersTimeout: timeouts.firstByteMs,
     bodyTimeout: timeouts.firstByteMs,
     keepAliveTimeout: 5_000,
-    pipelining: 1,
+    // 0: no keep-alive, and undici says `Connection: close` (so the peer ends each answer at once).
+    pipelining: options.channel?.oneRequestPerConnection ? 0 : 1,
     maxResponseSize: maxResponseBytes,
   });
 

@@ -21,6 +21,11 @@ export interface DeviceChannel {
    * this operation may stay open at the device). The main thread's; a worker never sees a channel.
    */
   release?(): void;
+  /**
+   * Each connection carries one request (an agent relaying to the firmware's local port closes it
+   * after the answer): requests say `Connection: close` and none waits for a reused connection.
+   */
+  readonly oneRequestPerConnection?: boolean;
 }
 
 export interface TransportTimeouts {

@@ -27,8 +27,11 @@ export function createTurnTableMemory(): SharedArrayBuffer {
   return new SharedArrayBuffer(TURN_SLOTS * Int32Array.BYTES_PER_ELEMENT);
 }
 
-type WaitAsync = (view: Int32Array, index: number, value: number, timeoutMs: number) => { async: boolean; value: Promise<string> | string };
-const waitAsync = (Atomics as unknown as { waitAsync?: WaitAsync }).waitAsync;
+/**
+ * How often a waiter looks at a taken slot again. Not `Atomics.waitAsync`: its promise settles only
+ * when something else wakes the thread's event loop, and a worker waiting on nothing else then hangs.
+ */
+const POLL_MS = 5;
 
 export class TurnTable {
   readonly #slots: Int32Array;
@@ -51,31 +54,27 @@ export class TurnTable {
     return Atomics.compareExchange(this.#slots, slot, FREE, TAKEN) === FREE ? slot : -1;
   }
 
-  /** Gives a turn back and wakes whoever waits for it on the main thread. */
+  /** Gives a turn back; whoever waits for it takes it at its next look. */
   give(slot: number): void {
     Atomics.store(this.#slots, slot, FREE);
-    Atomics.notify(this.#slots, slot);
   }
 
   /**
    * Takes the key's turn, waiting for it as long as it takes (the holder's work is bounded) unless
-   * `signal` aborts first. Waits without blocking the thread: `Atomics.waitAsync` where it exists, else polling.
-   * @returns the slot to give back; rejects with the signal's reason when aborted.
+   * `signal` aborts first or `waitMs` passes. Waits without blocking the thread, looking again every
+   * few milliseconds. (A deadline of its own rather than `AbortSignal.timeout` under `AbortSignal.any`:
+   * an unreferenced timeout signal may be collected before it fires, and the wait would never end.)
+   * @returns the slot to give back, or -1 once `waitMs` passed; rejects with the signal's reason when aborted.
    */
-  async take(key: string, signal?: AbortSignal): Promise<number> {
+  async take(key: string, signal?: AbortSignal, waitMs = Infinity): Promise<number> {
     const slot = this.slotOf(key);
+    const deadline = performance.now() + waitMs;
     for (;;) {
       signal?.throwIfAborted();
       if (Atomics.compareExchange(this.#slots, slot, FREE, TAKEN) === FREE) return slot;
-      await this.#changed(slot);
+      if (performance.now() >= deadline) return -1;
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
     }
-  }
-
-  /** Resolves when the slot may have been given back (a notify, or a short timeout: a worker's give may race the wait). */
-  async #changed(slot: number): Promise<void> {
-    const result = waitAsync?.(this.#slots, slot, TAKEN, 50);
-    if (result?.async) await result.value;
-    else if (!result) await new Promise((resolve) => setTimeout(resolve, 5));
   }
 
   /** Whether the key's slot is taken now (for tests and statistics). */

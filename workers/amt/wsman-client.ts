@@ -98,10 +98,14 @@ export class WsmanClient {
     return parseInstance(env, className);
   }
 
-  /** Replaces an instance; returns the instance as the device stored it. */
-  async put(className: string, properties: InputProperties, selectors?: Selectors): Promise<WsmanItem> {
+  /**
+   * Replaces an instance; returns the instance as the device stored it, or null when the device
+   * answers with an empty Body (WS-Transfer allows it, and some firmware does: the published
+   * vectors show both).
+   */
+  async put(className: string, properties: InputProperties, selectors?: Selectors): Promise<WsmanItem | null> {
     const env = await this.send(putRequest(className, this.#messageId(), properties, selectors));
-    return parseInstance(env, className);
+    return Object.keys(env.body).length === 0 ? null : parseInstance(env, className);
   }
 
   /** Invokes a method and returns its `_OUTPUT` (a non-zero `ReturnValue` is the caller's to judge). */
@@ -138,7 +142,15 @@ export class WsmanClient {
    * `AMT_ERR_HTTP_STATUS` for other statuses, and the transport's errors.
    */
   async send(request: WsmanRequest): Promise<WsmanEnvelope> {
-    const { response, session } = await this.#exchange(buildEnvelope(request));
+    return this.sendEnvelope(buildEnvelope(request));
+  }
+
+  /**
+   * Sends a request envelope built elsewhere (e.g. by Intel's `wsman-messages`), as {@link send} does.
+   * The caller escapes what it put in the envelope.
+   */
+  async sendEnvelope(xml: string): Promise<WsmanEnvelope> {
+    const { response, session } = await this.#exchange(xml);
     try {
       const env = this.#interpret(response);
       this.#proven(session);

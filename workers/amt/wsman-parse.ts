@@ -117,6 +117,18 @@ export function intOf(value: WsmanValue | undefined): number | null {
 }
 
 /**
+ * An `xs:boolean` property by XML Schema's lexical forms: `true` or `1`, `false` or `0` (AMT sends the
+ * words); null when absent or anything else. Flags typed as integers in the schema (e.g.
+ * `CanModifyOptInPolicy`, uint32 `1`/`0`) are read with `intOf`.
+ */
+export function booleanOf(value: WsmanValue | undefined): boolean | null {
+  const text = textOf(value)?.trim();
+  if (text === 'true' || text === '1') return true;
+  if (text === 'false' || text === '0') return false;
+  return null;
+}
+
+/**
  * Parses a SOAP envelope into header fields and body children.
  * @throws AmtError `AMT_ERR_BAD_RESPONSE` for anything that is not a SOAP envelope.
  */

@@ -7,7 +7,7 @@
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import { AmtError } from '../amt/errors.js';
-import { writeBootSetting, type BootTarget } from '../amt/reads/boot-setting.js';
+import { BOOT_TARGETS, writeBootSetting } from '../amt/reads/boot-setting.js';
 import { requestPowerStateChange } from '../amt/reads/power-change.js';
 import { readPowerState } from '../amt/reads/power-state.js';
 import { OPT_IN_SERVICE } from '../amt/reads/redirection-features.js';
@@ -16,7 +16,6 @@ import { intOf } from '../amt/wsman-parse.js';
 import type { BuiltInDeviceTask } from './built-in.js';
 import type { PowerChangeInput, PowerChangeOutput } from './device-task-types.js';
 
-const BOOT_TARGETS: readonly BootTarget[] = ['bios', 'pxe', 'hdd'];
 /** `OptInRequired` of a device that needs consent for everything (boot choices included). */
 const OPT_IN_ALL = 0xffffffff;
 /** `OptInState` 3 (received) and 4 (in session): consent is given. */
@@ -27,7 +26,7 @@ const MAX_CONFIRM_INTERVAL_MS = 60_000;
 function checkInput(input: PowerChangeInput): void {
   const { powerState, boot, confirm } = input ?? ({} as PowerChangeInput);
   if (!Number.isInteger(powerState) || powerState < 2 || powerState > 16) throw new AmtError('AMT_ERR_INVALID_INPUT', 'powerState must be a DMTF value from 2 to 16');
-  if (boot !== undefined && !BOOT_TARGETS.includes(boot)) throw new AmtError('AMT_ERR_INVALID_INPUT', 'boot is bios, pxe or hdd');
+  if (boot !== undefined && !BOOT_TARGETS.includes(boot)) throw new AmtError('AMT_ERR_INVALID_INPUT', `boot is one of ${BOOT_TARGETS.join(', ')}`);
   const { states, attempts, intervalMs } = confirm ?? {};
   if (!Array.isArray(states) || !Number.isInteger(attempts) || attempts < 1 || attempts > MAX_CONFIRM_ATTEMPTS || !Number.isInteger(intervalMs) || intervalMs < 0 || intervalMs > MAX_CONFIRM_INTERVAL_MS) {
     throw new AmtError('AMT_ERR_INVALID_INPUT', `confirm needs states, 1-${MAX_CONFIRM_ATTEMPTS} attempts and an interval of 0-${MAX_CONFIRM_INTERVAL_MS} ms`);

@@ -34,7 +34,7 @@ async function firstOpenPort(address: string, ports: number[], timeoutMs: number
 
 /** The device's turn, waited for at most `waitMs`: its slot, or -1 when the gateway kept talking to it (or the sweep was cancelled). */
 function takeTurn(turns: TurnTable, address: string, waitMs: number, signal: AbortSignal): Promise<number> {
-  return turns.take(address, AbortSignal.any([signal, AbortSignal.timeout(waitMs)])).catch(() => -1);
+  return turns.take(address, signal, waitMs).catch(() => -1);
 }
 
 export default async function presenceSweep(input: PresenceSweepInput, tools: TaskTools): Promise<PresenceSweepOutput> {

@@ -8,10 +8,10 @@ const uuidList = (description: string) => Type.Array(UUID, { maxItems: 10_000, d
 const UUID_LIST = uuidList('Device UUIDs the account may bring; a tunnel with another UUID is refused');
 const IDENTITY = {
   type: 'string',
-  enum: ['bound', 'proven', 'accepted', 'unverified'],
+  enum: ['bound', 'proven', 'accepted', 'provisioned', 'unverified'],
   description:
     '`bound`: the UUID was first known through this MPS account (a reconnect under it is the same device); `proven`: the tunnel presented the TLS certificate pinned for the device on the LAN; ' +
-    '`accepted`: an operator accepted it; `unverified`: the device is known from the LAN and the tunnel has not proven it is that device: nothing goes through it until it does or an operator accepts it',
+    '`accepted`: an operator accepted it; `provisioned`: the gateway generated the account for this UUID when it activated the device; `unverified`: the device is known from the LAN and the tunnel has not proven it is that device: nothing goes through it until it does or an operator accepts it',
 };
 
 export const MPS_ACCOUNT_SCHEMA = {
@@ -33,7 +33,7 @@ export const UUID_BINDING_SCHEMA = {
     accountId: { type: 'string', description: 'The MPS account the UUID is bound to: a tunnel claiming the UUID under another is refused' },
     username: { type: 'string', description: "The account's user name when bound" },
     boundAt: DATE_TIME,
-    trust: { anyOf: [{ type: 'string', enum: ['bound', 'proven', 'accepted'] }, { type: 'null' }], description: "How the account's tunnels were established to be the device (null: not yet)" },
+    trust: { anyOf: [{ type: 'string', enum: ['bound', 'proven', 'accepted', 'provisioned'] }, { type: 'null' }], description: "How the account's tunnels were established to be the device (null: not yet)" },
     trustedAt: { type: ['string', 'null'], format: 'date-time' },
   },
 };

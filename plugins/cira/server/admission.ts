@@ -5,7 +5,8 @@
  */
 import type { Socket } from 'node:net';
 import type { Logger } from '../../../core/plugin-api.js';
-import { createLogDigest } from './log-digest.js';
+import { createConnectionBudget } from '../../../core/net/connection-budget.js';
+import { createLogDigest } from '../../../core/log/log-digest.js';
 
 export interface AdmissionOptions {
   maxUnauthenticated: number;
@@ -24,30 +25,12 @@ export interface Admission {
 }
 
 export function createAdmission(options: AdmissionOptions): Admission {
-  const perAddress = new Map<string, number>();
-  let total = 0;
+  const budget = createConnectionBudget({ total: options.maxUnauthenticated, perAddress: options.maxUnauthenticatedPerAddress });
   return {
     get unauthenticated() {
-      return total;
+      return budget.held;
     },
-    admit(address) {
-      const fromAddress = perAddress.get(address) ?? 0;
-      if (total >= options.maxUnauthenticated) return { refused: 'total' };
-      if (fromAddress >= options.maxUnauthenticatedPerAddress) return { refused: 'address' };
-      total++;
-      perAddress.set(address, fromAddress + 1);
-      let released = false;
-      return {
-        release() {
-          if (released) return;
-          released = true;
-          total--;
-          const left = (perAddress.get(address) ?? 1) - 1;
-          if (left > 0) perAddress.set(address, left);
-          else perAddress.delete(address);
-        },
-      };
-    },
+    admit: (address) => budget.admit(address),
   };
 }
 

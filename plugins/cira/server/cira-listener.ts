@@ -5,6 +5,8 @@
  */
 import type { Socket } from 'node:net';
 import type { Logger } from '../../../core/plugin-api.js';
+import { createLogDigest } from '../../../core/log/log-digest.js';
+import { createNetworkMatcher, peerAddress } from '../../../core/net/network-matcher.js';
 import type { CiraConfig } from '../config.js';
 import type { TunnelPeer, TunnelSocket } from '../tunnel/tunnel-socket.js';
 import type { AdmissionTicket } from './admission.js';
@@ -17,6 +19,7 @@ import { createTlsListener } from './tls-listener.js';
 export interface ListenerCounters {
   tlsErrors: number;
   proxyHeaderErrors: number;
+  refusedConnections: number;
 }
 
 export interface CiraListenerOptions {
@@ -33,9 +36,23 @@ export interface CiraListenerOptions {
 export function createCiraListener({ plan, config, certificate, logger, counters, admit, accepted }: CiraListenerOptions): SocketListener {
   const common = { maxConnections: config.maxConnections, admit, accepted };
   if (plan.kind === 'proxy-v2') {
+    const { admission } = plan;
+    const isSource = 'sources' in admission ? createNetworkMatcher(admission.sources, 'plugins.cira.options.proxySources entry') : () => true;
+    const notProxyLog = createLogDigest({
+      logger,
+      message: 'cira connection refused: not a configured proxy source (plugins.cira.options.proxySources); its PROXY header was not read',
+      summary: 'cira connections refused: not a configured proxy source (summary)',
+      intervalMs: config.logIntervalSeconds * 1000,
+    });
     return createProxyListener({
       ...common,
       headerTimeoutMs: config.authTimeoutSeconds * 1000,
+      // On a unix socket the peer has no address: the socket file's owner, group and mode admitted it.
+      fromProxy: (peer) => peer === undefined || isSource(peerAddress(peer)),
+      notProxy(peer) {
+        counters.refusedConnections++;
+        notProxyLog.note(peer, { remoteAddress: peerAddress(peer) });
+      },
       refused(reason) {
         counters.proxyHeaderErrors++;
         logger.warn('cira connection without a valid PROXY v2 header refused (is HAProxy sending send-proxy-v2?)', { reason });

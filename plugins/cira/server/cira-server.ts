@@ -8,7 +8,7 @@ import type { Logger } from '../../../core/plugin-api.js';
 import type { AccountStore } from '../accounts/account-store.js';
 import type { BindingStore } from '../identity/uuid-bindings.js';
 import { admitTunnel } from './tunnel-admission.js';
-import type { CiraService, CiraTunnelEvent } from '../api.js';
+import type { CiraTunnelEvent, CiraTunnelService } from '../api.js';
 import type { CiraConfig } from '../config.js';
 import { CiraChannelError } from '../errors.js';
 import { ApfTunnel, type TunnelHost, type TunnelLimits } from '../tunnel/apf-tunnel.js';
@@ -17,7 +17,8 @@ import type { TunnelPeer, TunnelSocket } from '../tunnel/tunnel-socket.js';
 import { createConnectionAdmission } from './admission.js';
 import { createCiraListener } from './cira-listener.js';
 import { planListener, type ListenerPlan } from './listener-plan.js';
-import { createLogDigest } from './log-digest.js';
+import { resolveGroup } from './socket-group.js';
+import { createLogDigest } from '../../../core/log/log-digest.js';
 import { createSignIn } from './sign-in.js';
 import type { ServerCertificate } from './server-certificate.js';
 
@@ -61,7 +62,7 @@ export interface CiraServerStats {
 }
 
 export interface CiraServer {
-  readonly service: CiraService;
+  readonly service: CiraTunnelService;
   /** Which listener runs, and where. */
   readonly plan: ListenerPlan;
   listen(): Promise<void>;
@@ -138,7 +139,7 @@ export function createCiraServer(options: CiraServerOptions): CiraServer {
   };
   const listener = createCiraListener({ plan, config, certificate, logger, counters: stats, admit: (raw, address) => admission.admit(raw, address), accepted });
 
-  const service: CiraService = {
+  const service: CiraTunnelService = {
     async openChannel(deviceId, port, openOptions) {
       const tunnel = registry.get(deviceId);
       if (!tunnel) throw new CiraChannelError('GW_ERR_CIRA_NOT_CONNECTED', `device '${deviceId}' has no live CIRA tunnel`);
@@ -165,7 +166,11 @@ export function createCiraServer(options: CiraServerOptions): CiraServer {
   return {
     service,
     plan,
-    listen: () => listener.listen(plan.target),
+    listen: async () => {
+      const { target } = plan;
+      const group = plan.kind === 'proxy-v2' && 'group' in plan.admission ? plan.admission.group : null;
+      await listener.listen(group !== null && 'path' in target ? { ...target, gid: resolveGroup(group) } : target);
+    },
     stats: () => ({
       tunnels: registry.all.size,
       live: [...registry.liveTunnels()].length,
@@ -181,7 +186,8 @@ export function createCiraServer(options: CiraServerOptions): CiraServer {
       registry.close();
       // Tunnels got a DISCONNECT; whatever is still open a moment later (handshakes, deaf peers) is cut.
       const cut = setTimeout(() => listener.cutAll(), CLOSE_GRACE_MS);
-      await closed;
+      // Device lookups of tunnels that were signing in write to the store: done before it closes.
+      await Promise.all([closed, registry.drained()]);
       clearTimeout(cut);
     },
   };

@@ -5,7 +5,7 @@
 import type { Logger } from '../../../core/plugin-api.js';
 import type { AccountStore } from '../accounts/account-store.js';
 import { createAuthThrottle, type AuthThrottleOptions } from './auth-throttle.js';
-import { createLogDigest, loggableName } from './log-digest.js';
+import { createLogDigest, loggableName } from '../../../core/log/log-digest.js';
 
 export interface SignInOptions {
   accounts: AccountStore;

@@ -1,13 +1,14 @@
 /**
  * The TCP (or unix socket) listener under both CIRA listeners: it keeps every accepted socket, so
  * that shutdown can cut those still open after the tunnels' DISCONNECT (handshakes, deaf peers),
- * and listens on a host and port or on a unix socket path (owner and group only; a stale socket
- * file left by a crash is replaced, a live one is not).
+ * and listens on a host and port or on a unix socket path (owner and group only, the group `gid`
+ * when given; a stale socket file left by a crash is replaced, a live one is not). A connection to
+ * the socket before its mode and group are set is closed: only who the finished file admits gets in.
  */
-import { chmod, lstat, unlink } from 'node:fs/promises';
+import { chmod, chown, lstat, unlink } from 'node:fs/promises';
 import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 
-export type ListenTarget = { host: string; port: number } | { path: string };
+export type ListenTarget = { host: string; port: number } | { path: string; gid?: number };
 
 export interface SocketListener {
   listen(target: ListenTarget): Promise<void>;
@@ -24,8 +25,9 @@ const SOCKET_MODE = 0o660;
 export function createSocketListener(maxConnections: number, onConnection: (raw: Socket) => void): SocketListener {
   const sockets = new Set<Socket>();
   let closing = false;
+  let admitting = false;
   const server: Server = createServer((raw: Socket) => {
-    if (closing) return void raw.destroy();
+    if (closing || !admitting) return void raw.destroy();
     sockets.add(raw);
     raw.once('close', () => sockets.delete(raw));
     raw.on('error', () => undefined);
@@ -47,7 +49,10 @@ export function createSocketListener(maxConnections: number, onConnection: (raw:
 
   return {
     async listen(target) {
-      if (!('path' in target)) return listenOnce(target);
+      if (!('path' in target)) {
+        admitting = true;
+        return listenOnce(target);
+      }
       try {
         await listenOnce(target);
       } catch (err) {
@@ -55,7 +60,9 @@ export function createSocketListener(maxConnections: number, onConnection: (raw:
         await unlink(target.path);
         await listenOnce(target);
       }
+      if (target.gid !== undefined) await chown(target.path, -1, target.gid);
       await chmod(target.path, SOCKET_MODE);
+      admitting = true;
     },
     address() {
       const address = server.address();

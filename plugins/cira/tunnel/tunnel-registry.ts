@@ -32,6 +32,9 @@ export class TunnelRegistry {
   private readonly live = new Map<string, ApfTunnel>();
   private readonly sweeper: NodeJS.Timeout;
   private resolver: DeviceResolver = async (identity) => identity.uuid;
+  /** Admissions and resolutions under way: they write to the store, so shutdown waits for them. */
+  private readonly settling = new Set<Promise<void>>();
+  private closing = false;
 
   constructor(
     private readonly options: RegistryOptions,
@@ -59,7 +62,9 @@ export class TunnelRegistry {
 
   /** The tunnel authenticated and its forwards settled: admit it, resolve its device and announce it. */
   settled(tunnel: ApfTunnel): void {
-    this.admitAndResolve(tunnel).then(
+    // Shutting down: nothing new is written for a tunnel that is about to end.
+    if (this.closing) return tunnel.end('shutdown');
+    const settling: Promise<void> = this.admitAndResolve(tunnel).then(
       (resolved) => {
         if (!resolved || tunnel.closed) return;
         const { deviceId, identity } = resolved;
@@ -76,6 +81,8 @@ export class TunnelRegistry {
         tunnel.end('protocol-error');
       },
     );
+    this.settling.add(settling);
+    void settling.finally(() => this.settling.delete(settling));
   }
 
   private async admitAndResolve(tunnel: ApfTunnel): Promise<ResolvedTunnel | null> {
@@ -131,9 +138,18 @@ export class TunnelRegistry {
     }
   }
 
-  /** Ends every tunnel (shutdown) and stops the sweep. */
+  /**
+   * Ends every tunnel (shutdown) and stops the sweep. The admissions and resolutions under way go on
+   * (their writes land while the store is open) and announce nothing: await `drained()`.
+   */
   close(): void {
+    this.closing = true;
     clearInterval(this.sweeper);
     for (const tunnel of [...this.all]) tunnel.end('shutdown');
+  }
+
+  /** Resolves once the admissions and resolutions under way have settled. */
+  async drained(): Promise<void> {
+    while (this.settling.size > 0) await Promise.allSettled([...this.settling]);
   }
 }

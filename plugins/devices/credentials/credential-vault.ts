@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { Static } from '@sinclair/typebox';
 import { isHttpError, type KeyValueStore, type PluginSecrets, type BatchOperation } from '../../../core/plugin-api.js';
 import { createSerialQueue } from '../../../core/util/serial-queue.js';
@@ -36,6 +36,9 @@ export interface ManagedCredentialVault extends CredentialVault {
   delete(id: string): Promise<void>;
 }
 
+/** Equal-length digests, so that a comparison in constant time says nothing of either password's length. */
+const digest = (text: string) => createHash('sha256').update(text, 'utf8').digest();
+
 const publicView = ({ sealedPassword: _sealed, secretChangedAt: _changed, ...credential }: StoredCredential): Credential => credential;
 const byCreation = (a: StoredCredential, b: StoredCredential) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id);
 
@@ -48,7 +51,13 @@ export async function openCredentialVault(store: KeyValueStore, secrets: PluginS
   for await (const [id, credential] of store.entries<StoredCredential>()) cache.set(id, credential);
   const serial = createSerialQueue();
 
-  const ordered = () => [...cache.values()].sort((a, b) => Number(b.isDefault) - Number(a.isDefault) || byCreation(a, b));
+  // A credential bound to one device is that device's alone: in no list, tried for no other device.
+  const ordered = () => [...cache.values()].filter((c) => c.boundTo === undefined).sort((a, b) => Number(b.isDefault) - Number(a.isDefault) || byCreation(a, b));
+  const boundOf = (uuid: string) => {
+    const wanted = uuid.toLowerCase();
+    for (const credential of cache.values()) if (credential.boundTo === wanted) return credential;
+    return undefined;
+  };
   const load = (id: string) => {
     const credential = cache.get(id);
     if (!credential) throw DeviceErrors.credentialNotFound(id);
@@ -71,6 +80,27 @@ export async function openCredentialVault(store: KeyValueStore, secrets: PluginS
     password: secrets.unseal(credential.sealedPassword),
   });
 
+  /** Seals `input` as the device's own credential; says what it replaced (for `rebind`'s undo). */
+  const bindOne = (uuid: string, input: { username: string; password: string }) =>
+    serial(async () => {
+      const now = new Date().toISOString();
+      const previous = boundOf(uuid);
+      const stored: StoredCredential = {
+        id: previous?.id ?? randomUUID(),
+        name: `device ${uuid.toLowerCase()}`,
+        username: input.username,
+        isDefault: false,
+        boundTo: uuid.toLowerCase(),
+        createdAt: previous?.createdAt ?? now,
+        updatedAt: now,
+        sealedPassword: secrets.seal(input.password),
+        ...(previous ? { secretChangedAt: now } : {}),
+      };
+      await store.put(stored.id, stored);
+      cache.set(stored.id, stored);
+      return { credential: publicView(stored), stored, previous };
+    });
+
   return {
     list: () => ordered().map(publicView),
     get: (id) => {
@@ -84,6 +114,34 @@ export async function openCredentialVault(store: KeyValueStore, secrets: PluginS
     async unseal(id) {
       return unsealOne(load(id));
     },
+    boundTo(uuid) {
+      const credential = boundOf(uuid);
+      return credential ? publicView(credential) : undefined;
+    },
+    bind: async (uuid, input) => (await bindOne(uuid, input)).credential,
+    async rebind(uuid, input) {
+      const { credential, stored, previous } = await bindOne(uuid, input);
+      return {
+        credential,
+        undo: () =>
+          serial(async () => {
+            // Only what this rebind stored is undone: a later binding stands.
+            if (cache.get(stored.id) !== stored) return;
+            if (previous) await store.put(previous.id, previous);
+            else await store.del(stored.id);
+            if (previous) cache.set(previous.id, previous);
+            else cache.delete(stored.id);
+          }),
+      };
+    },
+    unbind: (uuid) =>
+      serial(async () => {
+        const credential = boundOf(uuid);
+        if (!credential) return false;
+        await store.del(credential.id);
+        cache.delete(credential.id);
+        return true;
+      }),
     async checkSealed(id) {
       const credential = load(id);
       try {
@@ -92,6 +150,11 @@ export async function openCredentialVault(store: KeyValueStore, secrets: PluginS
       } catch (err) {
         return { unsealed: false, reason: isHttpError(err) && err.expose ? err.message : 'the stored password cannot be unsealed' };
       }
+    },
+    async passwordMatches(id, password) {
+      const credential = cache.get(id);
+      if (!credential) return false;
+      return timingSafeEqual(digest(password), digest(unsealOne(credential).password));
     },
     create: (input) =>
       serial(async () => {

@@ -137,14 +137,14 @@ export function createDeviceGate(deps: DeviceGateDeps): DeviceGateCore {
   };
 
   /** Every credential's attempt, in the device's one turn; settles the plan with what they did. */
-  const attempts = async <R extends TaskOutcome>(subject: GateSubject, way: GateRoute, plan: SignInPlan, attempt: GateAttempt<R>) => {
+  const attempts = async <R extends TaskOutcome>(subject: GateSubject, way: GateRoute, plan: SignInPlan, attempt: GateAttempt<R>, own: TaskCredential | undefined) => {
     const refused: string[] = [];
     const report: SignInReport = { refused, failedLogins: 0, succeeded: null, lockedOut: false };
     let failuresLeft = plan.maxFailures;
     try {
       for (const id of plan.credentialIds) {
         if (failuresLeft <= 0) break;
-        const unsealed: TaskCredential | null = await unsealOrSkip(id);
+        const unsealed: TaskCredential | null = own?.id === id ? own : await unsealOrSkip(id);
         if (!unsealed) continue;
         const credential = { ...unsealed, maxFailedLogins: Math.min(FAILURES_PER_CREDENTIAL, failuresLeft) };
         const outcome = await attempt({ target: way.target, credential }, way.tasks, way.path);
@@ -154,7 +154,9 @@ export function createDeviceGate(deps: DeviceGateDeps): DeviceGateCore {
         // A SOAP Fault is a well-formed answer to a signed request: the credential works.
         const signedIn = outcome.ok || outcome.error.code === 'AMT_ERR_FAULT';
         if (signedIn) report.succeeded = id;
-        await learn(subject.device?.id, outcome, signedIn ? id : null, way.target.address);
+        // A caller's own credential is the device's working one only when the vault holds it (a device's bound one).
+        const working = signedIn && (own?.id !== id || vault.get(id) !== undefined);
+        await learn(subject.device?.id, outcome, working ? id : null, way.target.address);
         if (outcome.ok) return { value: outcome as Extract<R, { ok: true }>, credentialId: id };
         if (outcome.error.code === 'AMT_ERR_UNAUTHORIZED') {
           refused.push(id);
@@ -178,21 +180,25 @@ export function createDeviceGate(deps: DeviceGateDeps): DeviceGateCore {
     let way: GateRoute | undefined;
     try {
       way = await decide(subject, options);
-      const candidates = options.credentialId !== undefined ? [options.credentialId] : (options.candidates ?? vault.list().map((c) => c.id));
+      const given = options.credential?.id ?? options.credentialId;
+      // The device's own credential (bound to its UUID) first; no other device's ever.
+      const bound = device?.uuid ? vault.boundTo(device.uuid)?.id : undefined;
+      const shared = options.candidates ?? vault.list().map((c) => c.id);
+      const candidates = given !== undefined ? [given] : bound ? [bound, ...shared.filter((id) => id !== bound)] : shared;
       // Concurrent operations on one device take turns on its failed-login budget rather than fail.
       const plan =
         candidates.length === 0
           ? null
           : await signIn.planWhenFree(memoryKey(signIn, device, subject.address, way.route !== null), candidates, {
               preferred: device?.credentialId ?? null,
-              maxAttempts: options.credentialId !== undefined ? FAILURES_PER_CREDENTIAL : options.credentialAttempts,
+              maxAttempts: given !== undefined ? FAILURES_PER_CREDENTIAL : options.credentialAttempts,
             });
       if (!plan || plan.credentialIds.length === 0) {
         if (options.withoutCredential) await options.withoutCredential(way.target, way.tasks, way.path);
         await plan?.settle({ refused: [], failedLogins: 0, succeeded: null, lockedOut: false });
         throw await heldBack(subject, plan);
       }
-      return await attempts(subject, way, plan, attempt);
+      return await attempts(subject, way, plan, attempt, options.credential);
     } finally {
       releaseAhead(way);
     }

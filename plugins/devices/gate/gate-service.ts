@@ -18,12 +18,13 @@ import { createDeviceSessions } from './device-sessions.js';
 import { createDeviceTaskRegistry } from './device-task-registry.js';
 import { createDigestSessions } from './digest-sessions.js';
 import { createGateRun } from './gate-run.js';
+import { createGateAlong } from './gate-along.js';
 import { createIdentityProof } from './identity-proof.js';
 import { DEVICE_PROBLEM_RESPONSES } from './device-problems.js';
 import { deviceOfTarget } from './named-target.js';
 import { MIN_PROBES_IN_FLIGHT, openFileLimit, socketBudget } from './socket-budget.js';
 
-/** The devices plugin's API: 2.0 since kernel API 1.4 (`run` by task name; no credential leaves the gate). */
+/** The devices plugin's API: 2.0 since kernel API 1.5 (`run` by task name; no credential leaves the gate). */
 export const DEVICES_API_VERSION = '2.0.0';
 
 export interface GateServiceParts {
@@ -58,6 +59,7 @@ export function createGateService(parts: GateServiceParts): DeviceGate {
     },
     registerTask: (task) => tasks.register(task),
     run: createGateRun({ gate, tasks, digests: createDigestSessions(), versionOf: (id) => parts.credentials.signInVersion(id), completed: parts.completed }),
+    runAlong: createGateAlong(gate),
     read: createDeviceRead({ gate, devices, signIn: parts.signIn, settings, logger: parts.logger }),
     check: createDeviceCheck(gate, settings),
     probe: createDeviceProbes(parts.pool, parts.table, settings, gate.networks),

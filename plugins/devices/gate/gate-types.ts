@@ -1,6 +1,6 @@
 /** Types the gate's parts share; none of them leaves the devices plugin (they carry credentials). */
 import type { WorkerPool } from '../../../core/plugin-api.js';
-import type { AmtFailure, DeviceOperationInput } from '../../../workers/tasks/task-types.js';
+import type { AmtFailure, DeviceOperationInput, TaskCredential } from '../../../workers/tasks/task-types.js';
 
 /** Runs the device tasks of one operation where its target can be reached: the worker pool, or in-process for a channel route. */
 export type DeviceTasks = Pick<WorkerPool, 'run'>;
@@ -26,6 +26,11 @@ export interface GatePassOptions {
   timeouts: { connectMs: number; firstByteMs: number; totalMs: number };
   /** This stored credential alone (a diagnostic of one credential), with one re-authentication. */
   credentialId?: string;
+  /**
+   * A credential the calling plugin holds itself (never one of the vault's: the activation plugin's
+   * agent account, a password it set), alone, with one re-authentication.
+   */
+  credential?: TaskCredential;
   /** Credential ids to choose from (a scan's); default every stored one. */
   candidates?: readonly string[];
   /** Credentials tried at most (the sign-in memory may allow fewer). */

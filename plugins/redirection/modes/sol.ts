@@ -1,20 +1,26 @@
 /**
  * Serial over LAN: the gateway speaks AMT's SOL framing so the viewer sees plain terminal bytes.
  * Settings 0x20 (answered 0x21), data to the device 0x28 and from it 0x2A (`<type> 00 00 00 <u32
- * seq> <u16 length> <bytes>`), heartbeats 0x2B (`<type> 00 00 00 <u32 seq>`) both ways.
+ * seq> <u16 length> <bytes>`), heartbeats 0x2B (`<type> 00 00 00 <u32 seq>`) both ways. Everything
+ * else the device may send is framed and skipped (`sol-framing.ts`).
  */
+import type { Duplex } from 'node:stream';
 import { AmtError } from '../../../workers/amt/errors.js';
+import type { StreamReader } from '../../../workers/amt/redirection/stream-reader.js';
 import type { ModeSpec, SessionCodec } from './mode.js';
+import { FROM_DEVICE, readSolMessage, solMessageSize } from './sol-framing.js';
 
-const SOL = { settings: 0x20, settingsReply: 0x21, control: 0x27, toHost: 0x28, fromHost: 0x2a, heartbeat: 0x2b } as const;
+const TO_DEVICE = { settings: 0x20, data: 0x28, heartbeat: 0x2b } as const;
 const MAX_TX = 1000;
 const HEARTBEAT_MS = 2_000;
 /** Bytes the codec holds while a device message is incomplete; a longer one breaks the framing. */
 const MAX_PENDING = 70_000;
+/** Messages the device may send before its settings reply (heartbeats, line changes) before the set-up counts as broken. */
+const MAX_BEFORE_SETTINGS_REPLY = 32;
 
 function settings(): Buffer {
   const message = Buffer.alloc(24);
-  message[0] = SOL.settings;
+  message[0] = TO_DEVICE.settings;
   message.writeUInt32LE(1, 4); // sequence
   message.writeUInt16LE(MAX_TX, 8); // MaxTxBuffer
   message.writeUInt16LE(100, 10); // TxTimeout (ms)
@@ -25,10 +31,14 @@ function settings(): Buffer {
   return message;
 }
 
-/** Frames and unframes one session's SOL traffic, numbering what it sends. */
-export function solCodec(): SessionCodec {
+/**
+ * Frames and unframes one session's SOL traffic, numbering what it sends. Of the device's messages
+ * only data (0x2A) reaches the viewer; the others are skipped whole. `held` is device bytes read
+ * before the codec existed, handed out with the first chunk.
+ */
+export function solCodec(held: Buffer = Buffer.alloc(0)): SessionCodec {
   let seq = 1;
-  let pending: Buffer = Buffer.alloc(0);
+  let pending: Buffer = held;
   const header = (type: number, extra: number) => {
     const message = Buffer.alloc(8 + extra);
     message[0] = type;
@@ -40,15 +50,9 @@ export function solCodec(): SessionCodec {
       pending = pending.length ? Buffer.concat([pending, chunk]) : chunk;
       const out: Buffer[] = [];
       for (;;) {
-        const type = pending[0];
-        if (type === undefined) break;
-        let size: number;
-        if (type === SOL.fromHost) size = pending.length >= 10 ? 10 + pending.readUInt16LE(8) : Infinity;
-        else if (type === SOL.heartbeat) size = 8;
-        else if (type === SOL.settingsReply) size = 23;
-        else throw new AmtError('AMT_ERR_BAD_RESPONSE', `unexpected SOL message 0x${type.toString(16)}`);
-        if (pending.length < size) break;
-        if (type === SOL.fromHost && size > 10) out.push(Buffer.from(pending.subarray(10, size)));
+        const size = solMessageSize(pending);
+        if (size === null || pending.length < size) break;
+        if (pending[0] === FROM_DEVICE.data && size > 10) out.push(Buffer.from(pending.subarray(10, size)));
         pending = pending.subarray(size);
       }
       if (pending.length > MAX_PENDING) throw new AmtError('AMT_ERR_BAD_RESPONSE', 'oversized SOL message');
@@ -58,23 +62,32 @@ export function solCodec(): SessionCodec {
       const out: Buffer[] = [];
       for (let at = 0; at < data.length; at += MAX_TX) {
         const part = data.subarray(at, at + MAX_TX);
-        const message = header(SOL.toHost, 2 + part.length);
+        const message = header(TO_DEVICE.data, 2 + part.length);
         message.writeUInt16LE(part.length, 8);
         part.copy(message, 10);
         out.push(message);
       }
       return out;
     },
-    keepAlive: { intervalMs: HEARTBEAT_MS, message: () => header(SOL.heartbeat, 0) },
+    keepAlive: { intervalMs: HEARTBEAT_MS, message: () => header(TO_DEVICE.heartbeat, 0) },
   };
 }
 
-export const SOL_MODE: ModeSpec = {
-  mode: 'sol',
-  async begin(reader, stream) {
-    stream.write(settings());
-    const reply = await reader.read(23);
-    if (reply[0] !== SOL.settingsReply) throw new AmtError('AMT_ERR_BAD_RESPONSE', 'the device did not accept the SOL settings');
-    return solCodec();
-  },
-};
+/**
+ * Sends the settings and waits for the device's answer (0x21, status 0). Heartbeats and line
+ * changes may come first; data that does is kept for the viewer.
+ */
+async function begin(reader: StreamReader, stream: Duplex): Promise<SessionCodec> {
+  stream.write(settings());
+  const held: Buffer[] = [];
+  for (let before = 0; before <= MAX_BEFORE_SETTINGS_REPLY; before++) {
+    const message = await readSolMessage(reader);
+    if (message[0] === FROM_DEVICE.data) held.push(message);
+    if (message[0] !== FROM_DEVICE.settingsReply) continue;
+    if (message[1] !== 0) throw new AmtError('AMT_ERR_BAD_RESPONSE', `the device refused the SOL settings (status ${message[1]})`);
+    return solCodec(Buffer.concat(held));
+  }
+  throw new AmtError('AMT_ERR_BAD_RESPONSE', 'the device did not answer the SOL settings');
+}
+
+export const SOL_MODE: ModeSpec = { mode: 'sol', begin };

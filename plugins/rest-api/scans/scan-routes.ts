@@ -23,12 +23,13 @@ export function registerScanRoutes(ctx: PluginContext, scans: ScanService): void
     responses: {
       202: { description: 'Started', schema: REF },
       422: { description: 'Range too wide, outside the allowed networks, or an unknown credential' },
-      429: { description: 'Too many scans running' },
+      429: { description: 'Too many scans running (`GW_ERR_TOO_MANY_SCANS`), or too many of this user (`GW_ERR_TOO_MANY_USER_SCANS`, `scan.maxConcurrentScansPerUser`)' },
     },
     async handler(req, reply) {
       const entry = { by: req, action: 'scan.start', target: req.body.range, detail: { ...req.body } };
       // With the trail off (no `audit` service) the work runs unrecorded.
-      const scan = await (audit?.track(entry, () => scans.start(req.body), (s) => ({ scanId: s.id, total: s.total })) ?? scans.start(req.body));
+      const start = () => scans.start(req.body, req.user!.id);
+      const scan = await (audit?.track(entry, start, (s) => ({ scanId: s.id, total: s.total })) ?? start());
       reply.status(202).header('Location', `/api/scan/${scan.id}`);
       return scan;
     },

@@ -9,9 +9,10 @@ import type { StartScanRequest } from './scan-schemas.js';
 
 export type { StartScanRequest } from './scan-schemas.js';
 
-/** Starts, cancels and lists scans; bounds how many run at once. */
+/** Starts, cancels and lists scans; bounds how many run at once, in all and of one user. */
 export interface ScanService {
-  start(request: StartScanRequest): Promise<Scan>;
+  /** Starts a scan for the user `startedBy` (its id). */
+  start(request: StartScanRequest, startedBy: string): Promise<Scan>;
   cancel(id: string): Promise<Scan>;
   get(id: string): Scan | undefined;
   list(): Scan[];
@@ -20,7 +21,7 @@ export interface ScanService {
 }
 
 export function createScanService(deps: Omit<ScanRunDeps, 'save'>, history: ScanHistory, vault: CredentialVault): ScanService {
-  const running = new Map<string, { run: ScanRun; done: Promise<Scan> }>();
+  const running = new Map<string, { run: ScanRun; done: Promise<Scan>; startedBy: string }>();
   const { options } = deps;
   const snapshot = (scan: Scan): Scan => ({ ...scan });
   const save = (scan: Scan) => history.save(snapshot(scan));
@@ -53,7 +54,8 @@ export function createScanService(deps: Omit<ScanRunDeps, 'save'>, history: Scan
   };
 
   return {
-    async start(request) {
+    async start(request, startedBy) {
+      if ([...running.values()].filter((r) => r.startedBy === startedBy).length >= options.maxConcurrentScansPerUser) throw RestApiErrors.tooManyUserScans(options.maxConcurrentScansPerUser);
       if (running.size >= options.maxConcurrentScans) throw RestApiErrors.tooManyScans(options.maxConcurrentScans);
       const range = parseScanRange(request.range, options.maxAddresses, deps.gate.settings.allowedNetworks);
       const timeoutMs = Math.min(request.timeoutMs ?? options.defaultTimeoutMs, options.maxTimeoutMs);
@@ -81,7 +83,7 @@ export function createScanService(deps: Omit<ScanRunDeps, 'save'>, history: Scan
           return snapshot(scan);
         },
       );
-      running.set(scan.id, { run, done: done.finally(() => running.delete(scan.id)) });
+      running.set(scan.id, { run, done: done.finally(() => running.delete(scan.id)), startedBy });
       return snapshot(scan);
     },
     async cancel(id) {

@@ -44,6 +44,9 @@ export function setToken(value: string | null): void {
   token = value;
 }
 
+/** The Authorization header of the signed-in session, for requests `api` cannot make (an upload with progress). */
+export const authorization = (): Record<string, string> => (token ? { authorization: `Bearer ${token}` } : {});
+
 /** Called when a signed-in call gets 401: the token expired or was revoked. */
 export function setUnauthorizedHandler(handler: () => void): void {
   onUnauthorized = handler;

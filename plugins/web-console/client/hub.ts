@@ -1,6 +1,7 @@
 /** The /scanHub connection of the session (@microsoft/signalr, WebSockets, the token as access_token). */
 import { HttpTransportType, HubConnectionBuilder, HubConnectionState, LogLevel, type HubConnection } from '@microsoft/signalr';
 import { useEffect, useRef } from 'preact/hooks';
+import type { ActivationProgressEvent } from '../../activation/schemas.js';
 
 export interface Device {
   id: string;
@@ -41,6 +42,8 @@ export interface HubEvents {
   ScanFailed: Scan;
   DeviceStatusChanged: { deviceId: string; online: boolean; lastSeen: string | null };
   PowerStateChanged: { deviceId: string; powerState: number };
+  ActivationProgress: ActivationProgressEvent;
+  IderSessionProgress: { sessionId: string; deviceId: string; bytesServed: number; bytesToDevice: number; commands: number; ended?: string };
 }
 
 let connection: HubConnection | null = null;

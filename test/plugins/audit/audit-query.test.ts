@@ -38,10 +38,10 @@ describe('the audit route', () => {
 
   it('filters by user, action (exact or prefix), target, outcome and time, with the total of matches', async () => {
     const failures = await readAudit(gw, admin, { action: 'auth.sign-in', outcome: 'failure' });
-    assert.deepEqual(failures.records.map((r) => r.user).sort(), ['ghost0', 'ghost1', 'ghost2']);
-    assert.equal(failures.total, 3);
+    assert.equal(failures.total, 1, 'one address, one window: one aggregated record');
+    assert.deepEqual((failures.records[0]!.detail.names as string[]).sort(), ['ghost0', 'ghost1', 'ghost2']);
     const ghost = await readAudit(gw, admin, { user: 'ghost1' });
-    assert.deepEqual(ghost.records.map((r) => [r.action, r.outcome]), [['auth.sign-in', 'failure']]);
+    assert.deepEqual(ghost.records.map((r) => [r.action, r.outcome, r.class]), [['auth.sign-in', 'failure', 'sign-in-failures']]);
     const users = await readAudit(gw, admin, { action: 'user.*', from: between });
     assert.deepEqual(users.records.map((r) => r.target).filter((t) => t === 'alice' || t === 'bob'), ['bob', 'alice']);
     assert.ok(users.records.every((r) => r.action === 'user.create'));
@@ -60,7 +60,7 @@ describe('the audit route', () => {
     const second = await readAudit(gw, admin, { limit: 2, offset: 2 });
     assert.equal(first.total, all.total);
     assert.deepEqual([...first.records, ...second.records].map((r) => r.id), all.records.slice(0, 4).map((r) => r.id));
-    assert.ok(Number(first.records[0]!.id) > Number(first.records[1]!.id));
+    assert.ok(first.records[0]!.at >= first.records[1]!.at);
   });
 
   it('refuses bad filters with 400', async () => {
@@ -70,15 +70,15 @@ describe('the audit route', () => {
     assert.equal((await readAudit(gw, admin, { color: 'red' })).status, 400);
   });
 
-  it('keeps at most maxRecords after a restart, the newest', async () => {
-    for (let i = 0; i < 6; i++) await gw.request('POST', '/api/auth/login', { body: { username: 'ghost9', password: 'wrong-password-1' } });
-    const grown = await readAudit(gw, admin, { limit: 1000 });
+  it('keeps at most maxRecords operator records after a restart, the newest', async () => {
+    for (let i = 0; i < 6; i++) await gw.login();
+    const grown = await readAudit(gw, admin, { limit: 1000, class: 'operator' });
     assert.ok(grown.total > 10, 'pruning by count waits for some slack');
     await gw.stop();
     const again = await startTestGateway({ plugins: ['audit'], dataDir: gw.dataDir, masterKey: gw.masterKey, overrides: { plugins: { audit: { enable: true, options: { retention: { maxRecords: 10 } } } } } });
     try {
       const token = await again.login();
-      const kept = await readAudit(again, token, { limit: 1000 });
+      const kept = await readAudit(again, token, { limit: 1000, class: 'operator' });
       // Pruned at start to the newest ten; the sign-in just made came after.
       assert.equal(kept.total, 11);
       assert.equal(kept.records[0]!.action, 'auth.sign-in');

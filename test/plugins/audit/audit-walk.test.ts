@@ -175,11 +175,13 @@ test('every listed operator action leaves one record with who, from where, what 
     assert.equal(record.address, '127.0.0.1', `${record.action} names the client address`);
     assert.ok(!Number.isNaN(Date.parse(record.at)));
   }
-  assert.deepEqual(records.map((r) => Number(r.id)), records.map((r) => Number(r.id)).sort((a, b) => b - a), 'newest first, ids increasing with time');
+  const operator = records.filter((r) => r.class === 'operator');
+  assert.deepEqual(operator.map((r) => Number(r.id)), operator.map((r) => Number(r.id)).sort((a, b) => b - a), 'newest first, ids increasing with time');
 
+  // The failed sign-in's aggregated record reaches the file when its window closes; the operator records at once.
   const jsonLines = await readFile(join(gw.dataDir, 'audit/trail.jsonl'), 'utf8');
   const lines = jsonLines.trim().split('\n').map((l) => JSON.parse(l) as AuditRecord);
-  assert.deepEqual(lines.map((l) => l.id).reverse(), records.map((r) => r.id), 'the JSON-lines file holds the same records in write order');
+  assert.deepEqual(lines.map((l) => l.id).reverse(), operator.map((r) => r.id), 'the JSON-lines file holds the same records in write order');
   for (const [name, secret] of Object.entries(SECRETS)) {
     assert.ok(!JSON.stringify(records).includes(secret), `no record holds the ${name} password`);
     assert.ok(!jsonLines.includes(secret), `the JSON-lines file does not hold the ${name} password`);

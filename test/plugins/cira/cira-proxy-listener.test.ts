@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { chmod, mkdtemp, rm, stat } from 'node:fs/promises';
 import { connect as netConnect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,9 +17,9 @@ import { proxyV2Header } from './proxy-v2-encode.js';
 import { planListener } from '../../../plugins/cira/server/listener-plan.js';
 import { until } from '../../helpers/poll.js';
 
-const connected = (options: { port: number } | { path: string }): Promise<Socket> =>
+const connected = (options: { port: number; from?: string } | { path: string }): Promise<Socket> =>
   new Promise((resolve, reject) => {
-    const socket = 'path' in options ? netConnect({ path: options.path }) : netConnect({ host: '127.0.0.1', port: options.port });
+    const socket = 'path' in options ? netConnect({ path: options.path }) : netConnect({ host: '127.0.0.1', port: options.port, ...(options.from ? { localAddress: options.from } : {}) });
     socket.once('connect', () => resolve(socket));
     socket.once('error', reject);
   });
@@ -41,6 +41,7 @@ describe('cira listener behind HAProxy (PROXY v2, plain APF)', () => {
   before(async () => {
     cira = await startCiraServer({
       tls: { terminator: 'haproxy' },
+      proxySources: ['127.0.0.1'],
       forwardSettleMs: 20,
       authTimeoutSeconds: 1,
       authThrottle: { freeFailures: 1, delayStepMs: 600 },
@@ -49,7 +50,7 @@ describe('cira listener behind HAProxy (PROXY v2, plain APF)', () => {
   after(() => cira.close());
 
   it('binds 127.0.0.1 by default', () => {
-    assert.deepEqual(cira.server.plan, { kind: 'proxy-v2', target: { host: '127.0.0.1', port: 0 } });
+    assert.deepEqual(cira.server.plan, { kind: 'proxy-v2', target: { host: '127.0.0.1', port: 0 }, admission: { sources: ['127.0.0.1'] } });
     assert.equal(cira.server.service.address()?.host, '127.0.0.1');
   });
 
@@ -128,7 +129,7 @@ describe('cira listener behind HAProxy (PROXY v2, plain APF)', () => {
 describe('cira listener behind HAProxy: connections not signed in, per device address', () => {
   let cira: TestCiraServer;
   before(async () => {
-    cira = await startCiraServer({ tls: { terminator: 'haproxy' }, forwardSettleMs: 20, preAuth: { maxConnectionsPerAddress: 2 } });
+    cira = await startCiraServer({ tls: { terminator: 'haproxy' }, proxySources: ['127.0.0.1'], forwardSettleMs: 20, preAuth: { maxConnectionsPerAddress: 2 } });
   });
   after(() => cira.close());
 
@@ -152,6 +153,61 @@ describe('cira listener behind HAProxy: connections not signed in, per device ad
     await until('every connection released', () => cira.server.stats().unauthenticated === 0, 3000);
   });
 });
+
+describe('cira listener behind HAProxy: PROXY headers only from the configured proxy sources', () => {
+  let cira: TestCiraServer;
+  before(async () => {
+    // HAProxy connects from 127.0.0.2 (`source 127.0.0.2` on its server line); anything else is no proxy.
+    cira = await startCiraServer({ tls: { terminator: 'haproxy' }, proxySources: ['127.0.0.2'], forwardSettleMs: 20, authThrottle: { freeFailures: 0, delayStepMs: 400 } });
+  });
+  after(() => cira.close());
+
+  it('closes at once, unread, a connection from another address sending its own PROXY header; the proxy source gets in', async () => {
+    const before = cira.server.stats();
+    const impostor = await connected({ port: cira.port, from: '127.0.0.1' });
+    const closing = closedWithin(impostor, 3000);
+    impostor.write(proxyV2Header({ source: '127.66.2.1', sourcePort: 50100 }));
+    const ms = await closing;
+    assert.ok(ms !== null && ms < 500, `closed after ${ms === null ? 'more than 3,000' : Math.round(ms)} ms`);
+    assert.equal(cira.server.stats().refusedConnections - before.refusedConnections, 1, 'counted as refused');
+    assert.ok(cira.logs.some((l) => l.includes('not a configured proxy source')), 'logged with the reason');
+    const proxy = RawDevice.over(await (async () => {
+      const socket = await connected({ port: cira.port, from: '127.0.0.2' });
+      socket.write(proxyV2Header({ source: '127.66.2.2', sourcePort: 50101 }));
+      return socket;
+    })());
+    await proxy.handshake(uuidOf(760));
+    await until('tunnel up', () => cira.server.service.connection(uuidOf(760))?.remoteAddress === '127.66.2.2', 3000);
+    proxy.destroy();
+  });
+
+  it('gives a client that is no proxy no fresh throttle bucket per claimed address: its guesses never reach the password check', async () => {
+    for (let i = 0; i < 5; i++) {
+      const socket = await connected({ port: cira.port, from: '127.0.0.3' });
+      const closing = closedWithin(socket, 3000);
+      socket.write(proxyV2Header({ source: `127.66.3.${i + 1}`, sourcePort: 50200 + i }));
+      assert.notEqual(await closing, null, `claim ${i + 1} closed`);
+    }
+    assert.ok(!cira.logs.some((l) => l.includes('127.66.3.')), 'no claimed address reached admission or sign-in');
+  });
+});
+
+/** A group that stands for HAProxy's (daemon, gid 1), and a user outside it. */
+const HAPROXY_GID = 1;
+const NOBODY = 65534;
+const NOBODY_GID = 65534;
+
+/** Connects to a unix socket as another user and group (root only): `connected` or the error code. */
+function connectAs(path: string, uid: number, gid: number): Promise<string> {
+  const script = `const s = require('node:net').connect(${JSON.stringify(path)}); s.on('connect', () => { console.log('connected'); s.destroy(); }); s.on('error', (e) => console.log(e.code));`;
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['-e', script], { uid, gid, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+    child.once('error', reject);
+    child.once('exit', () => resolve(out.trim()));
+  });
+}
 
 describe('cira listener behind HAProxy on a unix socket', () => {
   let dir: string;
@@ -177,6 +233,26 @@ describe('cira listener behind HAProxy on a unix socket', () => {
     device.destroy();
   });
 
+  it('lets only its owner and socketGroup connect: another user is refused by the socket file itself', { skip: process.getuid?.() !== 0 && 'needs root, to connect as other users' }, async () => {
+    const groupDir = await mkdtemp(join(tmpdir(), 'amtgw-cira-group-'));
+    await chmod(groupDir, 0o755); // searchable by all: the socket's own mode must be what refuses
+    const path = join(groupDir, 'cira.sock');
+    const grouped = await startCiraServer({ tls: { terminator: 'haproxy' }, socketPath: path, socketGroup: String(HAPROXY_GID) });
+    try {
+      const info = await stat(path);
+      assert.deepEqual([info.mode & 0o777, info.gid], [0o660, HAPROXY_GID]);
+      assert.equal(await connectAs(path, NOBODY, NOBODY_GID), 'EACCES', 'a user outside the group cannot connect');
+      assert.equal(await connectAs(path, NOBODY, HAPROXY_GID), 'connected', 'a member of socketGroup (HAProxy) can');
+    } finally {
+      await grouped.close();
+      await rm(groupDir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses an unknown socketGroup at start, naming the option', async () => {
+    await assert.rejects(startCiraServer({ tls: { terminator: 'haproxy' }, socketPath: join(dir, 'g.sock'), socketGroup: 'no-such-group-x' }), /plugins\.cira\.options\.socketGroup: no group 'no-such-group-x'/);
+  });
+
   it('replaces a stale socket file left by a crash, and refuses to steal a live one', async () => {
     const stalePath = join(dir, 'stale.sock');
     const first = await startCiraServer({ tls: { terminator: 'haproxy' }, socketPath: stalePath });
@@ -199,8 +275,14 @@ describe('cira listener behind HAProxy on a unix socket', () => {
 });
 
 describe('cira listener plan', () => {
+  it('refuses a loopback port behind HAProxy without proxySources: any local process could claim any address', () => {
+    assert.throws(() => planListener(ciraConfig({ tls: { terminator: 'haproxy' } }), '0.0.0.0'), /plugins\.cira\.options\.proxySources: .*socketPath/);
+    assert.throws(() => planListener(ciraConfig({ tls: { terminator: 'haproxy' }, proxySources: ['0.0.0.0/0'] }), '0.0.0.0'), /proxySources/);
+    assert.throws(() => ciraConfig({ tls: { terminator: 'haproxy' }, proxySources: ['not-an-address'] }));
+  });
+
   it('refuses to expose the plain listener: a non-loopback host, host and socketPath together, a unix socket without HAProxy', () => {
-    const plan = (overrides: Record<string, unknown>) => () => planListener(ciraConfig(overrides), '0.0.0.0');
+    const plan = (overrides: Record<string, unknown>) => () => planListener(ciraConfig({ proxySources: ['127.0.0.1'], ...overrides }), '0.0.0.0');
     assert.throws(plan({ tls: { terminator: 'haproxy' }, host: '0.0.0.0' }), /plugins\.cira\.options\.host: .*loopback/);
     assert.throws(plan({ tls: { terminator: 'haproxy' }, host: '192.0.2.1' }), /loopback/);
     assert.throws(plan({ tls: { terminator: 'haproxy' }, host: '::' }), /loopback/);
@@ -210,9 +292,10 @@ describe('cira listener plan', () => {
   });
 
   it("binds HAProxy's listener to 127.0.0.1 (not the main listener's 0.0.0.0) unless told another loopback address", () => {
-    assert.deepEqual(planListener(ciraConfig({ tls: { terminator: 'haproxy' }, port: 4434 }), '0.0.0.0'), { kind: 'proxy-v2', target: { host: '127.0.0.1', port: 4434 } });
-    assert.deepEqual(planListener(ciraConfig({ tls: { terminator: 'haproxy' }, host: '127.9.0.1' }), '0.0.0.0').target, { host: '127.9.0.1', port: 0 });
-    assert.deepEqual(planListener(ciraConfig({ tls: { terminator: 'haproxy' }, host: '::1' }), '0.0.0.0').target, { host: '::1', port: 0 });
+    const proxySources = ['127.0.0.2'];
+    assert.deepEqual(planListener(ciraConfig({ tls: { terminator: 'haproxy' }, proxySources, port: 4434 }), '0.0.0.0'), { kind: 'proxy-v2', target: { host: '127.0.0.1', port: 4434 }, admission: { sources: proxySources } });
+    assert.deepEqual(planListener(ciraConfig({ tls: { terminator: 'haproxy' }, proxySources, host: '127.9.0.1' }), '0.0.0.0').target, { host: '127.9.0.1', port: 0 });
+    assert.deepEqual(planListener(ciraConfig({ tls: { terminator: 'haproxy' }, proxySources, host: '::1' }), '0.0.0.0').target, { host: '::1', port: 0 });
     assert.deepEqual(planListener(ciraConfig({}), '0.0.0.0'), { kind: 'tls', target: { host: '0.0.0.0', port: 0 } });
   });
 });

@@ -1,6 +1,6 @@
 /**
  * The device settings (ports, allowed networks, TLS trust) are the devices plugin's options since
- * kernel API 1.4: set there or by their variables, read by plugins from the gate. A site file of an
+ * kernel API 1.5: set there or by their variables, read by plugins from the gate. A site file of an
  * earlier release, with its top-level `amt` section, keeps working: the section is merged under the
  * plugin's options with a deprecation warning, and `ctx.site.amt` still says what it says.
  */

@@ -62,8 +62,8 @@ test('a failing operation gives back its device and its socket', async () => {
 
 test('no device ever sees two connections from the gateway at once: a scan of slow devices, then many power reads of each at the same time', async () => {
   const kit = await startFleetGateway({
-    fleet: { count: 6, base: '127.61.0.1', seed: 'turns', responseDelayMs: [30, 90] },
-    range: '127.61.0.1-6',
+    fleet: { count: 6, base: '127.61.7.1', seed: 'turns', responseDelayMs: [30, 90] },
+    range: '127.61.7.1-6',
     plugins: ['rest-api', 'power-mgmt'],
   });
   try {

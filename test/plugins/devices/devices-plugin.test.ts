@@ -29,13 +29,13 @@ test('a site that enables only rest-api gets the devices plugin with it, its dev
 });
 
 test("rest-api's earlier signIn options still set the devices plugin's sign-in memory", async () => {
-  const fleet = await startFleet({ count: 1, base: '127.36.0.1', rmcpPort: SIM_RMCP_PORT, seed: 'deprecated-options' });
+  const fleet = await startFleet({ count: 1, base: '127.36.1.1', rmcpPort: SIM_RMCP_PORT, seed: 'deprecated-options' });
   const logs: string[] = [];
   const gw = await startTestGateway({ plugins: ['rest-api'], logs, overrides: mergeConfig(SIM_AMT_SETTINGS, { plugins: { 'rest-api': { options: { signIn: { lockoutThreshold: 6, safetyMargin: 1 } } } } }) });
   try {
     const token = await gw.login();
     await createCredential(gw, token, { username: 'admin', password: 'P@ssw0rd1', isDefault: true });
-    assert.equal((await waitForScan(gw, token, (await startScan(gw, token, { range: '127.36.0.1', timeoutMs: 2000 })).id)).found, 1);
+    assert.equal((await waitForScan(gw, token, (await startScan(gw, token, { range: '127.36.1.1', timeoutMs: 2000 })).id)).found, 1);
     const [device] = (await (await gw.request('GET', '/api/devices', { token })).json()) as Device[];
     const view = (await (await gw.request('GET', `/api/devices/${device!.id}/sign-in`, { token })).json()) as { budget: number };
     assert.equal(view.budget, 5, 'lockoutThreshold 6 less safetyMargin 1');

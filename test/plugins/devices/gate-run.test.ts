@@ -73,11 +73,11 @@ test('an action the device does not offer is refused after its one read, nothing
 });
 
 test('firmware that faults on the Get of the power association is read through its enumeration', async () => {
-  const old = await startFleet({ count: 1, base: '127.64.2.1', rmcpPort: 0, seed: 'gate-run-old', powerAssociationGet: false });
+  const old = await startFleet({ count: 1, base: '127.64.12.1', rmcpPort: 0, seed: 'gate-run-old', powerAssociationGet: false });
   try {
-    const scan = await waitForScan(gw, token, (await startScan(gw, token, { range: '127.64.2.1', timeoutMs: 2000 })).id);
+    const scan = await waitForScan(gw, token, (await startScan(gw, token, { range: '127.64.12.1', timeoutMs: 2000 })).id);
     assert.equal(scan.found, 1);
-    const id = ((await (await gw.request('GET', '/api/devices', { token })).json()) as Device[]).find((d) => d.ipAddress === '127.64.2.1')!.id;
+    const id = ((await (await gw.request('GET', '/api/devices', { token })).json()) as Device[]).find((d) => d.ipAddress === '127.64.12.1')!.id;
     const read = await gw.request('GET', `/api/power/${id}`, { token });
     assert.equal(read.status, 200);
     assert.deepEqual(((await read.json()) as { state: string; availableActions: string[] }).state, 'on');
@@ -104,6 +104,6 @@ test('the gate takes a registered turn provider around every operation, refuses 
   assert.ok(mine.length >= 2 && mine.length % 2 === 0, `taken and given in pairs: ${mine.join(', ')}`);
   for (let i = 0; i < mine.length; i += 2) assert.deepEqual([mine[i], mine[i + 1]], [`take ${sim.address}`, `give ${sim.address}`]);
   assert.deepEqual(seen.clashes, { builtIn: 'GW_ERR_DEVICE_TASK_CLASH', again: 'GW_ERR_DEVICE_TASK_CLASH' });
-  assert.deepEqual(seen.credentials, ['checkSealed', 'list']);
+  assert.deepEqual(seen.credentials, ['bind', 'boundTo', 'checkSealed', 'list', 'passwordMatches', 'rebind', 'unbind']);
   assert.equal(seen.apiVersion, '2.0.0');
 });

@@ -89,8 +89,8 @@ describe('metrics', () => {
     assert.equal(sampleValue(families, 'amtgw_scan_devices_found_total'), 3);
     assert.ok((sampleValue(families, 'amtgw_device_operations_total', { operation: 'power-read', outcome: 'ok' }) ?? 0) >= 3);
     assert.ok((sampleValue(families, 'amtgw_device_operation_duration_seconds_count', { operation: 'power-read' }) ?? 0) >= 3);
-    assert.equal(sampleValue(families, 'amtgw_sign_in_attempts_total', { outcome: 'failure' }), 1);
-    assert.ok((sampleValue(families, 'amtgw_sign_in_attempts_total', { outcome: 'success' }) ?? 0) >= 1);
+    assert.equal(sampleValue(families, 'amtgw_sign_in_attempts_total', { outcome: 'failure', door: 'rest' }), 1);
+    assert.ok((sampleValue(families, 'amtgw_sign_in_attempts_total', { outcome: 'success', door: 'rest' }) ?? 0) >= 1);
     assert.equal(sampleValue(families, 'amtgw_http_request_duration_seconds_count', { method: 'GET', route: '/api/power/:deviceId', status: '200' }), 3);
     assert.ok((sampleValue(families, 'amtgw_http_request_duration_seconds_count', { method: 'POST', route: '/api/auth/login', status: '401' }) ?? 0) >= 1);
     for (const name of ['amtgw_remote_console_sessions_total', 'amtgw_remote_console_bytes_total', 'amtgw_cira_tunnels', 'amtgw_cira_tunnel_ends_total', 'amtgw_hub_connections', 'amtgw_soap_requests_total', 'amtgw_device_sign_in_pauses_total', 'amtgw_device_sign_in_failures_total']) {

@@ -6,58 +6,30 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { WebSocket, createWebSocketStream } from 'ws';
-import { startFleet, type Fleet } from '../../sim/index.js';
-import type { SimDevice } from '../../sim/sim-device.js';
-import { startTestGateway, type TestGateway } from '../../helpers/gateway-harness.js';
-import { createCredential, SIM_AMT_SETTINGS } from '../../helpers/scan-helpers.js';
-import { mergeConfig } from '../../../core/config/load-config.js';
 import { RfbClient, FORMATS } from '../../helpers/rfb-client.js';
 import { SolClient } from '../../helpers/sol-client.js';
 import { encodeScreen, renderScreen } from '../../sim/redirection/redir-screen.js';
 import type { Device } from '../../../plugins/rest-api/api.js';
-import { ciraPort } from '../cira/gateway-cira-helpers.js';
 import { until } from '../../helpers/poll.js';
+import { startCiraKit, type CiraKit } from './cira-kit.js';
 
-const MPS = { username: 'mps-redir', password: 'Mps-P@ssw0rd-redir' };
-let gw: TestGateway;
-let token: string;
-let fleet: Fleet;
-const logs: string[] = [];
+let kit: CiraKit;
 
 before(async () => {
-  gw = await startTestGateway({
-    plugins: ['rest-api', 'cira', 'redirection'],
-    logs,
-    overrides: mergeConfig(SIM_AMT_SETTINGS, { plugins: { cira: { options: { port: 0, keepAliveIntervalSeconds: 1, keepAliveTimeoutSeconds: 3, forwardSettleMs: 50 } } } }),
-  });
-  token = await gw.login();
-  await createCredential(gw, token, { name: 'fleet', username: 'admin', password: 'P@ssw0rd1', isDefault: true });
-  assert.equal((await gw.request('POST', '/api/cira/accounts', { token, body: MPS })).status, 201);
-  const ca = ((await (await gw.request('GET', '/api/cira/certificate', { token })).json()) as { pem: string }).pem;
-  fleet = await startFleet({ count: 2, base: '127.63.3.1', rmcpPort: 0, seed: 'cira-redir', tlsEvery: 2, provisioningModes: [1], cira: { host: '127.0.0.1', port: ciraPort(logs), ...MPS, ca, keepAliveSeconds: 1, reconnectMs: 0 } });
+  kit = await startCiraKit(['redirection'], '127.63.3.1', 'cira-redir');
 });
 
 after(async () => {
-  await fleet?.stop();
-  await gw?.cleanup();
+  await kit?.stop();
 });
-
-async function deviceOf(sim: SimDevice): Promise<Device> {
-  await sim.cira!.waitFor('connected');
-  return until('the tunnelled device is read', async () => {
-    const list = (await (await gw.request('GET', '/api/devices', { token })).json()) as Device[];
-    const found = list.find((d) => d.uuid === sim.config.uuid);
-    return found?.authStatus === 'ok' ? found : undefined;
-  });
-}
 
 /** Opens a session's WebSocket; `attach` runs before it opens (the device's first bytes may come with the upgrade). */
 async function relay(device: Device, mode: 'kvm' | 'sol', attach: (ws: WebSocket) => void): Promise<WebSocket> {
-  const res = await gw.request('POST', `/api/redirection/${device.id}/sessions`, { token, body: { mode } });
+  const res = await kit.gw.request('POST', `/api/redirection/${device.id}/sessions`, { token: kit.token, body: { mode } });
   assert.equal(res.status, 201, await res.clone().text());
   const { url } = (await res.json()) as { url: string };
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(gw.url.replace(/^http/, 'ws') + url);
+    const ws = new WebSocket(kit.gw.url.replace(/^http/, 'ws') + url);
     attach(ws);
     ws.once('open', () => resolve(ws));
     ws.once('error', reject);
@@ -67,10 +39,10 @@ async function relay(device: Device, mode: 'kvm' | 'sol', attach: (ws: WebSocket
 
 for (const index of [0, 1]) {
   test(`KVM and SOL through the CIRA tunnel (${index === 1 ? 'TLS ports 16993/16995' : 'ports 16992/16994'})`, async () => {
-    const sim = fleet.devices[index]!;
+    const sim = kit.fleet.devices[index]!;
     assert.equal(sim.config.redirectionPort, null, 'no LAN listener: the session can only go through the tunnel');
     assert.deepEqual(sim.cira!.forwardPorts, index === 1 ? [16993, 16995] : [16992, 16994]);
-    const device = await deviceOf(sim);
+    const device = await kit.deviceOf(sim);
     const channelsBefore = sim.cira!.counters.channelsOpened;
     let rfb!: RfbClient;
     const ws = await relay(device, 'kvm', (socket) => void (rfb = new RfbClient(createWebSocketStream(socket))));
@@ -98,8 +70,8 @@ for (const index of [0, 1]) {
 }
 
 test('a KVM frame through the tunnel: the device may send it with few WINDOW_ADJUST round trips, and its many small CHANNEL_DATA reach the viewer in few WebSocket messages', async () => {
-  const sim = fleet.devices[0]!;
-  const device = await deviceOf(sim);
+  const sim = kit.fleet.devices[0]!;
+  const device = await kit.deviceOf(sim);
   let rfb!: RfbClient;
   let messages = 0;
   const ws = await relay(device, 'kvm', (socket) => {

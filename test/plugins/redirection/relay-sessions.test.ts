@@ -126,10 +126,14 @@ test('DELETE ends a session: the viewer is told why, and the device is freed', a
   assert.equal((await k.api('DELETE', `/api/redirection/sessions/${list[0]!.id}`)).status, 404);
 });
 
-test('IDER is refused with 422; an unknown mode is 400', async () => {
+test('IDER without an image is 400, and 422 with the images plugin off; an unknown mode is 400', async () => {
   const res = await k.api('POST', `/api/redirection/${k.idOf(plain())}/sessions`, { mode: 'ider' });
-  assert.equal(res.status, 422);
-  assert.equal(codeOf((await res.json()) as Problem), 'GW_ERR_REDIRECTION_MODE_UNSUPPORTED');
+  assert.equal(res.status, 400);
+  assert.equal(codeOf((await res.json()) as Problem), 'GW_ERR_IDER_NO_MEDIUM');
+  const off = await k.api('POST', `/api/redirection/${k.idOf(plain())}/sessions`, { mode: 'ider', cd: 'some-image' });
+  assert.equal(off.status, 422);
+  assert.equal(codeOf((await off.json()) as Problem), 'GW_ERR_IMAGES_DISABLED');
+  assert.equal((await k.api('POST', `/api/redirection/${k.idOf(plain())}/sessions`, { mode: 'kvm', cd: 'some-image' })).status, 400);
   assert.equal((await k.api('POST', `/api/redirection/${k.idOf(plain())}/sessions`, { mode: 'vnc' })).status, 400);
 });
 

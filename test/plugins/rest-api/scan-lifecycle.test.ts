@@ -116,3 +116,20 @@ test('a wrong master key stops start-up with a clear error before anything is un
     await gw.cleanup();
   }
 });
+
+test('one user holds at most maxConcurrentScansPerUser of the running scans: another user still starts one', async () => {
+  const gw = await startTestGateway({ plugins: ['rest-api'], overrides: mergeConfig(SIM_AMT_SETTINGS, { plugins: { 'rest-api': { options: { scan: { maxConcurrentScans: 3, maxConcurrentScansPerUser: 1 } } } } }) });
+  try {
+    const admin = await gw.login();
+    const other = await gw.userWith(['scan:run', 'devices:read'], 'second-scanner');
+    const slow = { range: '127.32.0.0/16', concurrency: 8 };
+    const first = await startScan(gw, admin, slow);
+    const refused = await gw.request('POST', '/api/scan/start', { token: admin, body: slow });
+    assert.equal(refused.status, 429);
+    assert.equal(((await refused.json()) as { type: string }).type, 'urn:amt-gateway:problem:GW_ERR_TOO_MANY_USER_SCANS');
+    const second = await startScan(gw, other, slow);
+    for (const scan of [first, second]) assert.equal((await gw.request('POST', `/api/scan/cancel/${scan.id}`, { token: admin })).status, 200);
+  } finally {
+    await gw.cleanup();
+  }
+});

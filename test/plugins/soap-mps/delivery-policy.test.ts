@@ -10,6 +10,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createLogger } from '../../../core/log/logger.js';
 import { createDeliveryPolicy, DEFAULT_ALLOWED_NETWORKS, DeliveryRefused, unmapped } from '../../../plugins/soap-mps/delivery-policy.js';
+import { ownListenerMatcher } from '../../../plugins/soap-mps/own-listeners.js';
 import { createNotificationSender } from '../../../plugins/soap-mps/notification-sender.js';
 import { until } from '../../helpers/poll.js';
 
@@ -99,13 +100,13 @@ describe('the delivery policy', () => {
 
 describe('the sender connects only where the policy allows, checked when each delivery connects', () => {
   const logs: string[] = [];
-  const make = (answers: Map<string, LookupAddress[]>, onResolve?: (host: string) => void) =>
+  const make = (answers: Map<string, LookupAddress[]>, onResolve?: (host: string) => void, ownListener?: (address: string, port: number) => boolean) =>
     createNotificationSender({
       timeoutMs: 5000,
       maxAttempts: 3,
       backoffMs: 10,
       maxPending: 10,
-      policy: createDeliveryPolicy({ allowedNetworks: ['127.0.0.1/32'], allowedHosts: [], resolve: async (host) => (onResolve?.(host), answers.get(host) ?? []) }),
+      policy: createDeliveryPolicy({ allowedNetworks: ['127.0.0.1/32'], allowedHosts: [], resolve: async (host) => (onResolve?.(host), answers.get(host) ?? []), ...(ownListener ? { ownListener } : {}) }),
       logger: createLogger({ level: 'warn', write: (line) => logs.push(line) }),
     });
 
@@ -152,6 +153,24 @@ describe('the sender connects only where the policy allows, checked when each de
     } finally {
       await sender.close();
       await allowed.close();
+    }
+  });
+
+  test("a name that resolves to one of the gateway's own listeners is never connected to; the same address on another port is", async () => {
+    const own = await countingServer('127.0.0.1');
+    const ownPort = (own.server.address() as AddressInfo).port;
+    const other = await countingServer('127.0.0.1');
+    const otherPort = (other.server.address() as AddressInfo).port;
+    const sender = make(new Map([['self.test', [v4('127.0.0.1')]]]), undefined, ownListenerMatcher(() => [{ host: '0.0.0.0', port: ownPort }]));
+    try {
+      sender.send([`http://self.test:${ownPort}/n`, `http://127.0.0.1:${ownPort}/n`, `http://self.test:${otherPort}/n`], { body: 'event', soapAction: 'a' });
+      await until('condition', () => sender.pending() === 0);
+      assert.equal(own.connections, 0, 'the own listener was never connected to');
+      assert.deepEqual(other.bodies, ['event']);
+    } finally {
+      await sender.close();
+      await own.close();
+      await other.close();
     }
   });
 

@@ -50,6 +50,10 @@ export interface SoapTestGatewayOptions {
   machines?: ConnectedMachine[];
   /** Create READER (a user with only mps:read) and call as it; default: call as the admin. */
   reader?: boolean;
+  /** More built-in plugins to enable (e.g. `audit`). */
+  plugins?: string[];
+  /** Site settings besides the plugins merged into the configuration (e.g. `{ auth: { login: {...} } }`). */
+  site?: Record<string, unknown>;
   /** Reuse a data directory and master key (restart tests). */
   dataDir?: string;
   masterKey?: string;
@@ -109,11 +113,12 @@ export async function startSoapGateway(options: SoapTestGatewayOptions = {}): Pr
   const id = randomBytes(6).toString('hex');
   const logs: string[] = [];
   const harness = await startTestGateway({
-    plugins: ['soap-mps'],
+    plugins: ['soap-mps', ...(options.plugins ?? [])],
     logs,
     ...(options.dataDir ? { dataDir: options.dataDir } : {}),
     ...(options.masterKey ? { masterKey: options.masterKey } : {}),
     overrides: {
+      ...options.site,
       plugins: {
         'remote-monitor': { enable: true, path: FIXTURE_PATH, options: { id } },
         'soap-mps': { enable: true, options: { ...options.soap, port: 0 } },

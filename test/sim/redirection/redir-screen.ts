@@ -32,7 +32,7 @@ function seedColour(seed: string): [number, number, number] {
   return [h[0]!, h[1]!, h[2]!];
 }
 
-const BAR = { bios: [0, 0, 170], pxe: [0, 128, 0], hdd: [96, 96, 96] } as const;
+const BAR = { bios: [0, 0, 170], pxe: [0, 128, 0], hdd: [96, 96, 96], 'ider-cd': [0, 128, 128], 'ider-floppy': [0, 128, 128] } as const;
 
 /** The colour of one key's block: a function of its keysym alone. */
 export function keyColour(keysym: number): [number, number, number] {

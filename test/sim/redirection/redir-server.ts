@@ -10,6 +10,7 @@ import { ByteReader, StreamEnded } from './byte-reader.js';
 import type { RedirectionMode } from './redir-state.js';
 import { serveKvm } from './redir-kvm.js';
 import { serveSol } from './redir-sol.js';
+import { serveIder } from './ider/sim-ider.js';
 
 const START = 0x10;
 const START_REPLY = 0x11;
@@ -84,7 +85,7 @@ export function serveRedirection(state: DeviceState, socket: Duplex): void {
       mode = null;
       return void socket.end(startReply(STATUS.busy));
     }
-    if (!redirection.enabled(mode) || mode === 'ider') {
+    if (!redirection.enabled(mode)) {
       mode = null;
       return void socket.end(startReply(STATUS.unsupported));
     }
@@ -95,6 +96,7 @@ export function serveRedirection(state: DeviceState, socket: Duplex): void {
     // Consent the device needs and has not been given: the session goes no further.
     if (redirection.needsConsent(mode)) return void socket.end();
     if (mode === 'sol') await serveSol(state, reader, socket);
+    else if (mode === 'ider') await serveIder(state, reader, socket);
     else await serveKvm(state, reader, socket);
   })()
     .catch((error: unknown) => {

@@ -4,10 +4,12 @@
  * sessions open now, and the keys typed into its KVM screen.
  */
 import { SeededBytes } from '../device-identity.js';
+import { SolHost } from './sol-host.js';
+import { SimIderState } from './ider/sim-ider-state.js';
 
 export type RedirectionMode = 'sol' | 'kvm' | 'ider';
 /** What the device booted into at its last reset (`hdd` when nothing was asked). */
-export type BootTarget = 'bios' | 'pxe' | 'hdd';
+export type BootTarget = 'bios' | 'pxe' | 'hdd' | 'ider-cd' | 'ider-floppy';
 
 /** `OptInRequired` values: none, KVM only, everything. */
 export const OPT_IN = { none: 0, kvm: 1, all: 0xffffffff } as const;
@@ -33,6 +35,8 @@ export interface RedirectionCounters {
   signInFailures: number;
   /** Sessions that ended because the client went idle. */
   idleCloses: number;
+  /** SendOptInCode calls, right or wrong. */
+  codeAttempts: number;
 }
 
 export class RedirectionState {
@@ -47,14 +51,19 @@ export class RedirectionState {
   consentCode: string | null = null;
   /** Whether `optInRequired` can be changed (not on a device in client control mode). */
   optInPolicyFixed: boolean;
-  readonly boot = { biosSetup: false, pxe: false, armed: false };
+  /** `useIder` / `iderDevice` (0 floppy, 1 CD): AMT_BootSettingData's UseIDER and IDERBootDevice. */
+  readonly boot = { biosSetup: false, pxe: false, useIder: false, iderDevice: 0, armed: false };
+  /** The IDE-R host: the open session's drives, how the host reads them, what its boots found. */
+  readonly iderHost = new SimIderState();
   lastBoot: BootTarget = 'hdd';
   /** Resets the device carried out (each consumes the armed boot setting). */
   resets = 0;
   readonly open = new Set<RedirectionMode>();
   /** Keys pressed on the KVM screen, in order (what was typed into the simulated screen). */
   readonly typed: number[] = [];
-  readonly counters: RedirectionCounters = { starts: 0, busy: 0, signIns: 0, signInFailures: 0, idleCloses: 0 };
+  /** The host's serial port as SOL sessions see it (its lines, and a test control for a chattering device). */
+  readonly solHost = new SolHost();
+  readonly counters: RedirectionCounters = { starts: 0, busy: 0, signIns: 0, signInFailures: 0, idleCloses: 0, codeAttempts: 0 };
   #consentTimer: NodeJS.Timeout | undefined;
   #codes: SeededBytes;
   #screenListeners = new Set<() => void>();
@@ -98,6 +107,7 @@ export class RedirectionState {
 
   /** `SendOptInCode`: true when the code is the one shown. A wrong code leaves the state as it is. */
   sendCode(code: string): boolean {
+    this.counters.codeAttempts++;
     if (this.optInState !== 2 || code !== this.consentCode) return false;
     this.optInState = 3;
     this.consentCode = null;
@@ -128,8 +138,11 @@ export class RedirectionState {
   /** A reset or power-on: the armed one-time boot setting decides what it boots into, and is used up. */
   reset(): void {
     this.resets++;
-    this.lastBoot = this.boot.armed ? (this.boot.biosSetup ? 'bios' : this.boot.pxe ? 'pxe' : 'hdd') : 'hdd';
-    Object.assign(this.boot, { biosSetup: false, pxe: false, armed: false });
+    this.solHost.reset();
+    const ider = this.boot.iderDevice === 1 ? 'ider-cd' : 'ider-floppy';
+    this.lastBoot = this.boot.armed ? (this.boot.biosSetup ? 'bios' : this.boot.useIder ? ider : this.boot.pxe ? 'pxe' : 'hdd') : 'hdd';
+    Object.assign(this.boot, { biosSetup: false, pxe: false, useIder: false, iderDevice: 0, armed: false });
+    if (this.lastBoot === 'ider-cd' || this.lastBoot === 'ider-floppy') void this.iderHost.boot(this.lastBoot === 'ider-cd' ? 'cd' : 'floppy');
     this.screenChanged();
   }
 

@@ -6,97 +6,43 @@
  */
 import type { DeviceState } from '../device-state.js';
 import type { SimInstance } from '../sim-xml.js';
-import { OPT_IN } from './redir-state.js';
+import { instanceTemplate } from '../answers/answer-templates.js';
+import { OPT_IN as OPT_IN_REQUIRED } from './redir-state.js';
 
-const SYSTEM = [
-  ['SystemCreationClassName', 'CIM_ComputerSystem'],
-  ['SystemName', 'Intel(r) AMT'],
-] as const;
+const REDIRECTION_SERVICE = instanceTemplate('vectors/amt/redirectionservice/get.xml');
+const KVM_SAP = instanceTemplate('vectors/cim/kvm/get.xml');
+const KVM_SETTINGS = instanceTemplate('second-source/ips/kvmredirection/settings/get.xml');
+const OPT_IN = instanceTemplate('vectors/ips/optin/get.xml');
+const BOOT_SETTING = instanceTemplate('vectors/amt/boot/settingdata/get.xml');
+const BOOT_CONFIG = instanceTemplate('vectors/cim/boot/configsetting/get.xml');
+const BOOT_SERVICE = instanceTemplate('vectors/cim/boot/service/get.xml');
 
 function redirectionService(s: DeviceState): SimInstance {
   const r = s.redirection;
-  return {
-    className: 'AMT_RedirectionService',
-    props: [
-      ['AccessLog', ''],
-      ['CreationClassName', 'AMT_RedirectionService'],
-      ['ElementName', 'Intel(r) AMT Redirection Service'],
-      ['EnabledState', 32768 + (r.ider ? 1 : 0) + (r.sol ? 2 : 0)],
-      ['ListenerEnabled', r.listener],
-      ['Name', 'Intel(r) AMT Redirection Service'],
-      ...SYSTEM,
-    ],
-  };
+  return REDIRECTION_SERVICE.with({ EnabledState: 32768 + (r.ider ? 1 : 0) + (r.sol ? 2 : 0), ListenerEnabled: r.listener });
 }
 
 function kvmSap(s: DeviceState): SimInstance {
   const r = s.redirection;
-  return {
-    className: 'CIM_KVMRedirectionSAP',
-    props: [
-      ['CreationClassName', 'CIM_KVMRedirectionSAP'],
-      ['ElementName', 'KVM Redirection Service Access Point'],
-      // 2: enabled with a session open, 6: enabled and idle, 3: disabled.
-      ['EnabledState', r.kvm ? (r.open.has('kvm') ? 2 : 6) : 3],
-      ['KVMProtocol', 4],
-      ['Name', 'KVM Redirection Service Access Point'],
-      ['RequestedState', r.kvm ? 2 : 3],
-      ...SYSTEM,
-    ],
-  };
+  // 2: enabled with a session open, 6: enabled and idle, 3: disabled.
+  return KVM_SAP.with({ EnabledState: r.kvm ? (r.open.has('kvm') ? 2 : 6) : 3, RequestedState: r.kvm ? 2 : 3 });
 }
 
 function kvmSettings(s: DeviceState): SimInstance {
-  return {
-    className: 'IPS_KVMRedirectionSettingData',
-    props: [
-      ['DefaultScreen', 0],
-      ['ElementName', 'Intel(r) KVM Redirection Settings'],
-      ['EnabledByMEBx', true],
-      ['InstanceID', 'Intel(r) KVM Redirection Settings'],
-      ['Is5900PortEnabled', false],
-      ['OptInPolicy', s.redirection.optInRequired !== OPT_IN.none],
-      ['SessionTimeout', Math.max(1, Math.round(s.redirection.timeouts.kvmIdleMs / 60_000))],
-    ],
-  };
+  return KVM_SETTINGS.with({
+    OptInPolicy: s.redirection.optInRequired !== OPT_IN_REQUIRED.none,
+    SessionTimeout: Math.max(1, Math.round(s.redirection.timeouts.kvmIdleMs / 60_000)),
+  });
 }
 
 function optInService(s: DeviceState): SimInstance {
   const r = s.redirection;
-  return {
-    className: 'IPS_OptInService',
-    props: [
-      ['CanModifyOptInPolicy', !r.optInPolicyFixed],
-      ['CreationClassName', 'IPS_OptInService'],
-      ['ElementName', 'Intel(r) AMT OptIn Service'],
-      ['Name', 'Intel(r) AMT OptIn Service'],
-      ['OptInCodeTimeout', 120],
-      ['OptInDisplayTimeout', 300],
-      ['OptInRequired', r.optInRequired],
-      ['OptInState', r.optInState],
-      ...SYSTEM,
-    ],
-  };
+  // CanModifyOptInPolicy is a uint32: the template (the vector) writes it 1 / 0.
+  return OPT_IN.with({ CanModifyOptInPolicy: !r.optInPolicyFixed, OptInRequired: r.optInRequired, OptInState: r.optInState });
 }
 
-function bootSettingData(s: DeviceState): SimInstance {
-  return {
-    className: 'AMT_BootSettingData',
-    props: [
-      ['BIOSPause', false],
-      ['BIOSSetup', s.redirection.boot.biosSetup],
-      ['BootMediaIndex', 0],
-      ['ElementName', 'Intel(r) AMT Boot Configuration Settings'],
-      ['InstanceID', 'Intel(r) AMT:BootSettingData 0'],
-      ['UseIDER', false],
-      ['UseSOL', false],
-      ['UseSafeMode', false],
-    ],
-  };
-}
-
-const bootConfig = (): SimInstance => ({ className: 'CIM_BootConfigSetting', props: [['ElementName', 'Intel(r) AMT: Boot Configuration'], ['InstanceID', 'Intel(r) AMT: Boot Configuration 0']] });
-const bootService = (): SimInstance => ({ className: 'CIM_BootService', props: [['CreationClassName', 'CIM_BootService'], ['ElementName', 'Intel(r) AMT Boot Service'], ['Name', 'Intel(r) AMT Boot Service'], ...SYSTEM] });
+const bootSettingData = (s: DeviceState): SimInstance =>
+  BOOT_SETTING.with({ BIOSSetup: s.redirection.boot.biosSetup, IDERBootDevice: s.redirection.boot.iderDevice, UseIDER: s.redirection.boot.useIder });
 
 export const REDIRECTION_INSTANCES: Record<string, (s: DeviceState) => SimInstance> = {
   AMT_RedirectionService: redirectionService,
@@ -104,8 +50,8 @@ export const REDIRECTION_INSTANCES: Record<string, (s: DeviceState) => SimInstan
   IPS_KVMRedirectionSettingData: kvmSettings,
   IPS_OptInService: optInService,
   AMT_BootSettingData: bootSettingData,
-  CIM_BootConfigSetting: bootConfig,
-  CIM_BootService: bootService,
+  CIM_BootConfigSetting: () => BOOT_CONFIG.with(),
+  CIM_BootService: () => BOOT_SERVICE.with(),
 };
 
 /** A field of a Put body or a method input, by name; `ref(name)` gives a reference's selectors. */
@@ -128,12 +74,14 @@ export const REDIRECTION_PUTS: Record<string, (s: DeviceState, input: InputReade
     if (asked === undefined) return true;
     const value = Number(asked);
     if (s.redirection.optInPolicyFixed && value !== s.redirection.optInRequired) return false;
-    if (value !== OPT_IN.none && value !== OPT_IN.kvm && value !== OPT_IN.all) return false;
+    if (value !== OPT_IN_REQUIRED.none && value !== OPT_IN_REQUIRED.kvm && value !== OPT_IN_REQUIRED.all) return false;
     s.redirection.optInRequired = value;
     return true;
   },
   AMT_BootSettingData(s, input) {
     s.redirection.boot.biosSetup = bool(input.text('BIOSSetup')) ?? false;
+    s.redirection.boot.useIder = bool(input.text('UseIDER')) ?? false;
+    s.redirection.boot.iderDevice = Number(input.text('IDERBootDevice') ?? 0) === 1 ? 1 : 0;
     return true;
   },
 };

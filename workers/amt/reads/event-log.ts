@@ -1,7 +1,7 @@
 /** The AMT event log: `AMT_MessageLog.PositionToFirstRecord`, then `GetRecords` until `NoMoreRecords`. */
 import { AmtError } from '../errors.js';
 import type { WsmanClient } from '../wsman-client.js';
-import { textOf, textsOf, type MethodOutput } from '../wsman-parse.js';
+import { booleanOf, textOf, textsOf, type MethodOutput } from '../wsman-parse.js';
 import { decodeEventRecord, type EventRecord } from './event-record.js';
 
 export const MESSAGE_LOG = 'AMT_MessageLog';
@@ -19,7 +19,7 @@ export function decodeRecordsPage(output: MethodOutput): RecordsPage {
   return {
     iterationIdentifier: textOf(output.properties['IterationIdentifier']),
     records: textsOf(output.properties['RecordArray']),
-    noMoreRecords: textOf(output.properties['NoMoreRecords'])?.toLowerCase() === 'true',
+    noMoreRecords: booleanOf(output.properties['NoMoreRecords']) === true,
   };
 }
 

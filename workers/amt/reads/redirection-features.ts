@@ -5,7 +5,7 @@
  */
 import { AmtError } from '../errors.js';
 import type { WsmanClient } from '../wsman-client.js';
-import { flattenProperties, intOf, textOf, type WsmanItem } from '../wsman-parse.js';
+import { booleanOf, flattenProperties, intOf, type WsmanItem } from '../wsman-parse.js';
 
 export const REDIRECTION_SERVICE = 'AMT_RedirectionService';
 export const KVM_SAP = 'CIM_KVMRedirectionSAP';
@@ -38,26 +38,32 @@ export interface FeatureChange {
   optInRequired?: number;
 }
 
-const isTrue = (item: WsmanItem, name: string) => textOf(item.properties[name])?.toLowerCase() === 'true';
 
 /** The features and consent as the device reports them. */
 export async function readRedirectionFeatures(client: WsmanClient): Promise<RedirectionFeatures> {
-  const service = await client.get(REDIRECTION_SERVICE);
-  const kvm = await client.get(KVM_SAP);
-  const optIn = await client.get(OPT_IN_SERVICE);
+  return decodeRedirectionFeatures(await client.get(REDIRECTION_SERVICE), await client.get(KVM_SAP), await client.get(OPT_IN_SERVICE));
+}
+
+/**
+ * Decodes the three instances, each property by its schema type: `ListenerEnabled` an xs:boolean,
+ * `EnabledState`, `OptInRequired`, `OptInState` and `CanModifyOptInPolicy` integers (firmware sends
+ * the last as `1`/`0`).
+ */
+export function decodeRedirectionFeatures(service: WsmanItem, kvm: WsmanItem, optIn: WsmanItem): RedirectionFeatures {
   const enabled = (intOf(service.properties['EnabledState']) ?? REDIRECTION_BASE) - REDIRECTION_BASE;
   const kvmState = intOf(kvm.properties['EnabledState']);
-  const canModify = textOf(optIn.properties['CanModifyOptInPolicy']);
+  // uint32 in the schema (1 / 0); a device that does not say is left to refuse the change itself.
+  const canModify = intOf(optIn.properties['CanModifyOptInPolicy']);
   return {
     // 6: enabled, no session; 2: enabled, a session open. Both mean enabled.
     kvm: kvmState === 2 || kvmState === 6,
     sol: (enabled & 2) === 2,
     ider: (enabled & 1) === 1,
-    listener: isTrue(service, 'ListenerEnabled'),
+    listener: booleanOf(service.properties['ListenerEnabled']) === true,
     kvmSessionOpen: kvmState === 2,
     optInRequired: intOf(optIn.properties['OptInRequired']),
     optInState: intOf(optIn.properties['OptInState']),
-    canModifyOptInPolicy: canModify === null ? true : canModify.toLowerCase() === 'true',
+    canModifyOptInPolicy: canModify !== 0,
   };
 }
 

@@ -1,10 +1,11 @@
-/** The audit trail (audit:read): filters by user, action, target, outcome and time; pages of 50, newest first. */
+/** The audit trail (audit:read): filters by user, action, target, outcome, time and class; pages of 50, newest first. */
 import { useEffect, useState } from 'preact/hooks';
 import { apiFull, errorText, query } from '../api.js';
 import { Field, formatTime, Message } from '../components/field.js';
 
 interface AuditRecord {
   id: string;
+  class: 'operator' | 'sign-in-failures';
   at: string;
   user: string | null;
   address: string | null;
@@ -21,10 +22,11 @@ interface Filters {
   outcome: string;
   from: string;
   to: string;
+  class: string;
 }
 
 const PAGE = 50;
-const EMPTY: Filters = { user: '', action: '', target: '', outcome: '', from: '', to: '' };
+const EMPTY: Filters = { user: '', action: '', target: '', outcome: '', from: '', to: '', class: '' };
 /** A `datetime-local` value (local time) as the ISO time the API takes. */
 const isoOf = (local: string) => (local ? new Date(local).toISOString() : undefined);
 const detailText = (detail: Record<string, unknown>) =>
@@ -80,6 +82,15 @@ export function AuditPage() {
               <option value="">any</option>
               <option value="success">success</option>
               <option value="failure">failure</option>
+            </select>
+          )}
+        </Field>
+        <Field label="Kind" hint="failed and refused sign-ins are kept apart, one record per address and minute">
+          {(props) => (
+            <select {...props} value={draft.class} onChange={set('class')}>
+              <option value="">any</option>
+              <option value="operator">operator actions</option>
+              <option value="sign-in-failures">failed sign-ins</option>
             </select>
           )}
         </Field>

@@ -15,7 +15,7 @@ export interface CiraTunnel {
   username: string;
   connectedAt: string;
   forwardedPorts: number[];
-  identity: 'bound' | 'proven' | 'accepted' | 'unverified';
+  identity: 'bound' | 'proven' | 'accepted' | 'provisioned' | 'unverified';
   verified: boolean;
 }
 
@@ -23,6 +23,7 @@ const IDENTITY_TEXT: Record<CiraTunnel['identity'], string> = {
   bound: 'bound: first known through this account',
   proven: 'proven: pinned certificate',
   accepted: 'accepted by an operator',
+  provisioned: 'provisioned: account written by activation',
   unverified: 'unverified: not used',
 };
 

@@ -11,6 +11,8 @@ import { DeviceHardware } from './device-hardware.js';
 import { DeviceEvents } from './device-events.js';
 import { DevicePower } from './device-power.js';
 import { DeviceRemote } from '../remote/device-remote.js';
+import { DeviceActivation } from './activation/device-activation.js';
+import { BootFromImage } from '../remote/boot-from-image.js';
 
 export function DevicePage({ id, session }: { id: string; session: Session }) {
   const [device, setDevice] = useState<Device | null>(null);
@@ -72,8 +74,10 @@ export function DevicePage({ id, session }: { id: string; session: Session }) {
           Delete device
         </button>
       )}
+      {device.uuid && can(session, 'activation:read') && <DeviceActivation uuid={device.uuid} />}
       {can(session, 'power:read') && <DevicePower deviceId={device.id} control={can(session, 'power:control')} queue={queue} />}
       {can(session, 'remote:connect') && <DeviceRemote deviceId={device.id} />}
+      {can(session, 'remote:connect') && <BootFromImage deviceId={device.id} powerControl={can(session, 'power:control')} />}
       {can(session, 'monitor:read') && <DeviceHardware deviceId={device.id} queue={queue} />}
       {can(session, 'monitor:read') && <DeviceEvents deviceId={device.id} queue={queue} />}
     </section>

@@ -1,6 +1,7 @@
 /** Which page a path shows: the console's own pages by route name, a placeholder for others. */
 import { matchRoute, type FrontendRoute } from '../components/nav-menu.js';
 import type { Session } from '../session.js';
+import { ActivationPage } from './activation/activation-page.js';
 import { CiraPage } from './cira-page.js';
 
 import { AuditPage } from './audit-page.js';
@@ -9,6 +10,7 @@ import { DevicePage } from './device-page.js';
 import { DevicesPage } from './devices-page.js';
 import { DiagnosticsPage } from './diagnostics-page.js';
 import { HomePage } from './home-page.js';
+import { ImagesPage } from './images-page.js';
 import { MonitorPage } from './monitor-page.js';
 import { PowerPage } from './power-page.js';
 import { ScanPage } from './scan-page.js';
@@ -44,9 +46,13 @@ export function PageFor({ path, routes, session }: { path: string; routes: Front
       return <UsersPage session={session} />;
     case 'cira':
       return <CiraPage session={session} />;
+    case 'activation':
+      return <ActivationPage session={session} />;
 
     case 'audit':
       return <AuditPage />;
+    case 'images':
+      return <ImagesPage session={session} />;
     default:
       return (
         <section>

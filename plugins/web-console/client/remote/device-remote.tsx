@@ -87,6 +87,9 @@ export function DeviceRemote({ deviceId }: { deviceId: string }) {
             <input type="checkbox" checked={state.features.sol} onChange={(e) => write({ sol: (e.target as HTMLInputElement).checked })} /> SOL
           </label>
           <label>
+            <input type="checkbox" checked={state.features.ider} onChange={(e) => write({ ider: (e.target as HTMLInputElement).checked })} /> IDE-R
+          </label>
+          <label>
             Consent{' '}
             <select value={state.userConsent} onChange={(e) => write({ userConsent: (e.target as HTMLSelectElement).value })}>
               <option value="none">not needed</option>

@@ -1,3 +1,4 @@
+/** CIDR and single-address lists matched against peer addresses (IPv4 and IPv6): SOAP callers and receivers, CIRA proxy sources. */
 import { BlockList, isIP } from 'node:net';
 
 /** The address of a peer, with IPv4-mapped IPv6 addresses (`::ffff:a.b.c.d`) shown as IPv4. */

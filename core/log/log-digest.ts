@@ -4,7 +4,7 @@
  * and written as one summary line when it ends. At most `maxKeys` keys per interval; beyond, events
  * share one key (`*`), so a flood from many addresses costs bounded memory and lines.
  */
-import type { Logger } from '../../../core/plugin-api.js';
+import type { Logger } from './logger.js';
 
 export interface LogDigestOptions {
   logger: Logger;
@@ -14,6 +14,8 @@ export interface LogDigestOptions {
   summary: string;
   intervalMs: number;
   maxKeys?: number;
+  /** Fields that replace the key's own on the shared overflow summary (default: `remoteAddress: 'other addresses'`). */
+  overflowFields?: Record<string, unknown>;
 }
 
 export interface LogDigest {
@@ -26,6 +28,7 @@ const OVERFLOW_KEY = '*';
 
 export function createLogDigest(options: LogDigestOptions): LogDigest {
   const maxKeys = options.maxKeys ?? 1000;
+  const overflowFields = options.overflowFields ?? { remoteAddress: 'other addresses' };
   const counted = new Map<string, { count: number; fields: Record<string, unknown> }>();
   let timer: NodeJS.Timeout | null = null;
   const flush = () => {
@@ -42,7 +45,7 @@ export function createLogDigest(options: LogDigestOptions): LogDigest {
       const entry = counted.get(at);
       if (entry) {
         entry.count++;
-        entry.fields = at === OVERFLOW_KEY ? { ...fields, remoteAddress: 'other addresses' } : fields;
+        entry.fields = at === OVERFLOW_KEY ? { ...fields, ...overflowFields } : fields;
         return;
       }
       counted.set(at, { count: 0, fields });
@@ -58,7 +61,7 @@ export function createLogDigest(options: LogDigestOptions): LogDigest {
 
 const MAX_NAME_CHARS = 64;
 
-/** A name a device sent, fit for a log line: printable ASCII only (others become `?`), at most 64 characters. */
+/** A name a client sent, fit for a log line: printable ASCII only (others become `?`), at most 64 characters. */
 export function loggableName(name: string): string {
   const printable = name.slice(0, MAX_NAME_CHARS).replace(/[^\x20-\x7e]/g, '?');
   return name.length > MAX_NAME_CHARS ? `${printable}… (${name.length} characters)` : printable;

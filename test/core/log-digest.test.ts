@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { createLogger } from '../../../core/log/logger.js';
-import { createLogDigest, loggableName } from '../../../plugins/cira/server/log-digest.js';
+import { createLogger } from '../../core/log/logger.js';
+import { createLogDigest, loggableName } from '../../core/log/log-digest.js';
 
 it('writes the first event of a key at once, counts the rest into one summary, and shares one key beyond maxKeys', () => {
   const lines: Array<Record<string, unknown>> = [];
