@@ -6,8 +6,9 @@ import { definePlugin, KERNEL_API_VERSION, type PluginDefinition } from './plugi
 import type { AuthService } from './auth/auth-service.js';
 import type { SignInService } from './auth/sign-in.js';
 import { CORE_PERMISSIONS } from './auth/core-permissions.js';
-import { AUTHENTICATED_USER_SCHEMA, registerAuthRoutes } from './auth/auth-routes.js';
-import { registerUserRoutes, USER_SCHEMA } from './auth/user-routes.js';
+import { registerAuthRoutes } from './auth/auth-routes.js';
+import { registerUserRoutes } from './auth/user-routes.js';
+import { AUTHENTICATED_USER_SCHEMA, USER_SCHEMA } from './auth/user-schemas.js';
 import { registerHealthRoute } from './http/health-route.js';
 import type { StoreStatus } from './store/level-store.js';
 import type { ReadinessRegistry } from './health/readiness.js';

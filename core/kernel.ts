@@ -11,6 +11,7 @@ import { startInfrastructure } from './startup/infrastructure.js';
 import { registerPlugins } from './startup/register-phase.js';
 import { buildHttpApp, listenMain } from './startup/http-phase.js';
 import { createLifecycle } from './startup/lifecycle.js';
+import { startupPhases } from './startup/startup-phases.js';
 
 /** A running gateway. */
 export interface Gateway {
@@ -38,6 +39,11 @@ export interface StartOptions {
   writeLog?: (line: string) => void;
   /** Start even when LevelDB would drop unreadable records of its log (`--accept-store-damage`); logged loudly. */
   acceptStoreDamage?: boolean;
+  /**
+   * For tests: compile every route's schemas at start (a gateway otherwise compiles each when its
+   * route is first called), so that a schema that does not compile fails the start.
+   */
+  checkSchemas?: boolean;
 }
 
 /**
@@ -46,11 +52,14 @@ export interface StartOptions {
  * was started and rethrows.
  */
 export async function startGateway(config: GatewayConfig, options: StartOptions = {}): Promise<Gateway> {
+  const phases = startupPhases();
   const cwd = options.cwd ?? process.cwd();
   const env = options.env ?? process.env;
   const logger = createLogger({ level: config.log.level, ...(options.writeLog ? { write: options.writeLog } : {}) });
   const ordered = orderLoadedPlugins(await loadEnabledPlugins(config, cwd, env, logger));
+  phases.mark('load');
   const infrastructure = await startInfrastructure(config, { cwd, env, logger, acceptStoreDamage: options.acceptStoreDamage ?? false, permissionNames: ordered.permissionNames });
+  phases.mark('infrastructure');
   const lifecycle = createLifecycle(logger);
   const shutdown = async () => {
     await lifecycle.stop(config.server.shutdownTimeoutMs);
@@ -58,13 +67,16 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
   };
   try {
     const registered = await registerPlugins({ config, cwd, logger, ordered, infrastructure, lifecycle });
-    const app = buildHttpApp(config, registered.parts, infrastructure.auth);
+    phases.mark('register');
+    const app = buildHttpApp(config, registered.parts, infrastructure.auth, { checkSchemas: options.checkSchemas === true });
+    phases.mark('http');
     const main = await listenMain(config, app.callback(), registered.parts.upgrades);
     lifecycle.addListener(CORE_PLUGIN, main, true);
     registered.setBaseUrl(main.url);
     await lifecycle.markServing();
+    phases.mark('listen');
     const plugins = registered.manifests.map((p) => p.name);
-    logger.info('gateway serving', { url: main.url, plugins });
+    logger.info('gateway serving', { url: main.url, plugins, startupMs: phases.summary() });
     let stopping: Promise<void> | undefined;
     return {
       config,

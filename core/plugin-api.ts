@@ -51,7 +51,7 @@ export type {
  * plugin's `configSchema` with it, and the handler's request and `ctx.config` are typed from them.
  */
 export { Type, type Static, type TSchema } from '@sinclair/typebox';
-export { ComponentRef, NullableString, StringEnum } from './validation/schema-types.js';
+export { ComponentRef, DateTime, Nullable, NullableEnum, NullableString, StringEnum } from './validation/schema-types.js';
 export type { ReadinessCheck, ReadinessResult } from './health/readiness.js';
 export type { PluginAuth, SignInRequest, SignInResult } from './auth/auth-api.js';
 export { HttpError, isHttpError, type HttpErrorShape, type ProblemFieldError } from './http/http-error.js';

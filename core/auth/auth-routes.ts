@@ -3,6 +3,8 @@ import type { PluginContext } from '../plugin-api.js';
 import { HttpError } from '../http/http-error.js';
 import type { AuthService } from './auth-service.js';
 import type { SignInService } from './sign-in.js';
+import { AUTHENTICATED_USER_SCHEMA, LOGIN_RESPONSE_SCHEMA, type LoginResponse } from './user-schemas.js';
+import { ComponentRef } from '../validation/schema-types.js';
 
 export const LOGIN_REQUEST_SCHEMA = Type.Object(
   {
@@ -12,15 +14,6 @@ export const LOGIN_REQUEST_SCHEMA = Type.Object(
   { additionalProperties: false },
 );
 
-export const AUTHENTICATED_USER_SCHEMA = {
-  type: 'object',
-  required: ['id', 'username', 'permissions'],
-  properties: {
-    id: { type: 'string', description: "The user's immutable id (a user deleted and created again under the same name has another)" },
-    username: { type: 'string' },
-    permissions: { type: 'array', items: { type: 'string' } },
-  },
-};
 
 /** `POST /api/auth/login`, `GET /api/auth/me`, `POST /api/auth/logout`. */
 export function registerAuthRoutes(ctx: PluginContext, auth: AuthService, signIn: SignInService): void {
@@ -34,18 +27,11 @@ export function registerAuthRoutes(ctx: PluginContext, auth: AuthService, signIn
     permission: 'public',
     body: LOGIN_REQUEST_SCHEMA,
     responses: {
-      200: {
-        description: 'Signed in',
-        schema: {
-          type: 'object',
-          required: ['token', 'expiresAt', 'user'],
-          properties: { token: { type: 'string' }, expiresAt: { type: 'string', format: 'date-time' }, user: AUTHENTICATED_USER_SCHEMA },
-        },
-      },
+      200: { description: 'Signed in', schema: LOGIN_RESPONSE_SCHEMA },
       401: { description: 'Unknown user or wrong password (the same answer for both)' },
       429: { description: 'Too many failed logins for this name from this client, or from this client altogether; see Retry-After' },
     },
-    async handler(req) {
+    async handler(req): Promise<LoginResponse> {
       const { username, password } = req.body;
       const result = await signIn.signIn({ username, password, address: req.ip, door: 'rest' });
       if (result.outcome === 'refused') {
@@ -66,7 +52,7 @@ export function registerAuthRoutes(ctx: PluginContext, auth: AuthService, signIn
     summary: 'The signed-in user and their permissions',
     tags: ['auth'],
     permission: 'authenticated',
-    responses: { 200: { description: 'The user', schema: AUTHENTICATED_USER_SCHEMA } },
+    responses: { 200: { description: 'The user', schema: ComponentRef('AuthenticatedUser', AUTHENTICATED_USER_SCHEMA) } },
     handler: (req) => req.user,
   });
   ctx.http.route({

@@ -6,6 +6,7 @@ import { ALL_PERMISSIONS, USERS_MANAGE } from './core-permissions.js';
 import { hashPassword } from './password-hash.js';
 import { assertManagerRemains, assertMayGrant, assertMayManage, userMutations } from './user-authority.js';
 import { newUserId, type StoredUser } from './user-store.js';
+import type { User } from './user-schemas.js';
 
 const USERNAME = Type.String({ pattern: '^[A-Za-z0-9._@-]{1,64}$', 'x-pattern-message': 'must be 1 to 64 letters, digits or . _ @ -' });
 const PASSWORD = Type.String({ minLength: 8, maxLength: 256, description: 'Write-only' });
@@ -14,21 +15,9 @@ const CREATE_USER = Type.Object({ username: USERNAME, password: PASSWORD, permis
 const UPDATE_USER = Type.Object({ password: Type.Optional(PASSWORD), permissions: Type.Optional(PERMISSIONS) }, { additionalProperties: false, minProperties: 1 });
 const USER_REF = { $ref: '#/components/schemas/User' };
 
-export const USER_SCHEMA = {
-  type: 'object',
-  required: ['id', 'username', 'permissions', 'createdAt', 'updatedAt'],
-  properties: {
-    id: { type: 'string', description: 'Immutable: a user deleted and created again under the same name has another id' },
-    username: { type: 'string' },
-    permissions: { type: 'array', items: { type: 'string' }, description: 'Effective permissions' },
-    createdAt: { type: 'string', format: 'date-time' },
-    updatedAt: { type: 'string', format: 'date-time' },
-  },
-};
-
 /** CRUD of gateway users at `/api/users`, permission `users:manage`. */
 export function registerUserRoutes(ctx: PluginContext, auth: AuthService): void {
-  const view = (user: StoredUser) => ({ ...auth.toAuthenticated(user), createdAt: user.createdAt, updatedAt: user.updatedAt });
+  const view = (user: StoredUser): User => ({ ...auth.toAuthenticated(user), createdAt: user.createdAt, updatedAt: user.updatedAt });
   const checkPermissions = (permissions: string[]) => {
     const known = auth.allPermissions();
     const unknown = permissions.filter((p) => p !== ALL_PERMISSIONS && !known.includes(p));

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { packagePath } from '../assets/package-root.js';
-import { createAjv, describeErrors } from '../validation/validator.js';
+import { describeErrors } from '../validation/validator.js';
+import { startValidator } from '../validation/start-validators.js';
 import { applyEnvOverrides } from './env-overrides.js';
 import { GATEWAY_CONFIG_SCHEMA, type GatewayConfig } from './gateway-config.js';
 
@@ -76,7 +77,7 @@ export function loadConfig(options: LoadConfigOptions = {}): GatewayConfig {
 let schemaValidator: ValidateFunction<GatewayConfig> | undefined;
 
 export function validateConfig(config: Json): GatewayConfig {
-  schemaValidator ??= createAjv().compile<GatewayConfig>(GATEWAY_CONFIG_SCHEMA);
+  schemaValidator ??= startValidator<GatewayConfig>(GATEWAY_CONFIG_SCHEMA);
   if (!schemaValidator(config)) {
     const problems = describeErrors(schemaValidator.errors).map((e) => `${e.path} ${e.message}`);
     throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);

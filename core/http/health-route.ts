@@ -1,6 +1,7 @@
 import type { PluginContext } from '../plugin-api.js';
 import type { StoreStatus } from '../store/level-store.js';
 import type { ReadinessRegistry } from '../health/readiness.js';
+import { HEALTH_SCHEMA, NOT_READY_SCHEMA, READY_SCHEMA, type Health, type Readiness } from '../health/health-schemas.js';
 
 export interface HealthParts {
   version: string;
@@ -9,14 +10,6 @@ export interface HealthParts {
   readiness: ReadinessRegistry;
 }
 
-const CHECKS_SCHEMA = {
-  type: 'array',
-  items: {
-    type: 'object',
-    required: ['name', 'ready'],
-    properties: { name: { type: 'string' }, ready: { type: 'boolean' }, reason: { type: 'string' } },
-  },
-} as const;
 
 /**
  * `GET /api/health`: no token; 200 once serving (liveness: a read-only store does not make a
@@ -33,19 +26,10 @@ export function registerHealthRoute(ctx: PluginContext, parts: HealthParts): voi
     responses: {
       200: {
         description: 'Serving; `store` appears only when the store is read-only or damaged',
-        schema: {
-          type: 'object',
-          required: ['status', 'version', 'plugins'],
-          properties: {
-            status: { const: 'ok' },
-            version: { type: 'string' },
-            plugins: { type: 'array', items: { type: 'string' } },
-            store: { type: 'object', properties: { state: { type: 'string' }, reason: { type: 'string' } } },
-          },
-        },
+        schema: HEALTH_SCHEMA,
       },
     },
-    handler: () => {
+    handler: (): Health => {
       const store = parts.store();
       return { status: 'ok', version: parts.version, plugins: parts.plugins(), ...(store.state === 'ok' ? {} : { store }) };
     },
@@ -57,19 +41,19 @@ export function registerHealthRoute(ctx: PluginContext, parts: HealthParts): voi
     tags: ['health'],
     permission: 'public',
     responses: {
-      200: { description: 'Ready', schema: { type: 'object', required: ['status', 'checks'], properties: { status: { const: 'ready' }, checks: CHECKS_SCHEMA } } },
+      200: { description: 'Ready', schema: READY_SCHEMA },
       503: {
         description: 'Not ready: the checks that fail carry a reason',
         contentType: 'application/json',
-        schema: { type: 'object', required: ['status', 'checks'], properties: { status: { const: 'not ready' }, checks: CHECKS_SCHEMA } },
+        schema: NOT_READY_SCHEMA,
       },
     },
-    handler: async (_request, reply) => {
+    handler: async (_request, reply): Promise<Readiness> => {
       const checks = await parts.readiness.report();
       const ready = checks.every((c) => c.ready);
       reply.header('Cache-Control', 'no-store');
       if (!ready) reply.status(503).type('application/json');
-      return { status: ready ? 'ready' : 'not ready', checks };
+      return ready ? { status: 'ready', checks } : { status: 'not ready', checks };
     },
   });
 }

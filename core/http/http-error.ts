@@ -1,8 +1,5 @@
-/** A problem detail of a validation failure: where and what. */
-export interface ProblemFieldError {
-  path: string;
-  message: string;
-}
+export type { ProblemFieldError } from './problem-schema.js';
+import type { ProblemFieldError } from './problem-schema.js';
 
 /**
  * An error with an HTTP status. Handlers throw it; the kernel turns it into

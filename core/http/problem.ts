@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Context, Next } from 'koa';
 import type { ProblemFieldError } from './http-error.js';
+import type { Problem } from './problem-schema.js';
 import type { Logger } from '../log/logger.js';
 
 export const PROBLEM_TYPE_BASE = 'urn:amt-gateway:problem:';
@@ -74,13 +75,14 @@ export function sendProblem(ctx: Context, problem: ProblemSource): void {
   ctx.status = problem.status;
   for (const [name, value] of Object.entries(problem.headers ?? {})) ctx.set(name, value);
   ctx.type = 'application/problem+json';
-  ctx.body = {
+  const body: Problem = {
     type: PROBLEM_TYPE_BASE + problem.code,
     title: STATUS_CODES[problem.status] ?? 'Error',
     status: problem.status,
     detail: problem.expose && problem.message ? problem.message : 'The gateway could not complete the request.',
     ...(problem.errors ? { errors: problem.errors } : {}),
   };
+  ctx.body = body;
 }
 
 const INTERNAL: ProblemSource = { status: 500, code: 'GW_ERR_INTERNAL', expose: false, message: '' };

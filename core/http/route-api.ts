@@ -7,13 +7,8 @@ import type { Static, TSchema } from '@sinclair/typebox';
 import type { JsonSchema } from '../validation/json-schema.js';
 
 /** The signed-in user a request runs for. */
-export interface AuthenticatedUser {
-  /** The user's immutable id: bind what outlives a request (a session, a ticket) to it, never to the name. */
-  id: string;
-  username: string;
-  /** Effective permissions (wildcards expanded). */
-  permissions: string[];
-}
+export type { AuthenticatedUser } from '../auth/user-schemas.js';
+import type { AuthenticatedUser } from '../auth/user-schemas.js';
 
 /**
  * What a route's validated inputs hold, Fastify-style: `route<{ Body: NewNote; Querystring:

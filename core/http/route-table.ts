@@ -1,10 +1,10 @@
 import Router, { type RouterContext } from '@koa/router';
 import type { Context } from 'koa';
-import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
+import type { ValidateFunction } from 'ajv/dist/2020.js';
 import type { AuthenticatedUser, RouteSpec } from './route-api.js';
 import type { DocumentedRoute } from '../openapi/openapi-builder.js';
 import { applyResult, routeReply, routeRequest } from './route-adapter.js';
-import { toAjvRefs } from '../openapi/schema-registry.js';
+import type { RouteValidators } from './route-validators.js';
 import { describeErrors } from '../validation/validator.js';
 import { HttpError } from './http-error.js';
 
@@ -60,11 +60,11 @@ export class RouteTable {
     }
   }
 
-  buildRouter(ajvBody: Ajv2020, ajvQuery: Ajv2020, authenticate: Authenticator): Router<GatewayState> {
+  buildRouter(validators: RouteValidators, authenticate: Authenticator): Router<GatewayState> {
     const router = new Router<GatewayState>();
     for (const { method, path, spec } of this.routes) {
-      const body = spec.body ? ajvBody.compile(toAjvRefs(spec.body) as object) : undefined;
-      const query = spec.query ? ajvQuery.compile(toAjvRefs(spec.query) as object) : undefined;
+      const body = spec.body ? validators.body(spec.body) : undefined;
+      const query = spec.query ? validators.query(spec.query) : undefined;
       router.register(path, [method.toUpperCase()], async (ctx: RouterContext<GatewayState>) => {
         let user: AuthenticatedUser | undefined;
         if (spec.permission !== 'public') {
@@ -75,8 +75,8 @@ export class RouteTable {
             throw new HttpError(403, 'GW_ERR_FORBIDDEN', `this requires the permission '${spec.permission}'`);
           }
         }
-        const validQuery = validateQuery(query, ctx.query);
-        if (body) validateBody(body, ctx);
+        const validQuery = validateQuery(query?.(), ctx.query);
+        if (body) validateBody(body(), ctx);
         const reply = routeReply(ctx);
         const result: unknown = await spec.handler(routeRequest(ctx, validQuery, body ? ctx.request.body : undefined, user), reply);
         if (!applyResult(ctx, reply, result)) ctx.status = 204;

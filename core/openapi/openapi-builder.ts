@@ -1,5 +1,6 @@
 import type { RouteSpec } from '../plugin-api.js';
 import type { JsonSchema } from '../validation/json-schema.js';
+import { PROBLEM_SCHEMA } from '../http/problem-schema.js';
 
 export interface DocumentedRoute {
   plugin: string;
@@ -19,19 +20,6 @@ export interface OpenApiInput {
 }
 
 const PROBLEM_REF = { $ref: '#/components/schemas/Problem' };
-
-const PROBLEM_SCHEMA: JsonSchema = {
-  type: 'object',
-  description: 'RFC 9457 problem details',
-  required: ['type', 'title', 'status', 'detail'],
-  properties: {
-    type: { type: 'string' },
-    title: { type: 'string' },
-    status: { type: 'integer' },
-    detail: { type: 'string' },
-    errors: { type: 'array', items: { type: 'object', required: ['path', 'message'], properties: { path: { type: 'string' }, message: { type: 'string' } } } },
-  },
-};
 
 /** Converts `/devices/:id` to `/devices/{id}`. */
 export function toOpenApiPath(path: string): string {

@@ -13,24 +13,28 @@ import type { KernelParts } from '../plugins/plugin-context.js';
 import { buildOpenApiDocument } from '../openapi/openapi-builder.js';
 import { createApp } from '../http/app.js';
 import { startListener, type Listener } from '../http/listener.js';
-import { createAjv } from '../validation/validator.js';
+import { RouteValidators } from '../http/route-validators.js';
 import { PACKAGE_VERSION } from '../assets/package-root.js';
+
+/** Schema checks a test asks of its gateway (StartOptions). */
+export interface SchemaChecks {
+  /** Compile every route's validators at start instead of on first use, so that one that does not compile stops the start. */
+  checkSchemas?: boolean;
+}
 
 function bearerToken(authorization: string): string | undefined {
   return /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1];
 }
 
 /** Phase `ready`: the HTTP application over every registered route and mount. */
-export function buildHttpApp(config: GatewayConfig, parts: KernelParts, auth: AuthService): Koa<GatewayState> {
+export function buildHttpApp(config: GatewayConfig, parts: KernelParts, auth: AuthService, checks: SchemaChecks = {}): Koa<GatewayState> {
   const { routes, schemas, tags } = parts;
-  const ajvBody = createAjv();
-  const ajvQuery = createAjv({ coerceTypes: true, useDefaults: true });
-  schemas.installInto(ajvBody);
-  schemas.installInto(ajvQuery);
-  const router = routes.buildRouter(ajvBody, ajvQuery, async (ctx) => {
+  const validators = new RouteValidators(schemas);
+  const router = routes.buildRouter(validators, async (ctx) => {
     const token = bearerToken(ctx.get('Authorization'));
     return token ? auth.verifyToken(token) : null;
   });
+  if (checks.checkSchemas) validators.compileAll();
   let openApi: Record<string, unknown> | undefined;
   return createApp({
     logger: parts.logger,

@@ -2,7 +2,7 @@
  * Start-up phases `load` and `order`: import every enabled plugin, check it against the contract,
  * apply the environment variables it declares, and order the plugins by their dependencies.
  */
-import type { GatewayConfig } from '../config/gateway-config.js';
+import type { GatewayConfig, PluginSetting } from '../config/gateway-config.js';
 import { applyPluginEnv, checkPluginEnv } from '../config/plugin-env.js';
 import { applyFormerSections } from './former-sections.js';
 import type { PermissionDeclaration, PluginDefinition } from '../plugin-api.js';
@@ -21,6 +21,8 @@ export interface LoadedPlugin {
   readonly optionalDependencies: string[];
   readonly def: PluginDefinition<Record<string, unknown>>;
   readonly options: Record<string, unknown>;
+  /** Built into the gateway (not given by `path` or `package`): its schemas are checked by the gateway's tests. */
+  readonly builtIn: boolean;
 }
 
 /** The plugins in registration order, with what order implies. */
@@ -35,13 +37,13 @@ export interface OrderedPlugins {
 /** Phase `load`: imports every enabled plugin and checks it against the contract. */
 export async function loadEnabledPlugins(config: GatewayConfig, cwd: string, env: NodeJS.ProcessEnv, logger?: Pick<Logger, 'info' | 'warn'>): Promise<LoadedPlugin[]> {
   const loaded: LoadedPlugin[] = [];
+  const builtIn = builtInTest(config);
   for (const [name, setting] of Object.entries(config.plugins)) {
     if (!setting.enable) continue;
     if (name === CORE_PLUGIN) throw new PluginError('GW_ERR_PLUGIN_NAME', `no plugin may be called '${CORE_PLUGIN}': the kernel goes by that name`);
-    const def = await loadPlugin(name, setting, cwd);
-    loaded.push({ name, dependencies: def.dependencies ?? [], optionalDependencies: def.optionalDependencies ?? [], def, options: structuredClone(setting.options ?? {}) });
+    loaded.push(await loadOne(name, setting, cwd, builtIn(name)));
   }
-  await addImpliedDependencies(loaded, config, cwd, logger);
+  await addImpliedDependencies(loaded, config, cwd, builtIn, logger);
   applyFormerSections(config, loaded, logger);
   checkPluginEnv(loaded.map((p) => ({ name: p.name, env: p.def.env ?? {} })));
   for (const plugin of loaded) applyPluginEnv(plugin.def.env ?? {}, plugin.options, env);
@@ -54,20 +56,28 @@ export async function loadEnabledPlugins(config: GatewayConfig, cwd: string, env
  * since it overrides an `enable: false`. A third-party plugin's missing dependency stays an error:
  * its site says what it enables.
  */
-async function addImpliedDependencies(loaded: LoadedPlugin[], config: GatewayConfig, cwd: string, logger?: Pick<Logger, 'info'>): Promise<void> {
-  const builtIn = new Set(builtInPluginNames());
-  const thirdParty = (name: string) => !builtIn.has(name) || Boolean(config.plugins[name]?.path || config.plugins[name]?.package);
+async function addImpliedDependencies(loaded: LoadedPlugin[], config: GatewayConfig, cwd: string, builtIn: (name: string) => boolean, logger?: Pick<Logger, 'info'>): Promise<void> {
   for (let i = 0; i < loaded.length; i++) {
     const requiring = loaded[i]!;
-    if (thirdParty(requiring.name)) continue;
+    if (!requiring.builtIn) continue;
     for (const dep of requiring.dependencies) {
-      if (loaded.some((p) => p.name === dep) || thirdParty(dep)) continue;
-      const setting = { ...config.plugins[dep], enable: true };
-      const def = await loadPlugin(dep, setting, cwd);
+      if (loaded.some((p) => p.name === dep) || !builtIn(dep)) continue;
+      const plugin = await loadOne(dep, { ...config.plugins[dep], enable: true }, cwd, true);
       logger?.info('plugin enabled implicitly: a plugin enabled depends on it', { plugin: dep, requiredBy: requiring.name });
-      loaded.push({ name: dep, dependencies: def.dependencies ?? [], optionalDependencies: def.optionalDependencies ?? [], def, options: structuredClone(setting.options ?? {}) });
+      loaded.push(plugin);
     }
   }
+}
+
+/** Whether a plugin name is a built-in one as this site configures it (not replaced by a `path` or `package`). */
+function builtInTest(config: GatewayConfig): (name: string) => boolean {
+  const names = new Set(builtInPluginNames());
+  return (name) => names.has(name) && !config.plugins[name]?.path && !config.plugins[name]?.package;
+}
+
+async function loadOne(name: string, setting: PluginSetting, cwd: string, builtIn: boolean): Promise<LoadedPlugin> {
+  const def = await loadPlugin(name, setting, cwd);
+  return { name, dependencies: def.dependencies ?? [], optionalDependencies: def.optionalDependencies ?? [], def, options: structuredClone(setting.options ?? {}), builtIn };
 }
 
 /** Phase `order`: dependency order (refusing cycles and missing dependencies) and the permission list. */

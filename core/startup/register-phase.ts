@@ -13,7 +13,8 @@ import { kernelPluginAuth } from '../auth/plugin-auth.js';
 import { RouteTable } from '../http/route-table.js';
 import { startListener } from '../http/listener.js';
 import { SchemaRegistry } from '../openapi/schema-registry.js';
-import { createAjv } from '../validation/validator.js';
+import { startupValidator } from '../validation/validator.js';
+import { startValidator } from '../validation/start-validators.js';
 import { createPluginContext, type KernelParts } from '../plugins/plugin-context.js';
 import { isPluginError, PluginError } from '../plugins/plugin-errors.js';
 import { ReadinessRegistry } from '../health/readiness.js';
@@ -84,10 +85,8 @@ export async function registerPlugins(inputs: RegisterInputs): Promise<Registere
   };
   const core = corePlugin({ version: PACKAGE_VERSION, auth: infra.auth, signIn, plugins: () => manifests.map((p) => p.name), store: () => infra.store.status(), readiness: parts.readiness });
   await core.register(createPluginContext(core, {}, parts));
-  // One ajv for every plugin's options: an instance with its formats costs tens of milliseconds.
-  const optionsAjv = createAjv({ useDefaults: true });
   for (const plugin of ordered.plugins) {
-    validateOptions(plugin, optionsAjv);
+    validateOptions(plugin);
     manifests.push(manifestOf(plugin));
     await registerOne(plugin, parts);
   }
@@ -110,9 +109,10 @@ function manifestOf({ def, dependencies, optionalDependencies }: LoadedPlugin): 
   return { name: def.name, version: def.version, dependencies, optionalDependencies, permissions: def.permissions ?? [], routes: def.routes ?? [] };
 }
 
-function validateOptions(plugin: LoadedPlugin, ajv: ReturnType<typeof createAjv>): void {
+function validateOptions(plugin: LoadedPlugin): void {
   if (!plugin.def.configSchema) return;
-  const validate = ajv.compile(plugin.def.configSchema);
+  if (!plugin.builtIn) checkThirdPartySchema(plugin);
+  const validate = startValidator(plugin.def.configSchema);
   if (!validate(plugin.options)) {
     const problems = (validate.errors ?? []).map((e) => {
       const extra = e.keyword === 'additionalProperties' ? `.${String((e.params as { additionalProperty: string }).additionalProperty)}` : '';
@@ -127,6 +127,14 @@ function hostAndPort(url: string): { host: string; port: number } {
   const parsed = new URL(url);
   const port = parsed.port === '' ? (parsed.protocol === 'https:' ? 443 : 80) : Number(parsed.port);
   return { host: parsed.hostname.replace(/^\[(.*)\]$/, '$1'), port };
+}
+
+/** A third-party plugin's options schema against the JSON Schema meta-schema (built-in ones are checked by the tests). */
+function checkThirdPartySchema(plugin: LoadedPlugin): void {
+  const ajv = startupValidator();
+  if (ajv.validateSchema(plugin.def.configSchema as object)) return;
+  const problems = (ajv.errors ?? []).map((e) => `${e.instancePath || '(root)'} ${e.message ?? 'is invalid'}`).join('; ');
+  throw new PluginError('GW_ERR_PLUGIN_SCHEMA', `plugin '${plugin.name}' declares an invalid configSchema: ${problems}`);
 }
 
 /** The kernel's readiness checks: the store takes writes, the pool takes tasks, each plugin has started and is not stopping. */

@@ -8,10 +8,8 @@ import type { RequestActor, RouteRequest } from '../../core/plugin-api.js';
 /** Who acted: a route's request (its signed-in user and client address), or the actor named directly. */
 export type AuditActor = Pick<RouteRequest, 'user' | 'ip'> | RequestActor;
 
-export type AuditOutcome = 'success' | 'failure';
-
-/** JSON-able facts about the action. Never a secret: keys that name one (password, token, ...) are redacted. */
-export type AuditDetail = Record<string, unknown>;
+export type { AuditClass, AuditDetail, AuditOutcome, AuditRecord } from './audit-schemas.js';
+import type { AuditDetail, AuditOutcome } from './audit-schemas.js';
 
 /** What a plugin records. */
 export interface AuditEntry {
@@ -23,28 +21,6 @@ export interface AuditEntry {
   /** Default `success`. */
   outcome?: AuditOutcome;
   detail?: AuditDetail;
-}
-
-/**
- * Records are kept in classes, each with its own retention bound: `operator` (what signed-in users
- * and the kernel did, recorded one by one), and `sign-in-failures` (failed and refused sign-ins,
- * which anyone can cause, aggregated per client address, door and window), so that noise can never
- * push operator records out.
- */
-export type AuditClass = 'operator' | 'sign-in-failures';
-
-/** A stored record, as `GET /api/audit` returns it. */
-export interface AuditRecord {
-  /** Increasing with the order records of its class were written (`f`-prefixed in the `sign-in-failures` class). */
-  id: string;
-  class: AuditClass;
-  at: string;
-  user: string | null;
-  address: string | null;
-  action: string;
-  target: string | null;
-  outcome: AuditOutcome;
-  detail: AuditDetail;
 }
 
 /** The `audit` service. */

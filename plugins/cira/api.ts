@@ -3,35 +3,9 @@
  * reach devices through their tunnels, and the tunnel events it publishes. See INTERFACE.md.
  */
 import type { Duplex } from 'node:stream';
-import type { TunnelTrust } from './identity/uuid-bindings.js';
+import type { CiraCertificate, CiraConnection, TunnelIdentity, TunnelTrust } from './routes/cira-schemas.js';
 
-export type { TunnelTrust } from './identity/uuid-bindings.js';
-
-/**
- * Whether a tunnel is known to be the device whose UUID it claims: a {@link TunnelTrust}, or
- * `unverified` (the device was first known from the LAN and the tunnel has not proven it is that
- * device; nothing but the proof goes through it until it does or an operator accepts it).
- */
-export type TunnelIdentity = TunnelTrust | 'unverified';
-
-/** A live tunnel, as `GET /api/cira/connections` lists it. */
-export interface CiraConnection {
-  deviceId: string;
-  /** The PROTOCOLVERSION UUID, lower-case canonical text. */
-  uuid: string;
-  remoteAddress: string;
-  remotePort: number;
-  /** The MPS account the device signed in with. */
-  username: string;
-  connectedAt: string;
-  lastKeepAliveAt: string | null;
-  forwardedPorts: number[];
-  openChannels: number;
-  /** How the tunnel is known to be the device (see {@link TunnelIdentity}). */
-  identity: TunnelIdentity;
-  /** false while `identity` is `unverified`: no credential, Digest response or operation goes through the tunnel. */
-  verified: boolean;
-}
+export type { CiraCertificate, CiraConnection, MpsAccount, TunnelIdentity, TunnelTrust, UuidBinding } from './routes/cira-schemas.js';
 
 /** What the device resolver learns of a tunnel that authenticated. */
 export interface CiraIdentity {
@@ -98,7 +72,7 @@ export interface CiraService {
   verify(deviceId: string, how: 'proven' | 'accepted'): Promise<Readonly<CiraConnection> | undefined>;
   /** The CIRA listener's address once listening. */
   address(): { host: string; port: number } | null;
-  certificate(): { pem: string; sha256: string };
+  certificate(): CiraCertificate;
   /**
    * Where devices dial in, as a provisioning server writes it into them: the address (the configured
    * `publicAddress`, else the listener's), its port, and the server certificate they must trust.

@@ -8,49 +8,12 @@ import type { DeviceGate } from './gate-api.js';
 export type * from './gate-api.js';
 import type { DeviceChannel } from '../../workers/amt/device-target.js';
 export type { DeviceChannel } from '../../workers/amt/device-target.js';
-export type ProvisioningState = 'PRE' | 'IN' | 'POST';
-/** `locked-out-risk`: sign-ins are paused so that the device's account is not locked (see the sign-in memory). */
-export type AuthStatus = 'ok' | 'unauthorized' | 'unreachable' | 'error' | 'locked-out-risk';
-/** How the gateway reaches a device now: on the local network, and/or through its CIRA tunnel. */
-export type DeviceConnection = 'lan' | 'cira';
+export type { AuthStatus, Device, DeviceConnection, ProvisioningState } from './registry/device-schemas.js';
+import type { Device, DeviceConnection, ProvisioningState } from './registry/device-schemas.js';
 
-export interface Device {
-  id: string;
-  ipAddress: string;
-  hostname: string | null;
-  /** Domain name from AMT_GeneralSettings, when known. */
-  domain?: string | null;
-  firmwareVersion: string | null;
-  provisioningState: ProvisioningState | null;
-  provisioningMode?: 'ACM' | 'CCM' | null;
-  uuid?: string | null;
-  tls: boolean;
-  /** SHA-256 fingerprint of the device's TLS certificate pinned on first contact. */
-  tlsFingerprint?: string | null;
-  openPorts: number[];
-  authStatus: AuthStatus;
-  credentialId?: string | null;
-  online: boolean;
-  /** How the gateway reaches the device now; `online` is true while it is not empty. */
-  connections?: DeviceConnection[];
-  firstSeen: string;
-  lastSeen: string;
-  lastScanId: string | null;
-}
-
-export interface Credential {
-  id: string;
-  name: string;
-  username: string;
-  isDefault: boolean;
-  /**
-   * The UUID of the one device this credential belongs to (its own AMT password, set when the
-   * gateway activated it): in no credential list, tried for that device first and for no other.
-   */
-  boundTo?: string;
-  createdAt: string;
-  updatedAt: string;
-}
+export type { Credential } from './credentials/credential-schemas.js';
+import type { Credential } from './credentials/credential-schemas.js';
+export type { DeviceSignIn } from './sign-in/sign-in-schemas.js';
 
 export interface DeviceFilter {
   q?: string;

@@ -1,8 +1,6 @@
 /** Public types of the `power-mgmt` plugin. */
-export interface PowerStateChangedEvent {
-  deviceId: string;
-  powerState: number;
-}
+export type { PowerStateChangedEvent } from './power-schemas.js';
+import type { PowerStateChangedEvent } from './power-schemas.js';
 
 export type { PowerService, PowerChangeResult, BootTarget, BootCheck } from './power-service.js';
 export type { PowerAction } from './power-actions.js';

@@ -1,7 +1,7 @@
 /** `GET /api/power/{deviceId}`, `POST /api/power/{deviceId}` and `POST /api/power/bulk`. */
 import type { PluginContext } from '../../core/plugin-api.js';
 import type { PowerMgmtConfig } from './config.js';
-import { POWER_ACTION_REQUEST_SCHEMA, POWER_BULK_RESULT_SCHEMA, POWER_CHANGE_RESULT_SCHEMA, POWER_STATUS_SCHEMA, powerBulkRequestSchema } from './power-schemas.js';
+import { POWER_ACTION_REQUEST_SCHEMA, POWER_BULK_RESULT_SCHEMA, POWER_CHANGE_RESULT_SCHEMA, POWER_STATE_CHANGED_EVENT_SCHEMA, POWER_STATUS_SCHEMA, powerBulkRequestSchema } from './power-schemas.js';
 import type { PowerService } from './power-service.js';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
@@ -11,6 +11,8 @@ export function registerPowerRoutes(ctx: PluginContext<PowerMgmtConfig>, power: 
   ctx.openapi.addSchema('PowerStatus', POWER_STATUS_SCHEMA);
   ctx.openapi.addSchema('PowerChangeResult', POWER_CHANGE_RESULT_SCHEMA);
   ctx.openapi.addSchema('PowerBulkResult', POWER_BULK_RESULT_SCHEMA);
+  // Not answered by a route: the payload of PowerStateChanged, which /scanHub sends.
+  ctx.openapi.addSchema('PowerStateChangedEvent', POWER_STATE_CHANGED_EVENT_SCHEMA);
   ctx.openapi.addTag('power', 'Power state of devices: read, change, change many');
   const tags = ['power'];
   const deviceFailures = ctx.use('deviceGate').problemResponses;

@@ -10,47 +10,12 @@ import type { Device, DeviceGate, DeviceRegistry } from 'amt-gateway/devices';
 import { createSemaphore } from '../../core/util/semaphore.js';
 import type { PowerMgmtConfig } from './config.js';
 import { PowerErrors } from './errors.js';
-import { availableActions, expectedState, POWER_ACTIONS, stateName, statesNamed, type PowerAction, type PowerStateName } from './power-actions.js';
+import { availableActions, expectedState, POWER_ACTIONS, stateName, statesNamed, type PowerAction } from './power-actions.js';
 
-export interface PowerStatus {
-  deviceId: string;
-  powerState: number | null;
-  state: PowerStateName;
-  availableActions: PowerAction[];
-}
-
-export type BootTarget = 'bios' | 'pxe' | 'hdd' | 'ider-cd' | 'ider-floppy';
+export type { BootTarget, BulkItemResult, BulkPowerResult, PowerChangeResult, PowerStatus } from './power-schemas.js';
+import type { BootTarget, BulkItemResult, BulkPowerResult, PowerChangeResult, PowerStatus } from './power-schemas.js';
 /** Refuses a boot choice the plugin that owns it cannot back now (throws an HttpError). */
 export type BootCheck = (device: Device, boot: BootTarget) => void;
-
-export interface PowerChangeResult {
-  deviceId: string;
-  action: PowerAction;
-  /** The one-time boot setting written before the action, when one was asked. */
-  boot?: BootTarget;
-  /** The device's `ReturnValue`: 0 success. */
-  returnValue: number | null;
-  ok: boolean;
-  /** The state re-read after the change (before it, when the device refused); null when it could not be read. */
-  powerState: number | null;
-  state: PowerStateName;
-  /** The re-read state is the one the action leads to. */
-  confirmed: boolean;
-}
-
-export interface BulkItemResult extends Omit<PowerChangeResult, 'action'> {
-  /** Why the device could not be changed: the problem a single request would have given. */
-  error?: { status: number; code: string; detail: string };
-}
-
-export interface BulkPowerResult {
-  action: PowerAction;
-  total: number;
-  succeeded: number;
-  failed: number;
-  /** One result per requested device, in request order. */
-  results: BulkItemResult[];
-}
 
 export interface PowerService {
   read(deviceId: string): Promise<PowerStatus>;

@@ -5,11 +5,11 @@
 import type { Device, DeviceGate, DeviceRunOptions } from 'amt-gateway/devices';
 import type { OptInAction, RedirectionFeatures } from '../../workers/tasks/task-types.js';
 import { RedirectionErrors } from './errors.js';
-import { OPT_IN_STATES, USER_CONSENT } from './schemas.js';
+import { OPT_IN_STATES, type SESSION_MODES, type USER_CONSENT } from './schemas.js';
 
 export type UserConsent = (typeof USER_CONSENT)[number];
 export type OptInStateName = (typeof OPT_IN_STATES)[number];
-export type SessionMode = 'kvm' | 'sol';
+export type SessionMode = (typeof SESSION_MODES)[number];
 
 /** `OptInRequired` of each consent policy. */
 const OPT_IN_REQUIRED: Record<UserConsent, number> = { none: 0, kvm: 1, all: 0xffffffff };

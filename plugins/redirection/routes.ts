@@ -3,7 +3,18 @@ import type { PluginContext, RouteRequest } from '../../core/plugin-api.js';
 import type { Device } from 'amt-gateway/devices';
 import type { RedirectionConfig } from './config.js';
 import type { RedirectionReads } from './device-state.js';
-import { IDER_SESSION_SCHEMA, CONSENT_CODE_SCHEMA, FEATURES_REQUEST_SCHEMA, REDIRECTION_STATE_SCHEMA, SESSION_LIST_SCHEMA, SESSION_REQUEST_SCHEMA, SESSION_TICKET_SCHEMA } from './schemas.js';
+import {
+  CONSENT_CODE_SCHEMA,
+  FEATURES_REQUEST_SCHEMA,
+  IDER_PROGRESS_SCHEMA,
+  IDER_SESSION_SCHEMA,
+  REDIRECTION_STATE_SCHEMA,
+  SESSION_LIST_SCHEMA,
+  SESSION_REQUEST_SCHEMA,
+  SESSION_TICKET_SCHEMA,
+  type RedirectionState,
+  type SessionInfo,
+} from './schemas.js';
 import { PERMISSION, type SessionService } from './session-service.js';
 import { createConsentCodes } from './consent-codes.js';
 import type { IderService } from './ider-service.js';
@@ -17,6 +28,7 @@ export function registerRedirectionRoutes(ctx: PluginContext<RedirectionConfig>,
   ctx.openapi.addSchema('RedirectionSessionTicket', SESSION_TICKET_SCHEMA);
   ctx.openapi.addSchema('RedirectionSessions', SESSION_LIST_SCHEMA);
   ctx.openapi.addSchema('IderSession', IDER_SESSION_SCHEMA);
+  ctx.openapi.addSchema('IderSessionProgressEvent', IDER_PROGRESS_SCHEMA);
   ctx.openapi.addTag('redirection', 'Remote console: KVM and serial-over-LAN sessions, features and user consent');
   const audit = ctx.useOptional('audit');
   const kit: RouteKit = {
@@ -40,7 +52,7 @@ interface RouteKit {
   known(id: string): Readonly<Device>;
   /** Runs `work` recorded in the audit trail as `action` on the device (when the trail is on). */
   audited<T>(req: RouteRequest, action: string, work: () => Promise<T>, detail?: Record<string, unknown>, detailOf?: (result: T) => Record<string, unknown>): Promise<T>;
-  stateOf(deviceId: string, read: Promise<Awaited<ReturnType<RedirectionReads['read']>>>): Promise<unknown>;
+  stateOf(deviceId: string, read: Promise<Awaited<ReturnType<RedirectionReads['read']>>>): Promise<RedirectionState>;
 }
 
 /** `GET /sessions`, `DELETE /sessions/{id}`, `POST /{deviceId}/sessions`. */
@@ -52,7 +64,7 @@ function registerSessionRoutes(ctx: PluginContext<RedirectionConfig>, sessions: 
     tags,
     permission: PERMISSION,
     responses: { 200: { description: 'Open sessions (issued, unused tickets are not sessions)', schema: ref('RedirectionSessions') } },
-    handler: () => sessions.list().map(({ id, mode, deviceId, user, startedAt, bytesToDevice, bytesFromDevice }) => ({ id, mode, deviceId, user, startedAt, bytesToDevice, bytesFromDevice })),
+    handler: (): SessionInfo[] => sessions.list().map(({ id, mode, deviceId, user, startedAt, bytesToDevice, bytesFromDevice }) => ({ id, mode, deviceId, user, startedAt, bytesToDevice, bytesFromDevice })),
   });
   ctx.http.route({
     method: 'delete',

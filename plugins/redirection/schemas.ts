@@ -1,32 +1,35 @@
-/** JSON Schemas of the redirection routes (added to the OpenAPI document). */
+/**
+ * The redirection routes' requests and answers (added to the OpenAPI document): TypeBox schemas,
+ * their types derived. TypeBox and core/validation/schema-types only, so that the console can
+ * import the types.
+ */
 import { Type, type Static } from '@sinclair/typebox';
-import { StringEnum } from '../../core/validation/schema-types.js';
+import { DateTime, StringEnum } from '../../core/validation/schema-types.js';
 
 export const OPT_IN_STATES = ['not-started', 'requested', 'displayed', 'received', 'in-session'] as const;
 export const USER_CONSENT = ['none', 'kvm', 'all'] as const;
 
-const SESSION_SUMMARY = {
-  type: 'object',
-  required: ['id', 'mode', 'user', 'startedAt'],
-  properties: { id: { type: 'string' }, mode: { enum: ['kvm', 'sol', 'ider'] }, user: { type: 'string' }, startedAt: { type: 'string', format: 'date-time' } },
-};
+/** The modes a session is opened in. */
+export const SESSION_MODES = ['kvm', 'sol'] as const;
+const SESSION_MODE = StringEnum(SESSION_MODES);
+/** The modes of a live session: the relayed ones, and IDE-R (served by the gateway). */
+const LIVE_MODE = StringEnum([...SESSION_MODES, 'ider']);
 
-export const REDIRECTION_STATE_SCHEMA = {
-  type: 'object',
-  required: ['deviceId', 'features', 'userConsent', 'optInState', 'sessions'],
-  properties: {
-    deviceId: { type: 'string' },
-    features: {
-      type: 'object',
-      required: ['kvm', 'sol', 'ider'],
-      properties: { kvm: { type: 'boolean' }, sol: { type: 'boolean' }, ider: { type: 'boolean' } },
-      description: 'Enabled and reachable (a feature whose redirection listener is off reads false)',
-    },
-    userConsent: { enum: USER_CONSENT, description: 'What needs the consent of the person at the machine (IPS_OptInService.OptInRequired)' },
-    optInState: { enum: OPT_IN_STATES },
-    sessions: { type: 'array', items: SESSION_SUMMARY, description: 'Sessions open through this gateway' },
-  },
-};
+const SESSION_SUMMARY_PROPERTIES = { id: Type.String(), mode: LIVE_MODE, user: Type.String(), startedAt: DateTime() };
+
+export const REDIRECTION_STATE_SCHEMA = Type.Object({
+  deviceId: Type.String(),
+  features: Type.Object(
+    { kvm: Type.Boolean(), sol: Type.Boolean(), ider: Type.Boolean() },
+    { description: 'Enabled and reachable (a feature whose redirection listener is off reads false)' },
+  ),
+  userConsent: StringEnum(USER_CONSENT, { description: 'What needs the consent of the person at the machine (IPS_OptInService.OptInRequired)' }),
+  optInState: StringEnum(OPT_IN_STATES),
+  sessions: Type.Array(Type.Object(SESSION_SUMMARY_PROPERTIES), { description: 'Sessions open through this gateway' }),
+});
+
+/** What `GET /api/redirection/{deviceId}` and `PUT .../features` answer. */
+export type RedirectionState = Static<typeof REDIRECTION_STATE_SCHEMA>;
 
 export const FEATURES_REQUEST_SCHEMA = Type.Object(
   { kvm: Type.Optional(Type.Boolean()), sol: Type.Optional(Type.Boolean()), ider: Type.Optional(Type.Boolean()), userConsent: Type.Optional(StringEnum(USER_CONSENT)) },
@@ -57,26 +60,38 @@ export const IDER_SESSION_SCHEMA = Type.Object({
   deviceId: Type.String(),
   cd: Type.Union([Type.String(), Type.Null()], { description: 'Image id served as the CD-ROM' }),
   floppy: Type.Union([Type.String(), Type.Null()], { description: 'Image id served as the floppy' }),
-  startedAt: Type.String({ format: 'date-time' }),
+  startedAt: DateTime(),
 });
 
-export const SESSION_TICKET_SCHEMA = {
-  type: 'object',
-  required: ['id', 'mode', 'deviceId', 'url', 'expiresAt'],
-  properties: {
-    id: { type: 'string' },
-    mode: { enum: ['kvm', 'sol'] },
-    deviceId: { type: 'string' },
-    url: { type: 'string', description: 'WebSocket path relative to the gateway, holding a single-use ticket' },
-    expiresAt: { type: 'string', format: 'date-time' },
-  },
-};
+/** What `POST /api/redirection/{deviceId}/sessions` answers for `ider`. */
+export type IderSession = Static<typeof IDER_SESSION_SCHEMA>;
 
-export const SESSION_LIST_SCHEMA = {
-  type: 'array',
-  items: {
-    type: 'object',
-    required: ['id', 'mode', 'deviceId', 'user', 'startedAt', 'bytesToDevice', 'bytesFromDevice'],
-    properties: { ...SESSION_SUMMARY.properties, deviceId: { type: 'string' }, bytesToDevice: { type: 'integer' }, bytesFromDevice: { type: 'integer' } },
-  },
-};
+/** `IderSessionProgress` on the hub: an open IDE-R session's progress, about once a second while it serves (and once at its end). */
+export const IDER_PROGRESS_SCHEMA = Type.Object({
+  sessionId: Type.String(),
+  deviceId: Type.String(),
+  bytesServed: Type.Integer({ description: 'Image bytes served so far' }),
+  bytesToDevice: Type.Integer({ description: 'Every byte sent to the device (messages and data)' }),
+  commands: Type.Integer({ description: 'ATAPI commands the device sent' }),
+  ended: Type.Optional(Type.String({ description: 'Set on the last event of a session: why it ended' })),
+});
+
+export type IderSessionProgressEvent = Static<typeof IDER_PROGRESS_SCHEMA>;
+
+export const SESSION_TICKET_SCHEMA = Type.Object({
+  id: Type.String(),
+  mode: SESSION_MODE,
+  deviceId: Type.String(),
+  url: Type.String({ description: 'WebSocket path relative to the gateway, holding a single-use ticket' }),
+  expiresAt: DateTime(),
+});
+
+/** What `POST /api/redirection/{deviceId}/sessions` answers. */
+export type SessionTicket = Static<typeof SESSION_TICKET_SCHEMA>;
+
+const SESSION_INFO_SCHEMA = Type.Object({ ...SESSION_SUMMARY_PROPERTIES, deviceId: Type.String(), bytesToDevice: Type.Integer(), bytesFromDevice: Type.Integer() });
+
+export const SESSION_LIST_SCHEMA = Type.Array(SESSION_INFO_SCHEMA);
+
+/** One open session, as `GET /api/redirection/sessions` lists it. */
+export type SessionInfo = Static<typeof SESSION_INFO_SCHEMA>;

@@ -33,13 +33,8 @@ export interface Viewer {
   socket: Writable;
 }
 
-export interface SessionTicket {
-  id: string;
-  mode: SessionMode;
-  deviceId: string;
-  url: string;
-  expiresAt: string;
-}
+export type { SessionTicket } from './schemas.js';
+import type { SessionTicket } from './schemas.js';
 
 export interface SessionServiceDeps {
   devices: DeviceRegistry;

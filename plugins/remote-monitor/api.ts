@@ -14,16 +14,7 @@ export interface ConnectedMachine {
   lastSeen: string;
 }
 
-export interface OnlineEntry {
-  deviceId: string;
-  ipAddress: string;
-  hostname: string | null;
-  online: boolean;
-  since: string | null;
-  lastSeen: string | null;
-  /** Set when the monitor does not probe the device, e.g. `outside-allowed-networks`. */
-  notMonitored?: 'outside-allowed-networks';
-}
+export type { HardwareReport, MonitorEvent, MonitorSchedule, MonitorSummary, OnlineEntry } from './monitor-schemas.js';
 
 /** Online state of every known device, as the `presence` service. */
 export interface PresenceService {
@@ -35,11 +26,9 @@ export interface PresenceService {
   describe(deviceId: string): ConnectedMachine | undefined;
 }
 
-export interface DeviceStatusChangedEvent {
-  deviceId: string;
-  online: boolean;
-  lastSeen: string | null;
-}
+/** Published by the devices plugin (presence); declared here, where it has always been, for the plugins that import it from here. */
+export type { DeviceStatusChangedEvent } from '../devices/registry/device-schemas.js';
+import type { DeviceStatusChangedEvent } from '../devices/registry/device-schemas.js';
 
 declare module '../../core/plugin-api.js' {
   interface GatewayEvents {

@@ -2,30 +2,17 @@
 import type { EventRecord } from '../../workers/tasks/task-types.js';
 import { describeEvent } from './event-description.js';
 
-export interface MonitorEvent {
-  time: string;
-  /** The entity that raised the event (e.g. `BIOS`, `System chassis`). */
-  source: string;
-  /** `Non-recoverable`, `Critical`, `Non-critical`, `OK`, `Information`, `Monitor` or `Unspecified`. */
-  severity: string;
-  description: string;
-  /** The raw PET fields, for clients that decode further. */
-  sensorType: number;
-  sensorNumber: number;
-  eventType: number;
-  eventOffset: number;
-  eventSourceType: number;
-  entity: number;
-  entityInstance: number;
-  /** The 8 bytes of event data, hex. */
-  eventData: string;
-}
+export type { MonitorEvent } from './monitor-schemas.js';
+import { EVENT_SEVERITIES, type MonitorEvent } from './monitor-schemas.js';
+
+/** The record's severity as the API names it: the decoder's name, `Unspecified` for one the API does not list. */
+const severityOf = (name: string): MonitorEvent['severity'] => EVENT_SEVERITIES.find((s) => s === name) ?? 'Unspecified';
 
 export function monitorEvent(record: EventRecord): MonitorEvent {
   return {
     time: record.time,
     source: record.entityName,
-    severity: record.severity,
+    severity: severityOf(record.severity),
     description: describeEvent(record),
     sensorType: record.eventSensorType,
     sensorNumber: record.sensorNumber,

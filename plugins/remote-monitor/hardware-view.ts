@@ -2,18 +2,8 @@
 import { decodePlatformGuid } from '../../workers/amt/reads/uuid.js';
 import type { HardwareInventory, HardwareSummary } from '../../workers/tasks/task-types.js';
 
-export interface HardwareReport {
-  deviceId: string;
-  readAt: string;
-  system: (NonNullable<HardwareSummary['system']> & { uuid: string | null }) | null;
-  baseboard: HardwareSummary['baseboard'];
-  bios: HardwareSummary['bios'];
-  processors: HardwareSummary['processors'];
-  memory: HardwareSummary['memory'];
-  storage: HardwareSummary['storage'];
-  /** CIM classes the device could not give (e.g. a class its firmware lacks), with the reason. */
-  unavailable: Array<{ className: string; reason: string }>;
-}
+export type { HardwareReport } from './monitor-schemas.js';
+import type { HardwareReport } from './monitor-schemas.js';
 
 function platformUuid(classes: Partial<HardwareInventory>): string | null {
   const pkg = classes.CIM_ComputerSystemPackage;

@@ -1,8 +1,7 @@
 /** `GET /api/monitor/online`, `GET /api/monitor/summary` and `GET /api/monitor/schedule`. */
 import type { PluginContext } from '../../core/plugin-api.js';
 import type { DeviceRegistry } from 'amt-gateway/devices';
-import type { OnlineEntry } from './api.js';
-import { MONITOR_SCHEDULE_SCHEMA, MONITOR_SUMMARY_SCHEMA, ONLINE_ENTRY_SCHEMA, ONLINE_QUERY } from './monitor-schemas.js';
+import { MONITOR_SCHEDULE_SCHEMA, MONITOR_SUMMARY_SCHEMA, ONLINE_ENTRY_SCHEMA, ONLINE_QUERY, type MonitorSchedule, type MonitorSummary, type OnlineEntry } from './monitor-schemas.js';
 import type { PresenceStates } from './presence-states.js';
 import type { SweepScheduler } from './sweep-scheduler.js';
 
@@ -56,7 +55,7 @@ export function registerMonitorRoutes(ctx: PluginContext, devices: DeviceRegistr
     tags,
     permission: 'monitor:read',
     responses: { 200: { description: 'Counts', schema: { $ref: '#/components/schemas/MonitorSummary' } } },
-    handler() {
+    handler(): MonitorSummary {
       let online = 0;
       let unauthorized = 0;
       const all = devices.list();
@@ -76,6 +75,6 @@ export function registerMonitorRoutes(ctx: PluginContext, devices: DeviceRegistr
     tags,
     permission: 'monitor:read',
     responses: { 200: { description: 'Schedule statistics', schema: { $ref: '#/components/schemas/MonitorSchedule' } } },
-    handler: () => scheduler.stats(),
+    handler: (): MonitorSchedule => scheduler.stats(),
   });
 }

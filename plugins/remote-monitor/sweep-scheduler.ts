@@ -28,22 +28,8 @@ export interface SweepSchedulerDeps {
 }
 
 /** How the schedule is doing, for operators (`GET /api/monitor/schedule`). */
-export interface ScheduleStats {
-  intervalSeconds: number;
-  /** How often due devices are dispatched. */
-  tickMs: number;
-  tracked: number;
-  /** Devices being probed now. */
-  probing: number;
-  /** Devices due but not dispatched at the last tick for want of capacity. */
-  waiting: number;
-  /** The last complete interval: probes sent, the latest a probe left after its due time, the slowest sweep task. */
-  lastInterval: { probes: number; maxLagMs: number; slowestBatchMs: number } | null;
-  /** No device waits for capacity and none was dispatched more than two ticks late in the last interval. */
-  keepingUp: boolean;
-  /** Tracked devices not probed because their address is outside the allowed networks. */
-  outsideAllowedNetworks: number;
-}
+export type { MonitorSchedule as ScheduleStats } from './monitor-schemas.js';
+import type { MonitorSchedule as ScheduleStats } from './monitor-schemas.js';
 
 export interface SweepScheduler {
   /** Starts ticking; the first tick (or an earlier `ensureTracking`) tracks every registered device. */

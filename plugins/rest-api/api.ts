@@ -4,51 +4,12 @@
  * `credentials` and `deviceGate` services) belong to the `devices` plugin and are re-exported
  * here for plugins written against earlier releases.
  */
-import type { Device } from '../devices/api.js';
 export type * from '../devices/api.js';
 
-export type ScanStatus = 'running' | 'completed' | 'cancelled' | 'failed' | 'interrupted';
-
-export interface Scan {
-  id: string;
-  range: string;
-  status: ScanStatus;
-  total: number;
-  scanned: number;
-  found: number;
-  startedAt: string;
-  finishedAt?: string;
-  error?: string;
-}
-
-export interface ScanProgressEvent {
-  scanId: string;
-  /** Addresses whose every probe is decided. */
-  scanned: number;
-  total: number;
-  found: number;
-  /** Of the whole scan, from probes decided: it moves while addresses wait out silence. */
-  percent: number;
-  /** TCP probes decided (answered, refused or timed out) of `probesTotal` (addresses × TCP ports). */
-  probesDecided?: number;
-  probesTotal?: number;
-  /** Estimated seconds left (probing still to do and device reads waiting), null until measured. */
-  etaSeconds?: number | null;
-}
-
-/** A scan found a device (new or known). */
-export interface DeviceDiscoveredEvent {
-  scanId: string;
-  device: Readonly<Device>;
-}
+export type { DeviceDiscoveredEvent, Scan, ScanEvents, ScanProgressEvent, ScanStatus } from './scans/scan-schemas.js';
+import type { ScanEvents } from './scans/scan-schemas.js';
 
 declare module '../../core/plugin-api.js' {
-  interface GatewayEvents {
-    ScanStarted: Scan;
-    ScanProgress: ScanProgressEvent;
-    DeviceDiscovered: DeviceDiscoveredEvent;
-    ScanCompleted: Scan;
-    ScanCancelled: Scan;
-    ScanFailed: Scan;
-  }
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- the scan events join the bus's
+  interface GatewayEvents extends ScanEvents {}
 }

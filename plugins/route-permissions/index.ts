@@ -4,7 +4,8 @@
  */
 import { definePlugin, type FrontendRoute } from '../../core/plugin-api.js';
 import { visibleRoutes } from './route-filter.js';
-import { FRONTEND_ROUTE_SCHEMA, ROUTE_PERMISSIONS_CONFIG_SCHEMA, type RoutePermissionsConfig } from './route-schemas.js';
+import { ROUTE_PERMISSIONS_CONFIG_SCHEMA, type RoutePermissionsConfig } from './config.js';
+import { FRONTEND_ROUTE_SCHEMA, type FrontendRouteView } from './route-schemas.js';
 
 export default definePlugin<RoutePermissionsConfig>({
   name: 'route-permissions',
@@ -24,7 +25,7 @@ export default definePlugin<RoutePermissionsConfig>({
       tags: ['routes'],
       permission: 'authenticated',
       responses: { 200: { description: 'Routes in menu order', schema: { type: 'array', items: { $ref: '#/components/schemas/FrontendRoute' } } } },
-      handler(req) {
+      handler(req): FrontendRouteView[] {
         const granted = new Set(req.user?.permissions);
         const contributed = [...ctx.config.routes, ...ctx.plugins().flatMap((p) => p.routes)].filter((r) => r.path !== home.path);
         return [home, ...visibleRoutes(contributed, granted)];

@@ -1,47 +1,33 @@
+/**
+ * A front-end route as `GET /api/routes` answers it: a TypeBox schema, its type derived (children
+ * nest through the component's `$ref`). TypeBox and core/validation/schema-types only, so that the
+ * console can import the type.
+ */
 import { Type, type Static } from '@sinclair/typebox';
-import type { FrontendRoute } from '../../core/plugin-api.js';
-import { NullableString, Section } from '../../core/validation/schema-types.js';
+import { NullableString } from '../../core/validation/schema-types.js';
 
-export const FRONTEND_ROUTE_SCHEMA = {
-  type: 'object',
-  required: ['path', 'name', 'meta'],
-  additionalProperties: false,
-  properties: {
-    path: { type: 'string', minLength: 1 },
-    name: { type: 'string', minLength: 1 },
-    meta: {
-      type: 'object',
-      required: ['title', 'permission'],
-      additionalProperties: false,
-      properties: {
-        title: { type: 'string' },
-        icon: { type: 'string' },
-        permission: { type: ['string', 'null'], description: 'Needed to see the route; null: every signed-in user' },
-        order: { type: 'number' },
-      },
+const CLOSED = { additionalProperties: false } as const;
+
+const FRONTEND_ROUTE_FIELDS = {
+  path: Type.String({ minLength: 1 }),
+  name: Type.String({ minLength: 1 }),
+  meta: Type.Object(
+    {
+      title: Type.String(),
+      icon: Type.Optional(Type.String()),
+      permission: NullableString({ description: 'Needed to see the route; null: every signed-in user' }),
+      order: Type.Optional(Type.Number()),
     },
-    children: { type: 'array', items: { $ref: '#/components/schemas/FrontendRoute' } },
-  },
+    CLOSED,
+  ),
 };
 
-const META_FIELDS = { title: Type.String(), icon: Type.Optional(Type.String()), order: Type.Optional(Type.Number()) };
+const FRONTEND_ROUTE_NODE = Type.Object(FRONTEND_ROUTE_FIELDS, CLOSED);
 
-/** Options of the route-permissions plugin (`plugins.route-permissions.options`); the type is the schema's. */
-export const ROUTE_PERMISSIONS_CONFIG_SCHEMA = Section({
-  home: Type.Object(
-    { path: Type.Literal('/'), name: Type.String(), meta: Type.Object({ ...META_FIELDS, permission: Type.Optional(NullableString()) }) },
-    { default: { path: '/', name: 'home', meta: { title: 'Home', icon: 'home', permission: null, order: 0 } } },
-  ),
-  routes: Type.Array(
-    Type.Object({
-      path: Type.String(),
-      name: Type.String(),
-      meta: Type.Object({ ...META_FIELDS, permission: NullableString() }),
-      // Nested routes are checked as routes where they are served, not here.
-      children: Type.Optional(Type.Unsafe<FrontendRoute[]>({ type: 'array' })),
-    }),
-    { default: [], description: 'Site routes added to those of the enabled plugins' },
-  ),
-});
+/** A front-end route; its `children` are routes too. */
+export type FrontendRouteView = Static<typeof FRONTEND_ROUTE_NODE> & { children?: FrontendRouteView[] };
 
-export type RoutePermissionsConfig = Static<typeof ROUTE_PERMISSIONS_CONFIG_SCHEMA>;
+export const FRONTEND_ROUTE_SCHEMA = Type.Object(
+  { ...FRONTEND_ROUTE_FIELDS, children: Type.Optional(Type.Array(Type.Unsafe<FrontendRouteView>({ $ref: '#/components/schemas/FrontendRoute' }))) },
+  CLOSED,
+);

@@ -1,20 +1,27 @@
 import type { GatewayEvents } from '../../core/plugin-api.js';
+import { HUB_EVENT_COMPONENTS, type HubEvents } from './hub-event-shapes.js';
 
 /** The bus events the hub forwards to clients, each as the client method of the same name. */
-export const HUB_EVENTS = [
-  'ScanStarted',
-  'ScanProgress',
-  'DeviceDiscovered',
-  'ScanCompleted',
-  'ScanCancelled',
-  'ScanFailed',
-  'DeviceStatusChanged',
-  'PowerStateChanged',
-  'ActivationProgress',
-  'IderSessionProgress',
-] as const satisfies ReadonlyArray<keyof GatewayEvents>;
+export const HUB_EVENTS = Object.keys(HUB_EVENT_COMPONENTS) as Array<keyof HubEvents>;
 
-export type HubEventName = (typeof HUB_EVENTS)[number];
+export type HubEventName = keyof HubEvents;
+
+/** Whether A and B are the same type. */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+/** The bus's payload types of the hub's events are the shapes the console reads (hub-event-shapes.ts); compiles only while they are. */
+const SAME_SHAPES: { [K in HubEventName]: Same<GatewayEvents[K], HubEvents[K]> } = {
+  ScanStarted: true,
+  ScanProgress: true,
+  DeviceDiscovered: true,
+  ScanCompleted: true,
+  ScanCancelled: true,
+  ScanFailed: true,
+  DeviceStatusChanged: true,
+  PowerStateChanged: true,
+  ActivationProgress: true,
+  IderSessionProgress: true,
+};
+void SAME_SHAPES;
 
 /** Events that belong to one scan, so that SubscribeScan narrows them. */
 export const SCAN_EVENTS: ReadonlySet<HubEventName> = new Set(['ScanStarted', 'ScanProgress', 'DeviceDiscovered', 'ScanCompleted', 'ScanCancelled', 'ScanFailed']);

@@ -3,14 +3,8 @@ import { bearerToken } from './bearer.js';
 import type { ConnectionRegistry } from './connection-registry.js';
 import { HubErrors } from './errors.js';
 
-/** The body of a negotiate answer (SignalR negotiate protocol, versions 0 and 1). */
-export interface NegotiateResponse {
-  connectionId: string;
-  /** Version 1 only: the id the client presents at the upgrade (the connection id stays private to logs). */
-  connectionToken?: string;
-  negotiateVersion: number;
-  availableTransports: Array<{ transport: 'WebSockets'; transferFormats: ['Text'] }>;
-}
+export type { NegotiateResponse } from './negotiate-schema.js';
+import type { NegotiateResponse } from './negotiate-schema.js';
 
 /**
  * The handler mounted at `/scanHub`: `POST /scanHub/negotiate` reserves a connection for the

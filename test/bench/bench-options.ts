@@ -46,7 +46,7 @@ export const USAGE = `Usage: npm run bench -- [name ...] [options]
   --hub-range CIDR   range the hub benchmark scans (default 127.200.0.0/20)
   --connections N    concurrent HTTP connections of the load (default 50)
   --duration S       seconds of load per endpoint (default 10)
-  --startup-runs N   start-ups per store, median reported (default 3)
+  --startup-runs N   start-up rounds per case, median reported (default 9)
   --cira-devices N   simulated devices dialing in over CIRA (default 10000)
   --activation-machines N   unprovisioned machines activated at once (default 1000)
   --field-sizes LIST field benchmark sizes: 19 (a /19 slice), 16 (a /16), or 19,16 (default)
@@ -102,7 +102,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions | 'help' {
     hubRange: benchRange(values['hub-range'], 'hub-range', '127.200.0.0/20'),
     connections: positive(values.connections, 'connections', 50),
     durationS: positive(values.duration, 'duration', 10),
-    startupRuns: positive(values['startup-runs'], 'startup-runs', 3),
+    startupRuns: positive(values['startup-runs'], 'startup-runs', 9),
     ciraDevices: positive(values['cira-devices'], 'cira-devices', 10_000),
     activationMachines: positive(values['activation-machines'], 'activation-machines', 1_000),
     fieldSizes: fieldSizes(values['field-sizes']),

@@ -1,15 +1,16 @@
 /**
  * The gateway under test as its own process, so that its memory is measurable apart from the load
  * generator and the fleet: `node --import tsx core/main.ts --config <file>` by default, or as a site
- * runs it, compiled (`node dist/core/main.js`, what the `amt-gateway` bin runs; build first), or
- * through `npm run dev` (npm → sh → tsx → node, what `npm start` was before the build).
+ * runs it, compiled (`node dist/core/main.js`, what the `amt-gateway` bin runs; build first), through
+ * `npm start` (npm, its staleness check of dist/, then node on dist/), or through `npm run dev`
+ * (npm → sh → tsx → node, what `npm start` was before the build).
  * Set BENCH_CPU_PROF=<dir> to write a V8 CPU profile of every gateway process to that directory, and
  * BENCH_SITE='<json>' to merge settings into every gateway's site file (to try a change of settings),
  * BENCH_GATEWAY_FLAGS='--trace-gc ...' to add node flags to every gateway process, and
  * BENCH_GATEWAY_ENV='NAME=value ...' to set environment variables of every gateway process only (e.g. an
  * allocator setting to try, over the shebang's for the compiled runner).
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -35,7 +36,7 @@ export interface PluginChoice {
 }
 
 /** How the gateway is started; see the header. */
-export type GatewayRunner = 'tsx' | 'compiled' | 'npm-dev';
+export type GatewayRunner = 'tsx' | 'compiled' | 'npm-start' | 'npm-dev';
 
 export interface BenchGatewayOptions {
   dataDir: string;
@@ -143,7 +144,6 @@ export async function startGatewayProcess(options: BenchGatewayOptions): Promise
   const port = await freePort();
   const config = siteFile(options, port);
   const logFile = join(options.dataDir, `gateway-${port}.log`);
-  const fd = openSync(logFile, 'a');
   const profile = [
     ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : []),
     ...(process.env.BENCH_GATEWAY_FLAGS ?? '').split(/\s+/).filter(Boolean),
@@ -157,46 +157,19 @@ export async function startGatewayProcess(options: BenchGatewayOptions): Promise
   const [command, args] =
     runner === 'compiled'
       ? [process.execPath, [...binSettings(root).flags, ...profile, join(root, 'dist/core/main.js'), '--config', config]]
-      : runner === 'npm-dev'
-        ? ['npm', ['run', '--silent', 'dev', '--', '--config', config]]
-        : [process.execPath, ['--import', 'tsx', ...profile, join(ROOT, 'core/main.ts'), '--config', config]];
-  const started = performance.now();
+      : runner === 'npm-start'
+        ? ['npm', ['start', '--silent', '--', '--config', config]]
+        : runner === 'npm-dev'
+          ? ['npm', ['run', '--silent', 'dev', '--', '--config', config]]
+          : [process.execPath, ['--import', 'tsx', ...profile, join(ROOT, 'core/main.ts'), '--config', config]];
   const env = {
     ...(runner === 'compiled' ? { ...cleanEnv(), ...binSettings(root).env } : cleanEnv()),
     ...extraEnv(),
     ...(options.gcProbe ? { BENCH_GC_PROBE_FILE: probeFile } : {}),
   };
-  const child = spawn(command, args, { cwd: root, env, stdio: ['ignore', fd, fd] });
-  closeSync(fd);
-  const output = () => {
-    try {
-      return readFileSync(logFile, 'utf8');
-    } catch {
-      return '';
-    }
-  };
-  let exitCode: number | null | undefined;
-  const exited = new Promise<void>((resolve) => child.once('exit', (code) => ((exitCode = code), resolve())));
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 300_000;
-  for (;;) {
-    if (exitCode !== undefined) throw new Error(`the gateway exited (${exitCode}) before serving:\n${output().slice(-4000)}`);
-    try {
-      const res = await fetch(`${url}/api/health`, { signal: AbortSignal.timeout(2000) });
-      await res.arrayBuffer();
-      if (res.status === 200) break;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`the gateway did not serve within 300 s:\n${output().slice(-4000)}`);
-    }
-    await sleep(5);
-  }
-  const startMs = performance.now() - started;
-  const startCpuSeconds = treeCpuSeconds(child.pid!);
-  const gatewayPid = () => (runner === 'npm-dev' ? gatewayProcess(child.pid!) : child.pid!);
+  const started = await spawnUntilServing(command, args, { cwd: root, env, logFile, url: `http://127.0.0.1:${port}`, what: 'the gateway' });
+  const { child, exited, output, startMs, startCpuSeconds, url } = started;
+  const gatewayPid = () => (runner.startsWith('npm-') ? gatewayProcess(child.pid!) : child.pid!);
   return {
     pid: child.pid!,
     url,
@@ -208,7 +181,7 @@ export async function startGatewayProcess(options: BenchGatewayOptions): Promise
     output,
     memoryAfterGc: () => (options.gcProbe ? probeMemory(gatewayPid(), probeFile, ++probes) : Promise.reject(new Error('the gateway was started without gcProbe'))),
     async stop() {
-      if (exitCode !== undefined) return;
+      if (started.exitCode() !== undefined) return;
       // To the gateway itself: through npm, sh and tsx a signal reaches it twice (a forced exit).
       process.kill(gatewayPid(), 'SIGTERM');
       const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
@@ -216,6 +189,59 @@ export async function startGatewayProcess(options: BenchGatewayOptions): Promise
       clearTimeout(timer);
     },
   };
+}
+
+/** A process started by `spawnUntilServing`, serving. */
+export interface ServingProcess {
+  child: ChildProcess;
+  url: string;
+  /** Milliseconds from spawning to the first 200 from `url` + /api/health. */
+  startMs: number;
+  /** CPU seconds of the process tree until then. */
+  startCpuSeconds: number;
+  exited: Promise<void>;
+  /** The exit code once it exited, else undefined. */
+  exitCode(): number | null | undefined;
+  /** Its output (stdout and stderr, written to `logFile`). */
+  output(): string;
+}
+
+/**
+ * Spawns a server and polls `url/api/health` every 5 ms until it answers 200: the gateway, or a
+ * reference server measured the same way. Rejects with its output if it exits first or takes 300 s.
+ */
+export async function spawnUntilServing(command: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; logFile: string; url: string; what: string }): Promise<ServingProcess> {
+  const fd = openSync(options.logFile, 'a');
+  const started = performance.now();
+  const child = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', fd, fd] });
+  closeSync(fd);
+  const output = () => {
+    try {
+      return readFileSync(options.logFile, 'utf8');
+    } catch {
+      return '';
+    }
+  };
+  let exitCode: number | null | undefined;
+  const exited = new Promise<void>((resolve) => child.once('exit', (code) => ((exitCode = code), resolve())));
+  const deadline = Date.now() + 300_000;
+  for (;;) {
+    if (exitCode !== undefined) throw new Error(`${options.what} exited (${exitCode}) before serving:\n${output().slice(-4000)}`);
+    try {
+      const res = await fetch(`${options.url}/api/health`, { signal: AbortSignal.timeout(2000) });
+      await res.arrayBuffer();
+      if (res.status === 200) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`${options.what} did not serve within 300 s:\n${output().slice(-4000)}`);
+    }
+    await sleep(5);
+  }
+  const startMs = performance.now() - started;
+  return { child, url: options.url, startMs, startCpuSeconds: treeCpuSeconds(child.pid!), exited, exitCode: () => exitCode, output };
 }
 
 /** Signals the gateway's gc-probe and waits (up to 10 s) for its reading number `seq`. */

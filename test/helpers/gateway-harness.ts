@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { loadConfig, mergeConfig } from '../../core/config/load-config.js';
 import { startGateway, type Gateway } from '../../core/kernel.js';
 import { builtInPluginNames } from '../../core/plugins/plugin-loader.js';
+import { responseContract } from './response-contract.js';
 
 export const ADMIN_PASSWORD = 'admin-test-password-1';
 
@@ -35,7 +36,10 @@ export interface TestGateway {
   masterKey: string;
   /** Signs in and returns the bearer token. */
   login(username?: string, password?: string): Promise<string>;
-  /** fetch against the gateway with a JSON body and a bearer token. */
+  /**
+   * fetch against the gateway with a JSON body and a bearer token. The answer is checked against the
+   * route's documented response (response-contract.ts): one that breaks it rejects.
+   */
   request(method: string, path: string, options?: { token?: string; body?: unknown; headers?: Record<string, string> }): Promise<Response>;
   /** Creates a user with the given permissions and returns a token for it. */
   userWith(permissions: string[], username?: string): Promise<string>;
@@ -55,8 +59,9 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
   const base = { server: { host: '127.0.0.1', port: 0, shutdownTimeoutMs: 2000 }, dataDir, log: { level: options.logs ? 'debug' : 'warn' }, plugins };
   const env = { AMTGW_ADMIN_PASSWORD: ADMIN_PASSWORD, AMTGW_MASTER_KEY: masterKey, ...options.env };
   const config = loadConfig({ overrides: mergeConfig(base, options.overrides ?? {}), env });
-  const gateway = await startGateway(config, { env, acceptStoreDamage: options.acceptStoreDamage ?? false, ...(options.logs ? { writeLog: (line: string) => options.logs!.push(line) } : {}) });
+  const gateway = await startGateway(config, { env, acceptStoreDamage: options.acceptStoreDamage ?? false, checkSchemas: true, ...(options.logs ? { writeLog: (line: string) => options.logs!.push(line) } : {}) });
   let stopped = false;
+  const contract = responseContract(gateway.url);
   const harness: TestGateway = {
     gateway,
     url: gateway.url,
@@ -67,12 +72,14 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
       if (res.status !== 200) throw new Error(`login as ${username} failed: ${res.status} ${await res.text()}`);
       return ((await res.json()) as { token: string }).token;
     },
-    request(method, path, { token, body, headers = {} } = {}) {
-      return fetch(gateway.url + path, {
+    async request(method, path, { token, body, headers = {} } = {}) {
+      const res = await fetch(gateway.url + path, {
         method,
         headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
         ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
       });
+      await contract.check(method, path, res.clone());
+      return res;
     },
     async userWith(permissions, username = `user-${randomBytes(4).toString('hex')}`) {
       const admin = await harness.login();

@@ -15,10 +15,10 @@ export interface GatewayProcess {
   output(): string;
 }
 
-export async function spawnGateway(dataDir: string, config: Record<string, unknown>, env: Record<string, string> = {}): Promise<GatewayProcess> {
+export async function spawnGateway(dataDir: string, config: Record<string, unknown>, env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<GatewayProcess> {
   const file = join(dataDir, `site-${process.hrtime.bigint()}.json`);
   await writeFile(file, JSON.stringify({ dataDir, server: { host: '127.0.0.1', port: 0 }, log: { level: 'info' }, ...config }));
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'core/main.ts'), '--config', file], {
+  const child = spawn(process.execPath, ['--import', 'tsx', ...nodeArgs, join(ROOT, 'core/main.ts'), '--config', file], {
     cwd: ROOT,
     env: { ...process.env, AMTGW_ADMIN_PASSWORD: 'admin-test-password-1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

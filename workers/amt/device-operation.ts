@@ -4,7 +4,8 @@
  * request of the operation goes on one transport (one connection, kept alive between requests).
  */
 import { AmtError, toAmtFailure, type AmtFailure } from './errors.js';
-import { openTransport, type DeviceTarget, type TaskCredential } from './device-target.js';
+import type { DeviceTarget, TaskCredential } from './device-target.js';
+import { openTransport } from './open-transport.js';
 import { credentialTag } from './digest-auth.js';
 import type { DigestChallenge } from './digest-challenge.js';
 import { DigestNonceCache, workerNonceCache } from './digest-nonce-cache.js';

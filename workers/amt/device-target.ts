@@ -1,11 +1,11 @@
 /**
- * How a task names a device and its limits, and how it opens a bounded transport to it. Task inputs
- * carry these plain objects; the defaults here apply where a field is omitted.
+ * How a task names a device and its limits. Task inputs carry these plain objects; the defaults here
+ * apply where a field is omitted. Opening a transport to a target is open-transport.ts's (it loads
+ * undici, which the main thread's users of these checks, such as redirection, must not load at start).
  */
 import { isIP } from 'node:net';
 import { AMT_PORTS } from './amt-ports.js';
 import { AmtError } from './errors.js';
-import { createDeviceTransport, type DeviceTransport } from './http-transport.js';
 import type { DeviceChannel, TransportTimeouts } from './transport-types.js';
 import type { TlsTrustMode } from './tls-pinning.js';
 
@@ -73,24 +73,4 @@ export function resolveTimeouts(timeouts: Partial<TransportTimeouts> | undefined
     firstByteMs: pick(timeouts?.firstByteMs, DEFAULT_TIMEOUTS.firstByteMs),
     totalMs: pick(timeouts?.totalMs, DEFAULT_TIMEOUTS.totalMs),
   };
-}
-
-/** Opens a bounded transport to a validated target. */
-export function openTransport(target: DeviceTarget, signal?: AbortSignal): DeviceTransport {
-  validateTarget(target);
-  return createDeviceTransport({
-    host: target.address,
-    port: target.port,
-    tls: target.tls,
-    timeouts: resolveTimeouts(target.timeouts),
-    maxResponseBytes: target.maxResponseBytes && target.maxResponseBytes > 0 ? target.maxResponseBytes : DEFAULT_MAX_RESPONSE_BYTES,
-    tlsTrust: {
-      mode: target.tlsTrust?.mode === 'ca' ? 'ca' : 'tofu',
-      ...(target.tlsTrust?.caPem ? { caPem: target.tlsTrust.caPem } : {}),
-      ...(target.tlsTrust?.legacyTls === true ? { legacyTls: true } : {}),
-      pinnedFingerprint: target.pinnedFingerprint ?? null,
-    },
-    ...(target.channel ? { channel: target.channel } : {}),
-    signal,
-  });
 }

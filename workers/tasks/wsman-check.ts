@@ -7,7 +7,8 @@
 import type { TaskTools } from '../task-api.js';
 import { toAmtFailure } from '../amt/errors.js';
 import { anonymousProbe } from '../amt/anonymous-probe.js';
-import { DEFAULT_PORTS, openTransport } from '../amt/device-target.js';
+import { DEFAULT_PORTS } from '../amt/device-target.js';
+import { openTransport } from '../amt/open-transport.js';
 import type { DeviceTransport } from '../amt/http-transport.js';
 import { WsmanClient } from '../amt/wsman-client.js';
 import { readFirmwareVersion } from '../amt/reads/firmware.js';

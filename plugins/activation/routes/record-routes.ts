@@ -3,7 +3,7 @@ import type { PluginContext } from '../../../core/plugin-api.js';
 import { ActivationErrors } from '../errors.js';
 import type { Approvals } from '../store/approvals.js';
 import type { RecordLog } from '../store/record-log.js';
-import { APPROVAL_SCHEMA, RECORD_QUERY_SCHEMA, RECORD_SCHEMA } from '../schemas.js';
+import { APPROVAL_SCHEMA, PROGRESS_SCHEMA, RECORD_QUERY_SCHEMA, RECORD_SCHEMA } from '../schemas.js';
 
 const RECORD = { $ref: '#/components/schemas/ActivationRecord' };
 const APPROVAL = { $ref: '#/components/schemas/ActivationApproval' };
@@ -12,6 +12,7 @@ const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a
 export function registerRecordRoutes(ctx: PluginContext, records: RecordLog, approvals: Approvals, deviceOf: (uuid: string) => string | undefined): void {
   ctx.openapi.addSchema('ActivationRecord', RECORD_SCHEMA);
   ctx.openapi.addSchema('ActivationApproval', APPROVAL_SCHEMA);
+  ctx.openapi.addSchema('ActivationProgressEvent', PROGRESS_SCHEMA);
   const tags = ['activation'];
   ctx.http.route({
     method: 'get',

@@ -7,13 +7,8 @@ import type { KeyValueStore, PluginSecrets } from '../../../core/plugin-api.js';
 import { createSerialQueue } from '../../../core/util/serial-queue.js';
 import { CiraErrors } from '../errors.js';
 
-export interface MpsAccount {
-  id: string;
-  username: string;
-  createdAt: string;
-  /** The device UUIDs the account may serve (lower case); absent: any. */
-  uuids?: string[];
-}
+export type { MpsAccount } from '../routes/cira-schemas.js';
+import type { MpsAccount } from '../routes/cira-schemas.js';
 
 interface StoredAccount extends MpsAccount {
   sealedPassword: string;

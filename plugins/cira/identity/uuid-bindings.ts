@@ -7,25 +7,8 @@
 import type { KeyValueStore } from '../../../core/plugin-api.js';
 import { createSerialQueue } from '../../../core/util/serial-queue.js';
 
-/**
- * How a tunnel's claim to be the device was established: `bound`, the UUID was first known through
- * this account's tunnel (no other path knew the device); `proven`, the tunnel presented, inside a
- * 16993 channel, the TLS certificate pinned for the device on the LAN; `accepted`, an operator said so;
- * `provisioned`, the gateway generated the account for this UUID and wrote it into the device itself
- * (activation), so only that device holds its password.
- */
-export type TunnelTrust = 'bound' | 'proven' | 'accepted' | 'provisioned';
-
-export interface UuidBinding {
-  uuid: string;
-  accountId: string;
-  /** The account's user name when bound, for lists and logs. */
-  username: string;
-  boundAt: string;
-  /** null: the account's tunnels are not (yet) trusted to be the device. */
-  trust: TunnelTrust | null;
-  trustedAt: string | null;
-}
+export type { TunnelTrust, UuidBinding } from '../routes/cira-schemas.js';
+import type { TunnelTrust, UuidBinding } from '../routes/cira-schemas.js';
 
 export interface BindingStore {
   get(uuid: string): Readonly<UuidBinding> | undefined;

@@ -8,7 +8,6 @@
  * stored one named by id, which the gate unseals: the vault's stay in the gate.
  */
 import { HttpError } from '../../../core/plugin-api.js';
-import { runDeviceOperation } from '../../../workers/amt/device-operation.js';
 import type { DeviceGate } from '../api.js';
 import type { DeviceGateCore } from './device-gate.js';
 import { RUN_DEFAULTS, timeoutsOf } from './gate-run.js';
@@ -20,8 +19,10 @@ export function createGateAlong(gate: DeviceGateCore): DeviceGate['runAlong'] {
   return async (subject, via, credential, operation, options) => {
     const { value } = await gate.pass(
       subject,
-      ({ target, credential: signing }, _tasks, path) => {
+      async ({ target, credential: signing }, _tasks, path) => {
         if (!target.channel) throw notLocal(path.kind);
+        // Loaded on first use: the transport loads undici, which a start does not need.
+        const { runDeviceOperation } = await import('../../../workers/amt/device-operation.js');
         return runDeviceOperation(target, signing, undefined, async (client) => ({ result: await operation(client) }));
       },
       { via, ...('stored' in credential ? { credentialId: credential.stored } : { credential: { ...credential } }), credentialAttempts: 1, timeouts: options?.timeouts ?? timeoutsOf({ ...RUN_DEFAULTS }) },

@@ -4,7 +4,7 @@ import { jsonArrayBuffer, jsonArrayStream } from './json-array-body.js';
 import type { DeviceFilter } from '../api.js';
 import { DeviceErrors } from '../errors.js';
 import type { ManagedDeviceRegistry } from './device-registry.js';
-import { DEVICE_LIST_QUERY, DEVICE_SCHEMA } from './device-schemas.js';
+import { DEVICE_LIST_QUERY, DEVICE_SCHEMA, DEVICE_STATUS_CHANGED_EVENT_SCHEMA } from './device-schemas.js';
 
 const REF = { $ref: '#/components/schemas/Device' };
 const params = { id: { description: 'Device id' } };
@@ -15,6 +15,8 @@ const TOTAL = { 'X-Total-Count': { description: 'Number of devices matching the 
 /** `GET /api/devices` (fixed), `GET /api/devices/{id}`, `DELETE /api/devices/{id}` (fixed). */
 export function registerDeviceRoutes(ctx: PluginContext, devices: ManagedDeviceRegistry): void {
   ctx.openapi.addSchema('Device', DEVICE_SCHEMA);
+  // Not answered by a route: the payload of DeviceStatusChanged, which /scanHub sends.
+  ctx.openapi.addSchema('DeviceStatusChangedEvent', DEVICE_STATUS_CHANGED_EVENT_SCHEMA);
   ctx.openapi.addTag('devices', 'Discovered AMT devices');
   const tags = ['devices'];
   const audit = ctx.useOptional('audit');

@@ -4,7 +4,7 @@ import type { CredentialVault, DeviceRegistry } from '../api.js';
 import { DeviceErrors } from '../errors.js';
 import type { SignInMemory } from './sign-in-memory.js';
 import { currentSignInKey, signInKey, tunnelOnly } from './sign-in-key.js';
-import { SIGN_IN_SCHEMA } from './sign-in-schemas.js';
+import { SIGN_IN_SCHEMA, type DeviceSignIn } from './sign-in-schemas.js';
 
 const params = { id: { description: 'Device id' } };
 
@@ -16,7 +16,7 @@ export function registerSignInRoutes(ctx: PluginContext, devices: DeviceRegistry
     if (!device) throw DeviceErrors.deviceNotFound(id);
     return device;
   };
-  const describe = (deviceId: string) => {
+  const describe = (deviceId: string): DeviceSignIn => {
     const device = known(deviceId);
     const view = memory.view(currentSignInKey(memory, device));
     const names = new Map(vault.list().map((c) => [c.id, c.name]));

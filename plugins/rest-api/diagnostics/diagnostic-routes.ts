@@ -1,6 +1,6 @@
 import { HttpError, type PluginContext } from '../../../core/plugin-api.js';
 import type { RestApiConfig } from '../config.js';
-import { TEST_CREDENTIAL_QUERY, TEST_CREDENTIAL_RESULT_SCHEMA, TEST_WSMAN_QUERY, TEST_WSMAN_RESULT_SCHEMA } from './diagnostic-schemas.js';
+import { TEST_CREDENTIAL_QUERY, TEST_CREDENTIAL_RESULT_SCHEMA, TEST_WSMAN_QUERY, TEST_WSMAN_RESULT_SCHEMA, type CredentialTestResult, type WsmanTestResult } from './diagnostic-schemas.js';
 import { createDiagnosticCheck } from './diagnostic-check.js';
 
 const credentialNotFound = (id: string) => new HttpError(404, 'GW_ERR_CREDENTIAL_NOT_FOUND', `no credential '${id}'`);
@@ -37,7 +37,7 @@ export function registerDiagnosticRoutes(ctx: PluginContext<RestApiConfig>): voi
       409: { description: 'No credential or no default credential; or `GW_ERR_TARGET_AMBIGUOUS`: several devices share the address (the problem lists their ids)' },
       422: { description: 'Address outside the allowed networks' },
     },
-    async handler(req) {
+    async handler(req): Promise<CredentialTestResult> {
       const { id, ip } = req.query;
       const credential = pick(id);
       const base = { credentialId: credential.id, username: credential.username };
@@ -79,7 +79,7 @@ export function registerDiagnosticRoutes(ctx: PluginContext<RestApiConfig>): voi
       409: { description: '`GW_ERR_TARGET_AMBIGUOUS`: several devices share the address (the problem lists their ids); name one by device id or UUID' },
       422: { description: 'Address outside the allowed networks' },
     },
-    async handler(req) {
+    async handler(req): Promise<WsmanTestResult> {
       const { credentialId } = req.query;
       const chosen = credentialId !== undefined ? pick(credentialId) : vault.list().find((x) => x.isDefault);
       const { address, device, result } = await check(req.params.ip_address, 'params.ip_address', chosen?.id ?? null);

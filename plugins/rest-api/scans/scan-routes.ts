@@ -1,7 +1,7 @@
 import type { PluginContext } from '../../../core/plugin-api.js';
 import { RestApiErrors } from '../errors.js';
 import type { ScanService } from './scan-service.js';
-import { SCAN_SCHEMA, SCANS_QUERY, START_SCAN_SCHEMA } from './scan-schemas.js';
+import { DEVICE_DISCOVERED_EVENT_SCHEMA, SCAN_PROGRESS_EVENT_SCHEMA, SCAN_SCHEMA, SCANS_QUERY, START_SCAN_SCHEMA } from './scan-schemas.js';
 
 const REF = { $ref: '#/components/schemas/Scan' };
 const params = { id: { description: 'Scan id' } };
@@ -9,6 +9,9 @@ const params = { id: { description: 'Scan id' } };
 /** `POST /api/scan/start`, `POST /api/scan/cancel/{id}` (fixed), `GET /api/scan/{id}`, `GET /api/scans`. */
 export function registerScanRoutes(ctx: PluginContext, scans: ScanService): void {
   ctx.openapi.addSchema('Scan', SCAN_SCHEMA);
+  // Not answered by a route: the payloads of the scan events /scanHub sends (documented with the API's shapes).
+  ctx.openapi.addSchema('ScanProgressEvent', SCAN_PROGRESS_EVENT_SCHEMA);
+  ctx.openapi.addSchema('DeviceDiscoveredEvent', DEVICE_DISCOVERED_EVENT_SCHEMA);
   ctx.openapi.addTag('scans', 'Network scans for AMT devices; live progress on /scanHub');
   const tags = ['scans'];
   const audit = ctx.useOptional('audit');

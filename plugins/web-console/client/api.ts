@@ -1,21 +1,16 @@
 /** Calls to the gateway's /api with the session's token; problems become ApiError with their field errors. */
-export interface FieldProblem {
-  path: string;
-  message: string;
-}
+import type { Problem } from './shapes.js';
 
-export interface Problem {
-  type?: string;
-  title?: string;
-  status: number;
-  detail?: string;
-  errors?: FieldProblem[];
-}
+/**
+ * An error answer: the gateway's problem document, or as much of one as could be read (a proxy's
+ * answer may be anything).
+ */
+export type ReadProblem = Partial<Problem> & { status: number };
 
 export class ApiError extends Error {
   constructor(
     readonly status: number,
-    readonly problem: Problem,
+    readonly problem: ReadProblem,
     readonly retryAfter: number | null,
   ) {
     super(problem.detail ?? problem.title ?? `request failed (${status})`);
@@ -77,7 +72,7 @@ export async function apiFull<T>(method: string, path: string, body?: unknown): 
     parsed = undefined;
   }
   if (!res.ok) {
-    const problem = (parsed && typeof parsed === 'object' ? parsed : { status: res.status }) as Problem;
+    const problem = (parsed && typeof parsed === 'object' ? parsed : { status: res.status }) as ReadProblem;
     const retry = Number(res.headers.get('retry-after'));
     if (res.status === 401 && token && path !== '/auth/login') onUnauthorized();
     throw new ApiError(res.status, problem, Number.isFinite(retry) && retry > 0 ? retry : null);

@@ -1,50 +1,10 @@
 /** The /scanHub connection of the session (@microsoft/signalr, WebSockets, the token as access_token). */
 import { HttpTransportType, HubConnectionBuilder, HubConnectionState, LogLevel, type HubConnection } from '@microsoft/signalr';
 import { useEffect, useRef } from 'preact/hooks';
-import type { ActivationProgressEvent } from '../../activation/schemas.js';
 
-export interface Device {
-  id: string;
-  ipAddress: string;
-  hostname: string | null;
-  firmwareVersion: string | null;
-  provisioningState: 'PRE' | 'IN' | 'POST' | null;
-  provisioningMode?: string | null;
-  uuid?: string | null;
-  tls: boolean;
-  openPorts: number[];
-  authStatus: 'ok' | 'unauthorized' | 'unreachable' | 'error';
-  credentialId?: string | null;
-  online: boolean;
-  firstSeen: string;
-  lastSeen: string;
-  lastScanId: string | null;
-}
+import type { HubEvents } from './shapes.js';
 
-export interface Scan {
-  id: string;
-  range: string;
-  status: 'running' | 'completed' | 'cancelled' | 'failed' | 'interrupted';
-  total: number;
-  scanned: number;
-  found: number;
-  startedAt: string;
-  finishedAt?: string;
-  error?: string;
-}
-
-export interface HubEvents {
-  ScanStarted: Scan;
-  ScanProgress: { scanId: string; scanned: number; total: number; found: number; percent: number; probesDecided?: number; probesTotal?: number; etaSeconds?: number | null };
-  DeviceDiscovered: { scanId: string; device: Device };
-  ScanCompleted: Scan;
-  ScanCancelled: Scan;
-  ScanFailed: Scan;
-  DeviceStatusChanged: { deviceId: string; online: boolean; lastSeen: string | null };
-  PowerStateChanged: { deviceId: string; powerState: number };
-  ActivationProgress: ActivationProgressEvent;
-  IderSessionProgress: { sessionId: string; deviceId: string; bytesServed: number; bytesToDevice: number; commands: number; ended?: string };
-}
+export type { Device, HubEvents, Scan } from './shapes.js';
 
 let connection: HubConnection | null = null;
 let starting: Promise<void> | null = null;

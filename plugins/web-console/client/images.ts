@@ -1,17 +1,8 @@
 /** Boot images as the console shows them, and their upload with progress (XMLHttpRequest: fetch reports no upload progress). */
-import { ApiError, authorization, type Problem } from './api.js';
+import { ApiError, authorization } from './api.js';
+import type { Image, Problem } from './shapes.js';
 
-export interface Image {
-  id: string;
-  name: string;
-  kind: 'cd' | 'floppy';
-  sizeBytes: number;
-  sha256: string;
-  createdAt: string;
-  createdBy: string | null;
-  inUse: number;
-  available: boolean;
-}
+export type { Image } from './shapes.js';
 
 export function formatBytes(n: number): string {
   if (n >= 1e9) return `${(n / 1e9).toFixed(2)} GB`;

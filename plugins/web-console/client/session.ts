@@ -1,14 +1,10 @@
 /** The signed-in session, kept for the tab only (sessionStorage): closing the tab forgets the token. */
-export interface SessionUser {
-  username: string;
-  permissions: string[];
-}
+import type { AuthenticatedUser, LoginResponse } from './shapes.js';
 
-export interface Session {
-  token: string;
-  expiresAt: string;
-  user: SessionUser;
-}
+export type SessionUser = AuthenticatedUser;
+
+/** The answer to the sign-in, kept for the session. */
+export type Session = LoginResponse;
 
 const KEY = 'amtgw.session';
 

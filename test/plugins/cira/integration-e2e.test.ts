@@ -12,7 +12,7 @@ import { mergeConfig } from '../../../core/config/load-config.js';
 import { startReceiver, type NotificationReceiver } from '../soap-mps/notification-receiver.js';
 import { ADMIN, basicHeader, envelope, soapPoster, soapServiceUrl, type SoapTestGateway } from '../soap-mps/soap-test-gateway.js';
 import type { Device } from '../../../plugins/rest-api/api.js';
-import { connectSignalR, type Received } from '../scan-hub/hub-test-kit.js';
+import { assertHubShapes, connectSignalR, type Received } from '../scan-hub/hub-test-kit.js';
 import type { HubConnection } from '@microsoft/signalr';
 import { ciraPort } from './gateway-cira-helpers.js';
 import { until } from '../../helpers/poll.js';
@@ -264,5 +264,10 @@ describe('CIRA devices in the gateway', () => {
     });
     assert.deepEqual(lanOnly.connections, ['lan']);
     assert.equal(lanOnly.online, true);
+  });
+
+  test('every event the hub sent meanwhile held its documented shape', async () => {
+    assert.ok(hub.received.some((r) => r.target === 'DeviceStatusChanged'));
+    await assertHubShapes(gw.url, hub.received);
   });
 });

@@ -8,6 +8,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { SimDevice } from '../../sim/sim-device.js';
 import { startFleetGateway, type FleetGateway } from '../remote-monitor/fixtures/fleet-gateway.js';
+import { responseContract } from '../../helpers/response-contract.js';
 
 const ATTEMPTS = 2;
 let kit: FleetGateway;
@@ -166,4 +167,11 @@ test('a bulk request is validated: no duplicates, no unknown fields, at most the
   assert.equal((await post({ deviceIds: [], action: 'on' })).status, 400);
   assert.equal((await post({ deviceIds: ['a'], action: 'on', extra: 1 })).status, 400);
   assert.equal((await post({ deviceIds: Array.from({ length: 1001 }, (_, i) => `d${i}`), action: 'on' })).status, 400);
+});
+
+test('every PowerStateChanged published (what /scanHub sends) holds its documented shape', async () => {
+  const published = kit.events().filter((e) => e.event === 'PowerStateChanged');
+  assert.ok(published.length > 0, 'the tests above changed power states');
+  const contract = responseContract(kit.gw.url);
+  for (const { event, at, ...payload } of published) await contract.checkComponent('PowerStateChangedEvent', payload, `${event} at ${at}`);
 });

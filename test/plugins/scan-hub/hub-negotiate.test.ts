@@ -2,8 +2,13 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { TestGateway } from '../../helpers/gateway-harness.js';
 import { startHubGateway } from './hub-test-kit.js';
+import { createAjv } from '../../../core/validation/validator.js';
+import { NEGOTIATE_RESPONSE_SCHEMA } from '../../../plugins/scan-hub/negotiate-schema.js';
 
 const FRONT_END = 'http://front-end.test:5173';
+
+/** The negotiate answer's one schema (SignalR's shape, not in the OpenAPI document). */
+const negotiateShape = createAjv().compile(NEGOTIATE_RESPONSE_SCHEMA);
 
 describe('POST /scanHub/negotiate', () => {
   let gw: TestGateway;
@@ -20,6 +25,7 @@ describe('POST /scanHub/negotiate', () => {
     assert.equal(res.status, 200);
     assert.match(res.headers.get('content-type') ?? '', /application\/json/);
     const body = (await res.json()) as Record<string, unknown>;
+    assert.ok(negotiateShape(body), JSON.stringify(negotiateShape.errors));
     assert.deepEqual(Object.keys(body).sort(), ['availableTransports', 'connectionId', 'connectionToken', 'negotiateVersion']);
     assert.equal(body.negotiateVersion, 1);
     assert.equal(typeof body.connectionId, 'string');
@@ -31,6 +37,7 @@ describe('POST /scanHub/negotiate', () => {
   test('answers an old client (no negotiateVersion) with version 0 and the id to connect with as connectionId', async () => {
     const res = await gw.request('POST', '/scanHub/negotiate', { token });
     const body = (await res.json()) as Record<string, unknown>;
+    assert.ok(negotiateShape(body), JSON.stringify(negotiateShape.errors));
     assert.equal(body.negotiateVersion, 0);
     assert.equal(body.connectionToken, undefined);
     assert.equal(typeof body.connectionId, 'string');

@@ -3,14 +3,14 @@ import assert from 'node:assert/strict';
 import { startFleet } from '../../sim/fleet.js';
 import { createCredential, SIM_AMT_SETTINGS, SIM_RMCP_PORT, startScan } from '../../helpers/scan-helpers.js';
 import { mergeConfig } from '../../../core/config/load-config.js';
-import { connectSignalR, startHubGateway, type Received } from './hub-test-kit.js';
+import { assertHubShapes, connectSignalR, startHubGateway, type Received } from './hub-test-kit.js';
 import { until } from '../../helpers/poll.js';
 
 const DEVICES = 30;
 // 64 addresses, 30 of them simulated AMT devices.
 const RANGE = '127.50.0.0/26';
 
-test('SignalR clients see a real scan of the simulator as it runs: started, progress to 100 %, one discovery per device, completed', { timeout: 60_000 }, async () => {
+test('SignalR clients see a real scan of the simulator as it runs: started, progress to 100 %, one discovery per device, completed, each event in its documented shape', { timeout: 60_000 }, async () => {
   const fleet = await startFleet({ count: DEVICES, base: '127.50.0.1', rmcpPort: SIM_RMCP_PORT, seed: 'hub-e2e' });
   const gw = await startHubGateway({ plugins: ['rest-api'], overrides: mergeConfig(SIM_AMT_SETTINGS, { plugins: { 'rest-api': { enable: true, options: { scan: { rmcpWindowMs: 300 } } } } }) });
   try {
@@ -41,6 +41,7 @@ test('SignalR clients see a real scan of the simulator as it runs: started, prog
 
     const strip = (received: Received[]) => received.filter((r) => r.target !== 'ScanProgress').map((r) => [r.target, r.arg.id ?? (r.arg.device as { id?: string } | undefined)?.id]);
     assert.deepEqual(strip(direct.received), strip(negotiated.received), 'a client that skipped negotiation saw the same events in the same order');
+    await assertHubShapes(gw.url, negotiated.received);
     await Promise.all([negotiated.connection.stop(), direct.connection.stop()]);
   } finally {
     await gw.cleanup();

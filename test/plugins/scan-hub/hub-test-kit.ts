@@ -3,6 +3,7 @@
  * the real SignalR client with an event recorder, and a raw `ws` client that speaks the protocol by
  * hand.
  */
+import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import type { Socket } from 'node:net';
 import WebSocket from 'ws';
@@ -10,11 +11,13 @@ import { HubConnectionBuilder, HttpTransportType, LogLevel, type HubConnection, 
 import { startTestGateway, type TestGateway, type TestGatewayOptions } from '../../helpers/gateway-harness.js';
 import { until } from '../../helpers/poll.js';
 import type { HubConfig } from '../../../plugins/scan-hub/config.js';
+import { HUB_EVENT_COMPONENTS } from '../../../plugins/scan-hub/hub-event-shapes.js';
+import { responseContract } from '../../helpers/response-contract.js';
 import type { FixtureScanRequest } from './fixtures/event-source-plugin.js';
 
 export const EVENT_SOURCE_PLUGIN = fileURLToPath(new URL('./fixtures/event-source-plugin.ts', import.meta.url));
 export const RS = '\x1e';
-export const HUB_TARGETS = ['ScanStarted', 'ScanProgress', 'DeviceDiscovered', 'ScanCompleted', 'ScanCancelled', 'ScanFailed', 'DeviceStatusChanged', 'PowerStateChanged'] as const;
+export const HUB_TARGETS = Object.keys(HUB_EVENT_COMPONENTS);
 
 export interface HubGatewayOptions extends Omit<TestGatewayOptions, 'plugins' | 'overrides'> {
   hub?: Partial<HubConfig>;
@@ -88,6 +91,19 @@ export async function connectSignalR(baseUrl: string, token: string | undefined,
   for (const target of HUB_TARGETS) connection.on(target, (arg: Record<string, unknown>) => received.push({ target, arg }));
   await connection.start();
   return { connection, received };
+}
+
+/**
+ * Holds every event a client received to the schema of its payload: the OpenAPI component the
+ * publishing plugin documents it with (HUB_EVENT_COMPONENTS), closed to undocumented fields.
+ */
+export async function assertHubShapes(baseUrl: string, received: readonly Received[]): Promise<void> {
+  const contract = responseContract(baseUrl);
+  for (const { target, arg } of received) {
+    const component = HUB_EVENT_COMPONENTS[target as keyof typeof HUB_EVENT_COMPONENTS];
+    assert.ok(component, `the hub sent ${target}, an event it does not document`);
+    await contract.checkComponent(component, arg, `the hub's ${target}`);
+  }
 }
 
 /**

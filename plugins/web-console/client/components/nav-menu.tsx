@@ -1,10 +1,7 @@
 /** The menu: exactly GET /api/routes, in its order and nesting, the home route first. */
-export interface FrontendRoute {
-  path: string;
-  name: string;
-  meta: { title: string; icon?: string; permission: string | null };
-  children?: FrontendRoute[];
-}
+import type { FrontendRoute } from '../shapes.js';
+
+export type { FrontendRoute };
 
 function MenuList({ routes, current }: { routes: FrontendRoute[]; current: string }) {
   return (

@@ -2,12 +2,7 @@
  * The online summary as a picture: the outer ring splits the devices into online and offline (they
  * add up to the total); the inner ring is the share that refused every credential (either state).
  */
-export interface Summary {
-  total: number;
-  online: number;
-  offline: number;
-  unauthorized: number;
-}
+import type { MonitorSummary as Summary } from '../shapes.js';
 
 const OUTER = 64;
 const INNER = 42;

@@ -3,17 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { apiFull, errorText, query } from '../api.js';
 import { Field, formatTime, Message } from '../components/field.js';
 
-interface AuditRecord {
-  id: string;
-  class: 'operator' | 'sign-in-failures';
-  at: string;
-  user: string | null;
-  address: string | null;
-  action: string;
-  target: string | null;
-  outcome: 'success' | 'failure';
-  detail: Record<string, unknown>;
-}
+import type { AuditRecord } from '../shapes.js';
 
 interface Filters {
   user: string;

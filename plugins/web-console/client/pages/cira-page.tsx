@@ -8,16 +8,7 @@ import { api, errorText } from '../api.js';
 import { formatTime, Message } from '../components/field.js';
 import { can, type Session } from '../session.js';
 
-export interface CiraTunnel {
-  deviceId: string;
-  uuid: string;
-  remoteAddress: string;
-  username: string;
-  connectedAt: string;
-  forwardedPorts: number[];
-  identity: 'bound' | 'proven' | 'accepted' | 'provisioned' | 'unverified';
-  verified: boolean;
-}
+import type { CiraConnection as CiraTunnel } from '../shapes.js';
 
 const IDENTITY_TEXT: Record<CiraTunnel['identity'], string> = {
   bound: 'bound: first known through this account',

@@ -4,14 +4,7 @@ import { api, errorText, errorFields } from '../api.js';
 import { Field, formatTime, Message } from '../components/field.js';
 import { can, type Session } from '../session.js';
 
-export interface Credential {
-  id: string;
-  name: string;
-  username: string;
-  isDefault: boolean;
-  createdAt: string;
-  updatedAt: string;
-}
+import type { Credential } from '../shapes.js';
 
 export function CredentialsPage({ session }: { session: Session }) {
   const [list, setList] = useState<Credential[] | null>(null);

@@ -3,12 +3,7 @@ import { apiFull, errorText } from '../api.js';
 import { formatTime, Message } from '../components/field.js';
 import type { SerialQueue } from '../components/serial-queue.js';
 
-interface MonitorEvent {
-  time: string;
-  source: string;
-  severity: string;
-  description: string;
-}
+import type { MonitorEvent } from '../shapes.js';
 
 const PAGE = 50;
 

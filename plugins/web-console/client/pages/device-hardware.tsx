@@ -3,17 +3,9 @@ import { api, errorText } from '../api.js';
 import { Message } from '../components/field.js';
 import type { SerialQueue } from '../components/serial-queue.js';
 
-type Part = { manufacturer?: string | null; model?: string | null; serialNumber?: string | null; version?: string | null } | null;
+import type { HardwareReport } from '../shapes.js';
 
-interface HardwareReport {
-  system: Part;
-  baseboard: Part;
-  bios: { manufacturer: string | null; version: string | null; releaseDate: string | null } | null;
-  processors: Array<{ model: string | null; manufacturer: string | null; maxClockSpeedMhz: number | null }>;
-  memory: Array<{ bankLabel: string | null; capacityBytes: number | null; speedMhz: number | null; manufacturer: string | null }>;
-  storage: Array<{ deviceId: string | null; maxMediaSizeKb: number | null }>;
-  unavailable: Array<{ className: string; reason: string }>;
-}
+type Part = HardwareReport['baseboard'];
 
 const part = (p: Part) => (p ? [p.manufacturer, p.model, p.version, p.serialNumber && `serial ${p.serialNumber}`].filter(Boolean).join(', ') || '—' : '—');
 const gib = (bytes: number | null) => (bytes === null ? '—' : `${(bytes / 2 ** 30).toFixed(1)} GiB`);

@@ -4,19 +4,9 @@ import { Message } from '../components/field.js';
 import { useHubEvent } from '../hub.js';
 import type { SerialQueue } from '../components/serial-queue.js';
 
-interface PowerStatus {
-  deviceId: string;
-  powerState: number;
-  state: string;
-  availableActions: string[];
-}
+import type { PowerChangeResult as PowerResult, PowerStatus } from '../shapes.js';
 
-interface PowerResult {
-  ok: boolean;
-  returnValue: number;
-  state?: string;
-  confirmed?: boolean;
-}
+type Action = PowerStatus['availableActions'][number];
 
 /** Actions that interrupt whoever uses the machine ask first. */
 export const CONFIRMED_ACTIONS = new Set(['off', 'reset', 'cycle', 'soft-off', 'soft-reset', 'sleep', 'hibernate']);
@@ -46,7 +36,7 @@ export function DevicePower({ deviceId, control, queue }: { deviceId: string; co
     if (e.deviceId === deviceId) void read();
   });
 
-  const run = async (action: string, boot?: 'bios' | 'pxe') => {
+  const run = async (action: Action, boot?: 'bios' | 'pxe') => {
     const label = boot ? BOOT_LABELS[boot] : (ACTION_LABELS[action] ?? action);
     if (CONFIRMED_ACTIONS.has(action) && !confirm(`${label}: this interrupts whoever uses the machine. Continue?`)) return;
     setBusy(true);
@@ -77,7 +67,7 @@ export function DevicePower({ deviceId, control, queue }: { deviceId: string; co
       )}
       {control && status && (
         <div class="actions" role="group" aria-label="Power actions">
-          {['on', ...status.availableActions.filter((a) => a !== 'on')]
+          {(['on', ...status.availableActions.filter((a) => a !== 'on')] as Action[])
             .filter((a) => status.availableActions.includes(a))
             .map((a) => (
               <button type="button" key={a} disabled={busy} onClick={() => run(a)}>

@@ -3,9 +3,9 @@ import { Fragment } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, errorText, errorFields, query } from '../api.js';
 import { Field, Message } from '../components/field.js';
-import type { Credential } from './credentials-page.js';
+import type { Credential, CredentialTestResult, WsmanTestResult } from '../shapes.js';
 
-function Result({ value }: { value: Record<string, unknown> }) {
+function Result({ value }: { value: CredentialTestResult | WsmanTestResult }) {
   const flat = Object.entries(value).flatMap(([k, v]) =>
     v && typeof v === 'object' ? Object.entries(v as Record<string, unknown>).map(([k2, v2]) => [`${k}.${k2}`, v2] as const) : [[k, v] as const],
   );
@@ -58,7 +58,7 @@ interface FormProps {
 function DiagnosticForm({ title, button, credentials, addressLabel, request }: FormProps) {
   const [credentialId, setCredentialId] = useState('');
   const [ip, setIp] = useState('');
-  const [result, setResult] = useState<Record<string, unknown> | null>(null);
+  const [result, setResult] = useState<CredentialTestResult | WsmanTestResult | null>(null);
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -69,7 +69,7 @@ function DiagnosticForm({ title, button, credentials, addressLabel, request }: F
     setError(null);
     setErrors({});
     try {
-      setResult(await api<Record<string, unknown>>('GET', request(credentialId, ip.trim())));
+      setResult(await api<CredentialTestResult | WsmanTestResult>('GET', request(credentialId, ip.trim())));
     } catch (err) {
       const fields = errorFields(err);
       setErrors({ ip: fields.ip ?? fields.ip_address ?? '', credentialId: fields.credentialId ?? fields.id ?? '' });

@@ -2,18 +2,10 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, errorText } from '../api.js';
 import { Message } from '../components/field.js';
-import { OnlineDonut, type Summary } from '../components/online-donut.js';
+import { OnlineDonut } from '../components/online-donut.js';
 import { useHubEvent } from '../hub.js';
 
-interface Schedule {
-  intervalSeconds: number;
-  tickMs: number;
-  tracked: number;
-  probing: number;
-  waiting: number;
-  lastInterval: { probes: number; maxLagMs: number; slowestBatchMs: number } | null;
-  keepingUp: boolean;
-}
+import type { MonitorSchedule as Schedule, MonitorSummary as Summary } from '../shapes.js';
 
 export function MonitorPage() {
   const [summary, setSummary] = useState<Summary | null>(null);

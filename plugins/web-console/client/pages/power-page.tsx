@@ -6,13 +6,7 @@ import type { Device } from '../hub.js';
 import { can, type Session } from '../session.js';
 import { ACTION_LABELS, CONFIRMED_ACTIONS } from './device-power.js';
 
-interface BulkResult {
-  action: string;
-  total: number;
-  succeeded: number;
-  failed: number;
-  results: Array<{ deviceId: string; ok: boolean; returnValue?: number; state?: string; error?: { status?: number; code?: string; detail?: string } }>;
-}
+import type { BulkPowerResult as BulkResult } from '../shapes.js';
 
 const PAGE = 50;
 const ACTIONS = ['on', 'off', 'reset', 'cycle', 'soft-off', 'soft-reset', 'sleep', 'hibernate'];

@@ -1,14 +1,9 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { Field } from '../components/field.js';
-import type { Credential } from './credentials-page.js';
+import type { Credential, StartScanRequest as ScanRequest } from '../shapes.js';
 
-export interface ScanRequest {
-  range: string;
-  credentialId?: string;
-  timeoutMs?: number;
-  concurrency?: number;
-}
+export type { ScanRequest };
 
 interface Props {
   onStart: (r: ScanRequest) => Promise<void>;

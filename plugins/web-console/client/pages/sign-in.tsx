@@ -3,11 +3,7 @@ import { ApiError, api, errorText } from '../api.js';
 import { Field, Message } from '../components/field.js';
 import type { Session } from '../session.js';
 
-interface LoginResponse {
-  token: string;
-  expiresAt: string;
-  user: Session['user'];
-}
+import type { LoginResponse } from '../shapes.js';
 
 export function SignIn({ onSignedIn, notice }: { onSignedIn: (s: Session) => void; notice: string | null }) {
   const [username, setUsername] = useState('');

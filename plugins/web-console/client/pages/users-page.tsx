@@ -4,12 +4,7 @@ import { api, errorText, errorFields } from '../api.js';
 import { Field, formatTime, Message } from '../components/field.js';
 import type { Session } from '../session.js';
 
-interface User {
-  username: string;
-  permissions: string[];
-  createdAt: string;
-  updatedAt: string;
-}
+import type { User } from '../shapes.js';
 
 export function UsersPage({ session }: { session: Session }) {
   const [users, setUsers] = useState<User[] | null>(null);

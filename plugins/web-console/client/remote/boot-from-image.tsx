@@ -7,14 +7,9 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError, errorText } from '../api.js';
 import { Message } from '../components/field.js';
 import { useHubEvent } from '../hub.js';
-import { formatBytes, type Image } from '../images.js';
+import { formatBytes } from '../images.js';
+import type { Image, SessionInfo as IderSession } from '../shapes.js';
 
-interface IderSession {
-  id: string;
-  mode: string;
-  deviceId: string;
-  bytesToDevice: number;
-}
 
 export function BootFromImage({ deviceId, powerControl }: { deviceId: string; powerControl: boolean }) {
   const [images, setImages] = useState<Image[] | null>(null);

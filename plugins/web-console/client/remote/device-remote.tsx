@@ -7,15 +7,9 @@ import { api, errorText } from '../api.js';
 import { Message } from '../components/field.js';
 import { KvmViewer } from './kvm-viewer.js';
 import { SolViewer } from './sol-viewer.js';
+import type { RedirectionState, SessionTicket } from '../shapes.js';
 
-interface RedirectionState {
-  features: { kvm: boolean; sol: boolean; ider: boolean };
-  userConsent: 'none' | 'kvm' | 'all';
-  optInState: string;
-  sessions: Array<{ id: string; mode: string; user: string }>;
-}
-
-type Mode = 'kvm' | 'sol';
+type Mode = SessionTicket['mode'];
 const GIVEN = new Set(['received', 'in-session']);
 const needsConsent = (s: RedirectionState, mode: Mode) => !GIVEN.has(s.optInState) && (s.userConsent === 'all' || (s.userConsent === 'kvm' && mode === 'kvm'));
 

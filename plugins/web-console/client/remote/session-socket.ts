@@ -1,12 +1,9 @@
 /** Opens a remote console session: asks for a ticket, then the WebSocket it names (same origin). */
 import { api } from '../api.js';
 
-export interface SessionTicket {
-  id: string;
-  mode: 'kvm' | 'sol';
-  url: string;
-  expiresAt: string;
-}
+import type { SessionTicket } from '../shapes.js';
+
+export type { SessionTicket };
 
 export async function openSessionSocket(deviceId: string, mode: 'kvm' | 'sol'): Promise<WebSocket> {
   const ticket = await api<SessionTicket>('POST', `/redirection/${encodeURIComponent(deviceId)}/sessions`, { mode });

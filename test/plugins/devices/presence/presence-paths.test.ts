@@ -13,7 +13,7 @@ import { until } from '../../../helpers/poll.js';
 import { createCredential, SIM_AMT_SETTINGS, SIM_RMCP_PORT, startScan, waitForScan } from '../../../helpers/scan-helpers.js';
 import { mergeConfig } from '../../../../core/config/load-config.js';
 import { ADMIN, basicHeader, envelope, soapPoster, soapServiceUrl, type SoapTestGateway } from '../../soap-mps/soap-test-gateway.js';
-import { connectSignalR, type Received } from '../../scan-hub/hub-test-kit.js';
+import { assertHubShapes, connectSignalR, type Received } from '../../scan-hub/hub-test-kit.js';
 import { ciraPort } from '../../cira/gateway-cira-helpers.js';
 import type { Device } from '../../../../plugins/rest-api/api.js';
 
@@ -206,5 +206,10 @@ describe('presence: one truth from the LAN monitor, CIRA tunnels and scans', () 
     await agreed('offline once the tunnel is gone too', id, device.config.uuid, { online: false, connections: [] });
     await holds(id, device.config.uuid, { online: false, connections: [] });
     assert.deepEqual(hubSays(id), [true, false]);
+  });
+
+  test('every event the hub sent meanwhile held its documented shape', async () => {
+    assert.ok(hub.received.some((r) => r.target === 'DeviceStatusChanged'));
+    await assertHubShapes(gw.url, hub.received);
   });
 });

@@ -1,6 +1,6 @@
 /** Provisioning certificates by DNS suffix: upload a PFX (read in the browser, sent base64), see expiry, delete. */
 import { useState } from 'preact/hooks';
-import type { ProvisioningDomain } from '../../../../activation/schemas.js';
+import type { ProvisioningDomain } from '../../shapes.js';
 import { api, errorFields, errorText } from '../../api.js';
 import { Field, formatTime, Message } from '../../components/field.js';
 import { useListSection } from './list-section.js';

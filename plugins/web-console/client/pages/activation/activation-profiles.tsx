@@ -1,6 +1,6 @@
 /** Activation profiles: list, create, delete; passwords write-only, a fixed password warned about. */
 import { useState } from 'preact/hooks';
-import type { ActivationProfile } from '../../../../activation/schemas.js';
+import type { ActivationProfile } from '../../shapes.js';
 import { api, errorFields, errorText } from '../../api.js';
 import { Field, Message } from '../../components/field.js';
 import { useListSection } from './list-section.js';

@@ -1,6 +1,6 @@
 /** What agents did: newest records first, live from the hub; activations waiting for approval; one-time codes for deactivation. */
 import { useEffect, useState } from 'preact/hooks';
-import type { ActivationApproval, ActivationRecord } from '../../../../activation/schemas.js';
+import type { ActivationApproval, ActivationRecord } from '../../shapes.js';
 import { api, errorText } from '../../api.js';
 import { formatTime, Message } from '../../components/field.js';
 import { useHubEvent } from '../../hub.js';

@@ -1,6 +1,6 @@
 /** On a device's page: how the gateway activated it (mode, profile, when), from its latest activation records. */
 import { useEffect, useState } from 'preact/hooks';
-import type { ActivationRecord } from '../../../../activation/schemas.js';
+import type { ActivationRecord } from '../../shapes.js';
 import { api } from '../../api.js';
 import { formatTime } from '../../components/field.js';
 
