@@ -8,7 +8,7 @@
  * Everything exported from this file is public API: third-party plugins depend on it. It is the
  * kernel's contract only (`amt-gateway/kernel`): the built-in plugins publish their own types
  * (`amt-gateway/devices`, `amt-gateway/remote-monitor`, ...). `amt-gateway/plugin-api` still
- * brings both, for plugins written against 1.x (deprecated, see plugins/plugin-api-compat.ts).
+ * brings both, for plugins written against 1.x (deprecated, see compat/plugin-api.ts).
  */
 import type { Server as HttpServer, IncomingMessage, RequestListener } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -62,7 +62,7 @@ export { HttpError, isHttpError, type HttpErrorShape, type ProblemFieldError } f
 export { refuseUpgrade } from './http/upgrade-refusal.js';
 
 /** The version of the plugin API this kernel implements. Plugins declare the majors they accept. */
-export const KERNEL_API_VERSION = '1.5.0';
+export const KERNEL_API_VERSION = '1.6.0';
 
 /**
  * Events carried on the bus, by name: the payload type. The kernel's own are here; each plugin
@@ -131,7 +131,7 @@ export interface HttpRequestCompletedEvent {
 /**
  * Services plugins provide to the plugins that depend on them, keyed by service name. A providing
  * plugin augments this interface the same way as {@link GatewayEvents}, and its entry point brings
- * the augmentation (`amt-gateway/devices`: `devices`, `credentials`, `deviceAccess`, `deviceGate`), so that
+ * the augmentation (`amt-gateway/devices`: `devices`, `credentials`, `deviceGate`, `devicePresence`), so that
  * `ctx.use(name)` is typed.
  */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type
@@ -182,7 +182,7 @@ export interface PluginHttp {
   /**
    * The address of an upgrade request's client: its socket's peer, or for an upgrade another
    * instance of a cluster passed on (`ctx.cluster.routeUpgrades`), the client that instance served.
-   * Since kernel API 1.5.
+   * Since kernel API 1.6.
    */
   clientAddress(req: IncomingMessage): string;
   /**
@@ -258,7 +258,7 @@ export interface PluginContext<TConfig = unknown> {
   readonly site: SiteSettings;
   readonly http: PluginHttp;
   readonly openapi: PluginOpenApi;
-  /** The other gateway instances sharing this one's PostgreSQL store (a one-box site: `enabled` false). Since kernel API 1.5. */
+  /** The other gateway instances sharing this one's PostgreSQL store (a one-box site: `enabled` false). Since kernel API 1.6. */
   readonly cluster: PluginCluster;
   /** The plugin's own namespace in the store (LevelDB, or PostgreSQL for a cluster). */
   readonly store: KeyValueStore;
@@ -297,6 +297,14 @@ export interface PluginContext<TConfig = unknown> {
   onStopping(hook: () => void | Promise<void>): void;
   /** Runs at shutdown, in reverse registration order, after the listeners closed and before the store closes. */
   onClose(hook: () => void | Promise<void>): void;
+  /**
+   * Adds a read-only setting to {@link SiteSettings} for every plugin (since kernel API 1.5): how a
+   * plugin that took over settings the kernel used to hold keeps them where plugins of the 1.x line
+   * read them (the devices plugin's `site.amt`). A name the kernel or another plugin holds already
+   * is `GW_ERR_PLUGIN_CLASH`, naming both.
+   * @deprecated for compatibility only: a new setting is an option or a service of its plugin.
+   */
+  extendSite(name: string, value: unknown): void;
 }
 
 /** Where a listener of this gateway accepts connections. */
@@ -306,7 +314,11 @@ export interface ListenerAddress {
   port: number;
 }
 
-/** Settings of the site that plugins may read. */
+/**
+ * Settings of the site that plugins may read. A plugin that took over a setting the kernel used to
+ * hold adds it back for the 1.x line with `ctx.extendSite` and declares it by augmenting this
+ * interface (the devices plugin: `amt`, `deviceTls`, deprecated since kernel API 1.5).
+ */
 export interface SiteSettings {
   /** The main listener's base URL once listening, e.g. `http://127.0.0.1:8080`. */
   readonly baseUrl: () => string;
@@ -321,21 +333,6 @@ export interface SiteSettings {
    */
   readonly publicOrigins: readonly string[];
   readonly dataDir: string;
-  /** Site-wide AMT settings: probe ports, allowed networks, TLS trust. */
-  readonly amt: AmtSiteSettings;
-  /** The TLS trust device tasks take (`tlsTrust` of their input): the mode, and the CA bundle read once at start. */
-  readonly deviceTls: { mode: 'tofu' | 'ca'; caPem?: string; legacyTls?: boolean };
-}
-
-export interface AmtSiteSettings {
-  ports: { http: number; https: number; rmcp: number };
-  /** CIDRs scans, diagnostics and device I/O may reach. */
-  allowedNetworks: string[];
-  /** `tofu`: pin the certificate fingerprint on first contact; `ca`: validate against the CA bundle. */
-  tlsTrust: 'tofu' | 'ca';
-  caFile: string | null;
-  /** Reach devices that offer only TLS 1.0/1.1 (off by default; device tasks get it through `deviceTls`). */
-  legacyTls?: boolean;
 }
 
 export { definePlugin, type PluginDefinition, type PluginEnvOverride, type SchemaPluginDefinition } from './plugins/plugin-definition.js';

@@ -1,6 +1,6 @@
 // `npm run build:server`: builds dist/ from a clean folder, so that no output of a deleted source
 // survives (a stale plugins/<name>/index.js would still load as a built-in plugin):
-// - tsc (tsconfig.build.json) type-checks core/, plugins/, workers/ and writes the .d.ts files;
+// - tsc (tsconfig.build.json) type-checks core/, compat/, plugins/, workers/ and writes the .d.ts files;
 // - esbuild bundles the code: one module per entry point (the bin, the public APIs, each plugin's
 //   typed entry point, each built-in plugin, each worker task) and shared chunks, with the dependencies that load plainly from a
 //   bundle inlined. A start then reads a few files instead of resolving, reading and lexing ~600
@@ -22,7 +22,7 @@ import { fileURLToPath } from 'node:url';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DIST = join(ROOT, 'dist');
 const STAMP = join(DIST, '.build-stamp');
-const SOURCES = ['core', 'plugins', 'workers'];
+const SOURCES = ['core', 'compat', 'plugins', 'workers'];
 const SETTINGS = ['tsconfig.json', 'tsconfig.build.json', 'package.json', 'scripts/build.mjs', 'scripts/precompile-validators.ts'];
 const PRECOMPILED_STUB = join(ROOT, 'core/validation/precompiled-validators.ts');
 const EXTERNAL = [
@@ -58,7 +58,7 @@ function entryPoints() {
   return [
     'core/main.ts',
     'core/plugin-api.ts',
-    'plugins/plugin-api-compat.ts',
+    'compat/plugin-api.ts',
     'workers/task-api.ts',
     ...plugins.map((name) => `plugins/${name}/index.ts`),
     // Each plugin's typed entry point (`amt-gateway/<name>`): types only, an empty module at run time.

@@ -2,7 +2,7 @@
  * Where the gateway's own files are: the package root (the folder with its package.json) holds
  * `config/`, `schemas/` and `package.json` whether the code runs from the checkout through tsx
  * (`core/assets/package-root.ts`), compiled (`dist/core/assets/package-root.js`) or installed
- * (`node_modules/amt-gateway/dist/...`); the code root holds `core/`, `plugins/` and `workers/`
+ * (`node_modules/amt-gateway/dist/...`); the code root holds `core/`, `compat/`, `plugins/` and `workers/`
  * (the package root, or its `dist/`). Every asset and code path goes through here.
  */
 import { existsSync, readFileSync } from 'node:fs';

@@ -1,7 +1,7 @@
 /**
  * What a plugin sees of the cluster (`ctx.cluster`): several gateway instances on one PostgreSQL
  * store. On a one-box site (LevelDB) `enabled` is false and every method does what one instance
- * alone would: leases are local turns, nothing is shared, nothing forwarded. Since kernel API 1.5.
+ * alone would: leases are local turns, nothing is shared, nothing forwarded. Since kernel API 1.6.
  */
 import type { IncomingMessage } from 'node:http';
 import type { RouteRequest } from '../http/route-api.js';
@@ -26,7 +26,7 @@ export interface PluginCluster {
   /**
    * The instance that owns `key` (e.g. a device id): the key hashed onto the instances up now, the
    * same on every instance; this one on a one-box site. For work one instance must do for a key
-   * (probe a device, count its wrong codes). Since kernel API 1.5.
+   * (probe a device, count its wrong codes). Since kernel API 1.6.
    */
   ownerOf(key: string): string;
   /** Calls `listener` when an instance is seen down (once per instance). */
@@ -50,7 +50,7 @@ export interface PluginCluster {
   /**
    * Adds a router for WebSocket upgrades of `path` (one a plugin claimed with `ctx.http.onUpgrade`):
    * an upgrade it names another instance for is passed there, signed, and served by that instance's
-   * handler (`ctx.http.clientAddress(req)` gives the client's address there). Since kernel API 1.5.
+   * handler (`ctx.http.clientAddress(req)` gives the client's address there). Since kernel API 1.6.
    */
   routeUpgrades(path: string, router: (req: IncomingMessage) => string | null): void;
   /** Sets how this instance counts its CIRA tunnels for GET /api/cluster. */

@@ -35,6 +35,8 @@ export interface CorsRegistry {
 /** What the kernel shares with every plugin context. */
 export interface KernelParts {
   site: SiteSettings;
+  /** Which plugin added each setting of `site` beyond the kernel's (`ctx.extendSite`). */
+  siteOwners: Map<string, string>;
   store: GatewayStore;
   events: EventBus;
   pool: WorkerPool;
@@ -148,6 +150,12 @@ export function createPluginContext<TConfig>(def: PluginDefinition<TConfig>, con
     },
     onClose(hook) {
       parts.closeHooks.push({ plugin: name, hook });
+    },
+    extendSite(settingName, value) {
+      const holder = parts.siteOwners.get(settingName) ?? (settingName in parts.site ? 'core' : undefined);
+      if (holder) throw new PluginError('GW_ERR_PLUGIN_CLASH', `site setting '${settingName}' of plugin '${name}' is held by ${holder === 'core' ? 'the kernel' : `plugin '${holder}'`} already`);
+      parts.siteOwners.set(settingName, name);
+      Object.defineProperty(parts.site, settingName, { value, enumerable: true });
     },
   };
 }

@@ -60,7 +60,7 @@ export interface PluginDefinition<TConfig = Record<string, unknown>> {
    * How the PostgreSQL driver lays out the plugin's namespaces, by sub-namespace of `ctx.store`
    * (`ctx.store.namespace('devices')` is `devices`): each a table with the declared fields as
    * columns and the indexes the plugin's queries need (see core/store/collections.ts). LevelDB
-   * ignores it; a namespace not declared is kept in the kernel's key-value table. Since kernel API 1.5.
+   * ignores it; a namespace not declared is kept in the kernel's key-value table. Since kernel API 1.6.
    */
   collections?: Record<string, CollectionDeclaration>;
   /**
@@ -68,6 +68,13 @@ export interface PluginDefinition<TConfig = Record<string, unknown>> {
    * the kernel or another enabled plugin reads already stops start-up, naming both.
    */
   env?: Record<string, PluginEnvOverride>;
+  /**
+   * Top-level sections of the site file that held some of this plugin's options before they moved to
+   * `plugins.<name>.options` (since kernel API 1.5; the devices plugin claims `amt`). While the plugin
+   * is enabled the kernel accepts such a section, merges it under the plugin's options (a key set in
+   * the options wins) and logs that it is deprecated; a section no enabled plugin claims stops start-up.
+   */
+  formerSections?: string[];
   register(ctx: PluginContext<TConfig>): void | Promise<void>;
 }
 

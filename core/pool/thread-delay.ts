@@ -1,6 +1,6 @@
 /**
- * What device work costs the threads that do it, the signal the device gate admits reads by
- * (plugins/devices/gate/device-admission.ts), in two parts:
+ * What the threads running tasks are going through, the signal an admission of I/O-waiting tasks
+ * follows (in a full gateway the devices plugin's, plugins/devices/gate/device-admission.ts), in two parts:
  *
  * - how busy they are (event-loop utilisation: the share of the time a thread spent running
  *   callbacks rather than waiting for I/O), the worker threads' and this thread's;
@@ -8,7 +8,7 @@
  *   timer while it runs tasks (workers/worker-entry.mjs) and writes into shared memory the longest
  *   lateness of its beats; this thread reads and clears those slots, and watches its own loop.
  *
- * Either alone misleads. A read waiting on a slow device costs its thread almost nothing: the threads
+ * Either alone misleads. A task waiting on a slow peer costs its thread almost nothing: the threads
  * stay idle and answers wait only when other work on the machine takes the CPUs, which admitting
  * fewer reads would not cure. Reads that need the CPU (devices that answer at once, a thousand at a
  * time) keep the threads busy and every answer waits behind the others' work: that is when fewer

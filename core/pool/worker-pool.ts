@@ -30,14 +30,16 @@ export interface TaskRunOptions<TProgress = unknown> {
   /** Cooperative cancellation: the running task sees it within ~50 ms and stops; its worker lives on. */
   cancel?: CancelToken;
   /**
-   * The task spends nearly all its time waiting on a device (a device read): it takes none of the
+   * The task spends nearly all its time waiting on I/O (a peer's answers): it takes none of the
    * `concurrentTasksPerWorker` slots, which stay for work that needs the CPU. The caller bounds how
-   * many such tasks run (the rest-api's device turns: one per device, within the sockets it may hold).
+   * many such tasks run (e.g. the devices plugin admits one per device, within the sockets it may hold).
    */
+  waitsOnIo?: boolean;
+  /** @deprecated since kernel API 1.5: `waitsOnIo`. */
   waitsOnDevice?: boolean;
 }
 
-/** The worker pool that runs every device I/O task off the main thread. */
+/** The worker pool that runs tasks off the main thread: every plugin's I/O and CPU work (the devices plugin's device I/O among them). */
 export interface WorkerPool {
   /** Runs a task from `workers/tasks/` by name. */
   run<K extends TaskName>(task: K, input: Field<K, 'input'>, options?: TaskRunOptions<Field<K, 'progress'>>): Promise<Field<K, 'output'>>;
@@ -46,15 +48,16 @@ export interface WorkerPool {
   /**
    * Runs a task from `workers/tasks/` by name on the calling thread, with the same tools (progress,
    * cancellation) as in a worker: for an input that cannot be cloned to a worker thread because it
-   * holds a live object (a stream into the device, e.g. a CIRA tunnel's channel). It runs on the
+   * holds a live object (a stream, e.g. a CIRA tunnel's channel into a device). It runs on the
    * event loop of its caller, so the caller bounds how many run at once.
    */
   runInProcess<K extends TaskName>(task: K, input: Field<K, 'input'>, options?: TaskRunOptions<Field<K, 'progress'>>): Promise<Field<K, 'output'>>;
   createCancelToken(): CancelToken;
   /**
    * What the threads running tasks (the worker threads, and this thread) showed since the previous
-   * call: the longest event-loop delay and the busiest one's utilisation. Read by one consumer, the
-   * device gate, which admits device operations by it (see core/pool/thread-delay.ts).
+   * call: the longest event-loop delay and the busiest one's utilisation (see core/pool/thread-delay.ts).
+   * Each call starts the next window, so one consumer reads it: the one that admits I/O-waiting
+   * tasks by it (in a full gateway the devices plugin).
    */
   threadLoad(): ThreadLoad;
   /** Whether the pool takes tasks: not when closed, its threads are gone, or its queue is full. */
@@ -67,11 +70,13 @@ export interface WorkerPoolOptions {
   concurrentTasksPerWorker: number;
   maxQueue: number;
   idleTimeoutMs: number;
-  /** Device-waiting tasks (`waitsOnDevice`) the threads take besides their slots, all threads together (default 16,384). */
+  /** I/O-waiting tasks (`waitsOnIo`) the threads take besides their slots, all threads together (default 16,384). */
+  ioWaitRoom?: number;
+  /** @deprecated since kernel API 1.5: `ioWaitRoom`. */
   deviceWaitRoom?: number;
 }
 
-const DEFAULT_DEVICE_WAIT_ROOM = 16_384;
+const DEFAULT_IO_WAIT_ROOM = 16_384;
 
 export function createCancelToken(): CancelToken {
   const flag = new Int32Array(new SharedArrayBuffer(4));
@@ -126,14 +131,14 @@ async function runTaskHere<TOutput, TProgress>(file: string, input: unknown, run
 
 export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
   // The threads start with the first task, not with the gateway: booting them (~50 ms of CPU
-  // each) would compete with the start for the CPUs, before any device work is asked for, and they
+  // each) would compete with the start for the CPUs, before any task is asked for, and they
   // would hold ~43 MiB of an idle gateway's RSS (BENCHMARKS.md, "First scan and the fleet's share").
   let piscina: Piscina | undefined;
   let closed = false;
   // Piscina bounds tasks per thread; the slots of ordinary tasks are bounded here instead, so that
-  // device-waiting tasks can have the room beyond them without taking any.
+  // I/O-waiting tasks can have the room beyond them without taking any.
   const slots = createSemaphore(options.threads * options.concurrentTasksPerWorker);
-  const deviceRoomPerThread = Math.ceil((options.deviceWaitRoom ?? DEFAULT_DEVICE_WAIT_ROOM) / Math.max(1, options.threads));
+  const ioRoomPerThread = Math.ceil((options.ioWaitRoom ?? options.deviceWaitRoom ?? DEFAULT_IO_WAIT_ROOM) / Math.max(1, options.threads));
   const delays = createThreadDelayBoard(() => piscina?.threads ?? []);
   const threads = () =>
     (piscina ??= new Piscina({
@@ -142,7 +147,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
       // task on the first thread until it is full, leaving the other cores idle.
       minThreads: options.threads,
       maxThreads: options.threads,
-      concurrentTasksPerWorker: options.concurrentTasksPerWorker + deviceRoomPerThread,
+      concurrentTasksPerWorker: options.concurrentTasksPerWorker + ioRoomPerThread,
       // An idle thread waits for work in its event loop rather than blocked in Atomics.wait, so that its
       // utilisation (threadLoad) reads idle, not busy; at our task rates the extra wake-up is no cost.
       atomics: 'disabled',
@@ -169,7 +174,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     if (runOptions.cancel) envelope.cancelFlag = runOptions.cancel.flag;
     try {
       const run = () => threads().run(envelope, { transferList }) as Promise<TOutput>;
-      if (runOptions.waitsOnDevice) return await run();
+      if (runOptions.waitsOnIo || runOptions.waitsOnDevice) return await run();
       // Ordinary tasks now wait here rather than in Piscina's queue: the same bound applies.
       if (slots.waiting >= options.maxQueue) throw new Error('Task queue is at limit');
       return await slots.run(run);

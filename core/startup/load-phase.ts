@@ -4,6 +4,7 @@
  */
 import type { GatewayConfig, PluginSetting } from '../config/gateway-config.js';
 import { applyPluginEnv, checkPluginEnv } from '../config/plugin-env.js';
+import { applyFormerSections } from './former-sections.js';
 import type { PermissionDeclaration, PluginDefinition } from '../plugin-api.js';
 import { builtInPluginNames, loadPlugin } from '../plugins/plugin-loader.js';
 import type { Logger } from '../log/logger.js';
@@ -34,7 +35,7 @@ export interface OrderedPlugins {
 }
 
 /** Phase `load`: imports every enabled plugin and checks it against the contract. */
-export async function loadEnabledPlugins(config: GatewayConfig, cwd: string, env: NodeJS.ProcessEnv, logger?: Pick<Logger, 'info'>): Promise<LoadedPlugin[]> {
+export async function loadEnabledPlugins(config: GatewayConfig, cwd: string, env: NodeJS.ProcessEnv, logger?: Pick<Logger, 'info' | 'warn'>): Promise<LoadedPlugin[]> {
   const loaded: LoadedPlugin[] = [];
   const builtIn = builtInTest(config);
   for (const [name, setting] of Object.entries(config.plugins)) {
@@ -43,6 +44,7 @@ export async function loadEnabledPlugins(config: GatewayConfig, cwd: string, env
     loaded.push(await loadOne(name, setting, cwd, builtIn(name)));
   }
   await addImpliedDependencies(loaded, config, cwd, builtIn, logger);
+  applyFormerSections(config, loaded, logger);
   checkPluginEnv(loaded.map((p) => ({ name: p.name, env: p.def.env ?? {} })));
   for (const plugin of loaded) applyPluginEnv(plugin.def.env ?? {}, plugin.options, env);
   return loaded;

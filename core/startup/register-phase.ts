@@ -3,8 +3,6 @@
  * dependency order, each through a context scoped to it.
  */
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import type { GatewayConfig } from '../config/gateway-config.js';
 import { ConfigError, isConfigError } from '../config/load-config.js';
 import type { Logger } from '../log/logger.js';
@@ -52,7 +50,9 @@ export async function registerPlugins(inputs: RegisterInputs): Promise<Registere
   let baseUrl = '';
   const declaredListeners: KernelParts['declaredListeners'] = [];
   const listeners = () => [...lifecycle.owners.map(({ plugin, url }) => ({ plugin, ...hostAndPort(url) })), ...declaredListeners];
-  const site: SiteSettings = { baseUrl: () => baseUrl, listeners, host: config.server.host, publicOrigins: config.server.publicOrigins ?? [], dataDir: infra.dataDir, amt: config.amt, deviceTls: readDeviceTls(config, inputs.cwd) };
+  // The kernel's own settings; those plugins declare on SiteSettings they add themselves (`ctx.extendSite`).
+  const own: Pick<SiteSettings, 'baseUrl' | 'listeners' | 'host' | 'publicOrigins' | 'dataDir'> = { baseUrl: () => baseUrl, listeners, host: config.server.host, publicOrigins: config.server.publicOrigins ?? [], dataDir: infra.dataDir };
+  const site = own as SiteSettings;
   const manifests: PluginManifest[] = [];
   const events = createEventBus(logger);
   // The cluster's code (heartbeat, leases, forwarding) is imported only with the PostgreSQL store.
@@ -67,6 +67,7 @@ export async function registerPlugins(inputs: RegisterInputs): Promise<Registere
   const signIn = createSignInService(infra.auth, cluster.loginThrottle('sign-in', config.auth.login), events, logger);
   const parts: KernelParts = {
     site,
+    siteOwners: new Map(),
     store: infra.store,
     events,
     cluster: cluster.cluster,
@@ -147,18 +148,6 @@ function checkThirdPartySchema(plugin: LoadedPlugin): void {
   if (ajv.validateSchema(plugin.def.configSchema as object)) return;
   const problems = (ajv.errors ?? []).map((e) => `${e.instancePath || '(root)'} ${e.message ?? 'is invalid'}`).join('; ');
   throw new PluginError('GW_ERR_PLUGIN_SCHEMA', `plugin '${plugin.name}' declares an invalid configSchema: ${problems}`);
-}
-
-/** Reads the CA bundle of `amt.caFile` once; an unreadable file stops start-up naming it. */
-function readDeviceTls(config: GatewayConfig, cwd: string): SiteSettings['deviceTls'] {
-  const { tlsTrust, caFile } = config.amt;
-  const legacy = config.amt.legacyTls === true ? { legacyTls: true } : {};
-  if (!caFile) return { mode: tlsTrust, ...legacy };
-  try {
-    return { mode: tlsTrust, caPem: readFileSync(resolve(cwd, caFile), 'utf8'), ...legacy };
-  } catch (err) {
-    throw new ConfigError(`invalid configuration: amt.caFile ${caFile} cannot be read (${(err as NodeJS.ErrnoException).code ?? 'unreadable'})`);
-  }
 }
 
 /** The kernel's readiness checks: the store takes writes, the pool takes tasks, each plugin has started and is not stopping. */

@@ -8,8 +8,8 @@ const CIDR = Type.String({ pattern: '^(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)(\\.(
 export const ACTIVATION_CONFIG_SCHEMA = Section({
   /** The WebSocket path rpc-go dials (`rpc activate -u wss://GATEWAY/activate`). */
   path: Type.String({ default: '/activate', pattern: '^/[A-Za-z0-9/_.-]{0,100}$', description: 'WebSocket path of the activation endpoint' }),
-  /** Source networks that may open the endpoint; null: the site's `amt.allowedNetworks` (the device gate's rule). */
-  allowedNetworks: Type.Union([Type.Array(CIDR, { maxItems: 256 }), Type.Null()], { default: null, description: 'CIDRs agents may connect from; null: amt.allowedNetworks' }),
+  /** Source networks that may open the endpoint; null: the devices plugin's `allowedNetworks` (the device gate's rule). */
+  allowedNetworks: Type.Union([Type.Array(CIDR, { maxItems: 256 }), Type.Null()], { default: null, description: "CIDRs agents may connect from; null: the devices plugin's allowedNetworks" }),
   /** Agents connected at once (each holds one WebSocket and at most one request to its firmware). */
   maxSessions: int(1, 100_000, 2000, 'Agent connections at once; more are refused with 503'),
   /** Agents from one source address at once (one machine runs one agent; NAT may put a few behind one). */

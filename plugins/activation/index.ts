@@ -40,7 +40,6 @@ export default definePlugin({
     const { config } = ctx;
     const devices = ctx.use('devices');
     const gate = ctx.use('deviceGate');
-    const access = ctx.use('deviceAccess');
     const profiles = await openProfileStore(ctx.store.namespace('profiles'), ctx.secrets);
     const domains = await openDomainStore(ctx.store.namespace('domains'), ctx.secrets, config.certificateWarningDays, ctx.logger);
     const { cluster } = ctx;
@@ -68,7 +67,7 @@ export default definePlugin({
     };
     const endpoint = createActivateEndpoint({
       allowedNetworks: config.allowedNetworks,
-      gateAllows: (address) => access.allows(address),
+      gateAllows: (address) => gate.allows(address),
       maxSessions: config.maxSessions,
       maxSessionsPerAddress: config.maxSessionsPerAddress,
       maxMessageBytes: config.maxMessageBytes,

@@ -8,27 +8,28 @@
  * DeviceStatusChanged that the SOAP service and the hub carry on.
  */
 import type { PluginContext } from '../../core/plugin-api.js';
-import type { Device, DevicePathOffer, DevicePresence, DeviceRegistry, DeviceService } from 'amt-gateway/devices';
+import type { Device, DevicePathOffer, DevicePathPurpose, DevicePresence, DeviceRegistry, DeviceService } from 'amt-gateway/devices';
 import type { CiraConnection, CiraService, CiraTunnelEvent } from './api.js';
 import { AMT_PORTS } from '../../workers/amt/amt-ports.js';
-import { provePinnedCertificate, TLS_PORT } from './identity/tunnel-proof.js';
 import { createTunnelInterrogator } from './integration-interrogate.js';
 import { createTunnelChannel } from './tunnel-channel.js';
 import { createTunnelOperationBound, type TunnelOperationLimits } from './tunnel-operations.js';
 import type { TunnelDirectory } from './cluster/tunnel-directory.js';
 
-const { http: HTTP_PORT, redirection: REDIRECTION_PORT, redirectionTls: REDIRECTION_TLS_PORT } = AMT_PORTS;
+const { http: HTTP_PORT, https: TLS_PORT, redirection: REDIRECTION_PORT, redirectionTls: REDIRECTION_TLS_PORT } = AMT_PORTS;
 /** Bound of each request of a read through a tunnel. */
 const READ_TIMEOUT_MS = 15_000;
 
-/** Bound of the TLS handshake that proves a tunnel is the device pinned on the LAN. */
-const PROOF_TIMEOUT_MS = 15_000;
 
 /** Known from the local network (a scan found it there): a tunnel claiming its UUID must prove it is that device. */
 const knownFromLan = (device: Readonly<Device>): boolean => device.lastScanId !== null || (device.connections?.includes('lan') ?? false);
 
-/** The device port WS-Management goes to through a tunnel: 16992, else 16993 (devices that forward only TLS). */
-function managementPort(connection: Pick<CiraConnection, 'forwardedPorts'>): number | null {
+/**
+ * The device port WS-Management goes to through a tunnel: 16992, else 16993 (devices that forward
+ * only TLS); for a proof of identity 16993 alone (where the device presents its certificate).
+ */
+function managementPort(connection: Pick<CiraConnection, 'forwardedPorts'>, purpose: DevicePathPurpose): number | null {
+  if (purpose === 'proof') return connection.forwardedPorts.includes(TLS_PORT) ? TLS_PORT : null;
   if (connection.forwardedPorts.includes(HTTP_PORT)) return HTTP_PORT;
   if (connection.forwardedPorts.includes(TLS_PORT)) return TLS_PORT;
   return null;
@@ -65,14 +66,15 @@ export function registerCiraIntegration(ctx: PluginContext<unknown>, cira: CiraS
   /**
    * The device's tunnel as a path of the device gate. Each connection the device's task makes is one
    * APF channel to the service's port. For an operation (not a redirection session, which opens its
-   * channel itself) the first channel is opened right away, unless the bound is full (running
-   * operations plus channels opened ahead) and the operation would wait anyway. A tunnel not proven
-   * to be the device is offered as `unverified`: the gate sends nothing of the device's through it.
+   * channel itself, nor a proof) the first channel is opened right away, unless the bound is full
+   * (running operations plus channels opened ahead) and the operation would wait anyway. A tunnel not
+   * proven to be the device is offered as `unverified`: the gate sends nothing of the device's through
+   * it, and uses it only for the proof that would verify it.
    */
-  const reach = async (device: Readonly<Device>, service: DeviceService, purpose: 'operation' | 'session'): Promise<DevicePathOffer | null> => {
+  const reach = async (device: Readonly<Device>, service: DeviceService, purpose: DevicePathPurpose): Promise<DevicePathOffer | null> => {
     const connection = cira.connection(device.id);
     if (!connection) return null;
-    const port = service === 'redirection' ? redirectionPort(connection) : managementPort(connection);
+    const port = service === 'redirection' ? redirectionPort(connection) : managementPort(connection, purpose);
     if (port === null) return null;
     return {
       identity: connection.verified ? 'proven' : 'unverified',
@@ -99,12 +101,14 @@ export function registerCiraIntegration(ctx: PluginContext<unknown>, cira: CiraS
     return { deviceId: device.id, identity: identity.trust ?? 'bound' };
   });
 
-  /** An unverified tunnel: proven by the certificate pinned on the LAN if it can be, else left to an operator. */
+  /**
+   * An unverified tunnel: proven by the certificate pinned on the LAN if it can be (the gate's proof,
+   * in the device's turn, along this tunnel), else left to an operator.
+   */
   const prove = async (connection: CiraConnection): Promise<void> => {
     const device = devices.get(connection.deviceId);
     if (!device) return;
-    const proofParts = { pool: ctx.pool, site: ctx.site, schedule: bound.schedule, timeoutMs: PROOF_TIMEOUT_MS };
-    const result = await provePinnedCertificate(proofParts, device, connection.forwardedPorts, () => createTunnelChannel(cira, device.id, connection, TLS_PORT, null));
+    const result = await gate.proveIdentity(device, 'cira');
     const fields = { deviceId: device.id, uuid: connection.uuid, username: connection.username, remoteAddress: connection.remoteAddress };
     if (result === 'proven') {
       ctx.logger.info('CIRA tunnel proved to be the device pinned on the LAN (its TLS certificate)', fields);

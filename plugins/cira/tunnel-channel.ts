@@ -44,6 +44,12 @@ export function createTunnelChannel(
     if (counted) ahead?.give();
     counted = false;
   };
+  const closeSpare = (): void => {
+    const unused = spare;
+    spare = undefined;
+    clearTimeout(timer);
+    void unused?.then((channel) => channel.destroy(), () => undefined);
+  };
   if (ahead?.take()) {
     counted = true;
     spare = open();
@@ -54,14 +60,11 @@ export function createTunnelChannel(
       },
       release,
     );
-    timer = setTimeout(() => {
-      const unused = spare;
-      spare = undefined;
-      void unused?.then((channel) => channel.destroy(), () => undefined);
-    }, SPARE_MS).unref();
+    timer = setTimeout(() => closeSpare(), SPARE_MS).unref();
   }
   return {
     key: `cira:${tunnelKey(connection)}:${port}`,
+    release: closeSpare,
     connect(signal) {
       const opened = spare;
       spare = undefined;

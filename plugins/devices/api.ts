@@ -1,27 +1,19 @@
 /**
- * Public types of the `devices` plugin: the contract's Device and Credential shapes, the services it
- * provides (`devices`, `credentials`, `deviceAccess`, `deviceGate`) and the device events it publishes.
+ * Public types of the `devices` plugin (API 2.0): the contract's Device and Credential shapes, the
+ * services it provides (`devices`, `credentials`, `devicePresence`, `deviceGate`) and the device events
+ * it publishes.
  * Other plugins import these as types only and reach the services through `ctx.use(...)`.
  */
-import type { AmtFailure, DeviceOperationInput, TaskCredential } from '../../workers/tasks/task-types.js';
 import type { DeviceGate } from './gate-api.js';
 export type * from './gate-api.js';
 import type { DeviceChannel } from '../../workers/amt/device-target.js';
 export type { DeviceChannel } from '../../workers/amt/device-target.js';
-import type { WorkerPool } from '../../core/pool/worker-pool.js';
 export type { AuthStatus, Device, DeviceConnection, ProvisioningState } from './registry/device-schemas.js';
 import type { Device, DeviceConnection, ProvisioningState } from './registry/device-schemas.js';
 
 export type { Credential } from './credentials/credential-schemas.js';
 import type { Credential } from './credentials/credential-schemas.js';
 export type { DeviceSignIn } from './sign-in/sign-in-schemas.js';
-
-/** A credential with its password unsealed, for one device task; never logged or returned. */
-export interface UnsealedCredential {
-  id: string;
-  username: string;
-  password: string;
-}
 
 export interface DeviceFilter {
   q?: string;
@@ -106,9 +98,6 @@ export interface DeviceChannelRoute {
 /** Where to reach a device instead of its address on the local network. */
 export type DeviceRoute = DeviceAddressRoute | DeviceChannelRoute;
 
-/** Runs the device tasks of one operation where its target can be reached: the worker pool, or in-process for a channel route. */
-export type DeviceTasks = Pick<WorkerPool, 'run'>;
-
 /**
  * Which service of the device an operation talks to: WS-Management (16992, 16993 with TLS), or
  * redirection (SOL/KVM/IDER: 16994, 16995 with TLS).
@@ -118,90 +107,63 @@ export type DeviceService = 'management' | 'redirection';
 /** The device ports of redirection, plain and with TLS. */
 export const REDIRECTION_PORTS = { plain: 16994, tls: 16995 } as const;
 
-/**
- * Decides a route for a device and the service an operation wants (default `management`); null:
- * the local network as usual. A route's `port` is that service's port.
- */
-export type DeviceRouter = (device: Readonly<Device>, service?: DeviceService) => Promise<DeviceRoute | null>;
-
-/** The credential vault, provided as the `credentials` service. */
+/** The credential vault, provided as the `credentials` service. No password ever leaves it but into the device gate. */
 export interface CredentialVault {
   /** Credentials in sign-in order: the default first, then the others by creation time. */
   list(): Credential[];
-  /** Unseals one credential for a device task (main thread only). */
-  unseal(id: string): Promise<UnsealedCredential>;
-  /** The credentials to try, in order: `preferredId` alone when given, else default first. */
-  signInOrder(preferredId?: string): Promise<UnsealedCredential[]>;
+  /**
+   * Whether the stored password of credential `id` opens under the master key (a diagnostic; the
+   * password stays in the vault). `reason` says why not, without a secret.
+   * @throws the 404 problem `GW_ERR_CREDENTIAL_NOT_FOUND` for an unknown id.
+   */
+  checkSealed(id: string): Promise<{ unsealed: true } | { unsealed: false; reason: string }>;
+  /**
+   * Whether `password` is the stored password of credential `id` (compared in constant time inside
+   * the vault): how a plugin checks a password it was given against the device's, without the
+   * stored one leaving the vault. False for an unknown id.
+   */
+  passwordMatches(id: string, password: string): Promise<boolean>;
   /** The credential bound to the device with this UUID, if any (see {@link Credential.boundTo}). */
   boundTo(uuid: string): Credential | undefined;
   /** Seals `password` as the credential of the device with this UUID alone, replacing one it had. */
   bind(uuid: string, input: { username: string; password: string }): Promise<Credential>;
+  /**
+   * `bind`, undoably: `undo()` puts back what the device had before (nothing, or its earlier
+   * password, which never leaves the vault), unless another binding came since. For a change the
+   * device may refuse: the new password is stored before the device is asked to take it.
+   */
+  rebind(uuid: string, input: { username: string; password: string }): Promise<{ credential: Credential; undo(): Promise<void> }>;
   /** Forgets the device's own credential; false when it had none. */
   unbind(uuid: string): Promise<boolean>;
 }
 
-/** What every device task returns: its value or a failure, and the certificate it saw. */
-export type TaskOutcome = ({ ok: true } | { ok: false; error: AmtFailure }) & { tlsFingerprint: string | null; failedLogins?: number; tlsProtocol?: string | null };
-
-export interface DeviceAccessOptions {
-  connectTimeoutMs: number;
-  requestTimeoutMs: number;
-  /** Credentials tried at most per operation (AMT locks out repeated failures). */
-  credentialAttempts: number;
-  /**
-   * The device service the operations talk to (default `management`). With `redirection` the
-   * target's port is the redirection port (16994, 16995 with TLS; through a CIRA tunnel a channel to
-   * it), and the operation itself opens the session on this thread (`openRedirectionSession`),
-   * since the relay that follows outlives the operation and cannot live in a worker: the sign-in
-   * memory, networks check, credential order and pinning apply as to every operation.
-   */
-  service?: DeviceService;
+/** The TLS trust device I/O follows: the mode, the CA bundle read once at start, and whether TLS 1.0/1.1 is accepted. */
+export interface DeviceTlsTrust {
+  /** `tofu`: pin the certificate on first contact; `ca`: validate against `caPem`. */
+  mode: 'tofu' | 'ca';
+  caPem?: string;
+  legacyTls?: boolean;
 }
 
-/** Runs device operations (pool tasks) with a working credential, pinning and learning as scans do. */
-export interface DeviceAccess {
-  /**
-   * Runs `operation` against `device` with its known working credential first, then the others in
-   * sign-in order, or with `credential` alone when given (a follow-up of an earlier operation).
-   * @returns the successful outcome and the credential that worked.
-   * Every sign-in goes through the sign-in memory (credentials the device refused are not tried
-   * again, failed logins stay below its lockout) and the address must be inside the allowed networks.
-   * @throws HttpError 422 outside the allowed networks, 409 offline, no credential stored or sign-ins
-   * paused (lockout risk), 502 refused or failed, 504 timeout, 503 when the route's bound is full.
-   *
-   * `operation` runs its task through `tasks` (`tasks.run('power-read', input)`), never `ctx.pool`
-   * directly: for a device reached through a channel route (its CIRA tunnel) `input.target` carries
-   * the live channel, and `tasks` runs the task in-process within the route's bound.
-   */
-  run<R extends TaskOutcome>(
-    device: Readonly<Device>,
-    operation: (input: DeviceOperationInput, tasks: DeviceTasks) => Promise<R>,
-    credential?: TaskCredential,
-  ): Promise<{ value: Extract<R, { ok: true }>; credential: TaskCredential }>;
+/** The device settings of the site (`plugins.devices.options`), as the gate applies them; no secret. */
+export interface DeviceSettings {
+  /** The device ports probed and used (`rmcp` 0: no presence ping). */
+  readonly ports: Readonly<{ http: number; https: number; rmcp: number }>;
+  /** CIDRs every device path may reach. */
+  readonly allowedNetworks: readonly string[];
+  readonly tlsTrust: Readonly<DeviceTlsTrust>;
 }
 
-/** The `deviceAccess` service: device operations with the caller's time and attempt bounds. */
-export interface DeviceAccessFactory {
-  create(options: DeviceAccessOptions): DeviceAccess;
-  /** OpenAPI responses for the problems `run` throws, for routes that run device operations. */
-  readonly problemResponses: Record<number, { description: string }>;
-  /**
-   * Whether device I/O on the local network may reach `address` (`amt.allowedNetworks`). `run`
-   * checks it itself for devices it reaches on the local network (a device reached through a route,
-   * its CIRA tunnel, is not reached at its address); callers that reach devices otherwise (the
-   * online monitor's probes) ask here and skip what is outside.
-   */
-  allows(address: string): boolean;
-  /**
-   * Installs the router device operations (and diagnostics) consult first, e.g. for CIRA tunnels.
-   * Sign-ins through a route are remembered per device (its UUID), not per address: devices behind
-   * one NAT address share the address but not their failed-login counts.
-   * @deprecated since kernel API 1.3: register a path with the `deviceGate` service
-   * (`registerPath`), which names its owner and refuses a second path of one kind. This shim
-   * registers the router as the path kind `router` (a later call replaces it, as before) and
-   * treats its routes as proven to lead to the device.
-   */
-  setRouter(router: DeviceRouter): void;
+/**
+ * `ctx.site.amt` as plugins of kernel API 1.0-1.4 read it.
+ * @deprecated since kernel API 1.5 (devices plugin 2.0): read `deviceGate.settings`.
+ */
+export interface AmtSiteSettings {
+  ports: { http: number; https: number; rmcp: number };
+  allowedNetworks: string[];
+  tlsTrust: 'tofu' | 'ca';
+  caFile: string | null;
+  legacyTls?: boolean;
 }
 
 /** A device was deleted from the list. */
@@ -209,7 +171,7 @@ export interface DeviceRemovedEvent {
   deviceId: string;
 }
 
-/** A device operation (through `deviceAccess`) ended; `operation` is its first task's name, e.g. `power-read`. */
+/** A device operation (`deviceGate.run`) ended; `operation` is its device task's name, e.g. `power-read`. */
 export interface DeviceOperationCompletedEvent {
   operation: string;
   /** `ok`, or the problem code it ended with (e.g. `GW_ERR_DEVICE_TIMEOUT`). */
@@ -229,6 +191,18 @@ export interface DeviceSignInPausedEvent {
 }
 
 declare module '../../core/plugin-api.js' {
+  interface SiteSettings {
+    /**
+     * The site's device settings, while the devices plugin is enabled.
+     * @deprecated since kernel API 1.5 (devices plugin 2.0): read `deviceGate.settings`.
+     */
+    readonly amt: AmtSiteSettings;
+    /**
+     * The TLS trust device tasks take, while the devices plugin is enabled.
+     * @deprecated since kernel API 1.5 (devices plugin 2.0): read `deviceGate.settings.tlsTrust`.
+     */
+    readonly deviceTls: DeviceTlsTrust;
+  }
   interface GatewayEvents {
     DeviceOperationCompleted: DeviceOperationCompletedEvent;
     DeviceSignInFailed: DeviceSignInFailedEvent;
@@ -238,7 +212,6 @@ declare module '../../core/plugin-api.js' {
   interface GatewayServices {
     devices: DeviceRegistry;
     credentials: CredentialVault;
-    deviceAccess: DeviceAccessFactory;
     deviceGate: DeviceGate;
     devicePresence: DevicePresence;
   }

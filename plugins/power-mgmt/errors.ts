@@ -1,7 +1,7 @@
 import { HttpError } from '../../core/plugin-api.js';
 import type { Device } from 'amt-gateway/devices';
 
-/** Error codes of the power-mgmt plugin, each with its HTTP status (device failures come from `deviceAccess`). */
+/** Error codes of the power-mgmt plugin, each with its HTTP status (device failures come from the device gate). */
 export const PowerErrors = {
   consentRequired: (device: Device) =>
     new HttpError(409, 'GW_ERR_CONSENT_REQUIRED', `device '${device.id}' (${device.ipAddress}) needs user consent for a boot choice; give it first (POST /api/redirection/{deviceId}/consent)`),

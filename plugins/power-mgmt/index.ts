@@ -1,6 +1,6 @@
 /**
- * power-mgmt: read and change the power state of devices, one or many at a time, through the worker
- * pool. Every change is confirmed by re-reading the state and published as PowerStateChanged.
+ * power-mgmt: read and change the power state of devices, one or many at a time, each an operation
+ * of the device gate. Every change is confirmed by re-reading the state and published as PowerStateChanged.
  * See README.md.
  */
 import { definePlugin } from '../../core/plugin-api.js';
@@ -24,8 +24,7 @@ export default definePlugin({
   configSchema: POWER_MGMT_CONFIG_SCHEMA,
   register(ctx) {
     const devices = ctx.use('devices');
-    const access = ctx.use('deviceAccess').create(ctx.config.device);
-    const power = createPowerService({ devices, access, events: ctx.events, logger: ctx.logger, config: ctx.config });
+    const power = createPowerService({ devices, gate: ctx.use('deviceGate'), events: ctx.events, logger: ctx.logger, config: ctx.config });
     ctx.provide('power', power);
     registerPowerRoutes(ctx, power);
   },

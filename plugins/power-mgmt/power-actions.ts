@@ -29,6 +29,11 @@ export function stateName(powerState: number | null): PowerStateName {
   }
 }
 
+/** The DMTF `PowerState` values of each state name (those `stateName` maps to it). */
+export function statesNamed(name: PowerStateName): number[] {
+  return Array.from({ length: 17 }, (_, value) => value).filter((value) => stateName(value) === name);
+}
+
 /** The actions a device offers, from its `AvailableRequestedPowerStates`. */
 export function availableActions(available: readonly number[]): PowerAction[] {
   return ACTION_NAMES.filter((action) => available.includes(POWER_ACTIONS[action]));

@@ -15,7 +15,7 @@ export function registerPowerRoutes(ctx: PluginContext<PowerMgmtConfig>, power: 
   ctx.openapi.addSchema('PowerStateChangedEvent', POWER_STATE_CHANGED_EVENT_SCHEMA);
   ctx.openapi.addTag('power', 'Power state of devices: read, change, change many');
   const tags = ['power'];
-  const deviceFailures = ctx.use('deviceAccess').problemResponses;
+  const deviceFailures = ctx.use('deviceGate').problemResponses;
   const audit = ctx.useOptional('audit');
 
   // Before `/:deviceId`, which would otherwise take `bulk` for a device id.

@@ -1,23 +1,21 @@
 /**
- * Reading and changing power states. A change first reads what the device offers (an action it does
- * not offer is refused before anything is asked of it), then requests the change, then re-reads until
- * the device reports the state the action leads to, and publishes that state as PowerStateChanged.
+ * Reading and changing power states, each one operation of the device gate (`power-read`,
+ * `power-change`: one turn of the device, one connection). A change reads what the device offers (an
+ * action it does not offer is refused before anything is asked of it), checks a boot choice's consent
+ * and writes the boot setting, requests the change, then re-reads until the device reports the state
+ * the action leads to; that state is published as PowerStateChanged.
  */
-import { setTimeout as delay } from 'node:timers/promises';
 import { isHttpError, type EventBus, type Logger } from '../../core/plugin-api.js';
-import type { Device, DeviceAccess, DeviceRegistry } from 'amt-gateway/devices';
+import type { Device, DeviceGate, DeviceRegistry } from 'amt-gateway/devices';
 import { createSemaphore } from '../../core/util/semaphore.js';
-import type { TaskCredential } from '../../workers/tasks/task-types.js';
 import type { PowerMgmtConfig } from './config.js';
 import { PowerErrors } from './errors.js';
-import { availableActions, expectedState, POWER_ACTIONS, stateName, type PowerAction, type PowerStateName } from './power-actions.js';
+import { availableActions, expectedState, POWER_ACTIONS, stateName, statesNamed, type PowerAction } from './power-actions.js';
 
 export type { BootTarget, BulkItemResult, BulkPowerResult, PowerChangeResult, PowerStatus } from './power-schemas.js';
 import type { BootTarget, BulkItemResult, BulkPowerResult, PowerChangeResult, PowerStatus } from './power-schemas.js';
 /** Refuses a boot choice the plugin that owns it cannot back now (throws an HttpError). */
 export type BootCheck = (device: Device, boot: BootTarget) => void;
-/** `OptInRequired` of a device that needs consent for everything (boot choices included). */
-const OPT_IN_ALL = 0xffffffff;
 
 export interface PowerService {
   read(deviceId: string): Promise<PowerStatus>;
@@ -29,42 +27,17 @@ export interface PowerService {
 
 export interface PowerServiceDeps {
   devices: DeviceRegistry;
-  access: DeviceAccess;
+  gate: DeviceGate;
   events: EventBus;
   logger: Logger;
   config: PowerMgmtConfig;
 }
 
-export function createPowerService({ devices, access, events, logger, config }: PowerServiceDeps): PowerService {
+export function createPowerService({ devices, gate, events, logger, config }: PowerServiceDeps): PowerService {
   const known = (id: string) => devices.require(id);
   const bootChecks: BootCheck[] = [];
-  const readPower = (device: Device, credential?: TaskCredential) => access.run(device, (input, tasks) => tasks.run('power-read', input), credential);
 
-  /** Re-reads until the state is the expected one or the attempts are spent; a device busy rebooting may not answer. */
-  async function confirm(device: Device, credential: TaskCredential, expected: PowerStateName): Promise<{ powerState: number | null; confirmed: boolean }> {
-    let powerState: number | null = null;
-    for (let attempt = 0; attempt < config.confirm.attempts; attempt++) {
-      if (attempt > 0) await delay(config.confirm.intervalMs);
-      try {
-        powerState = (await readPower(device, credential)).value.powerState;
-        if (stateName(powerState) === expected) return { powerState, confirmed: true };
-      } catch (err) {
-        if (!isHttpError(err)) throw err;
-      }
-    }
-    return { powerState, confirmed: false };
-  }
-
-  /** Writes the one-time boot setting, after checking the consent a device requiring it for all needs. */
-  async function writeBoot(device: Device, credential: TaskCredential, boot: BootTarget): Promise<void> {
-    if (boot !== 'hdd') {
-      const { value } = await access.run(device, (input, tasks) => tasks.run('redirection-read', input), credential);
-      const { optInRequired, optInState } = value.features;
-      if (optInRequired === OPT_IN_ALL && optInState !== 3 && optInState !== 4) throw PowerErrors.consentRequired(device);
-    }
-    await access.run(device, (input, tasks) => tasks.run('boot-setting', { ...input, boot }), credential);
-  }
-
+  /** One operation in one turn of the device: read, checks, boot setting, change, confirming reads. */
   async function change(deviceId: string, action: PowerAction, boot?: BootTarget): Promise<PowerChangeResult> {
     const device = known(deviceId);
     if (boot === 'ider-cd' || boot === 'ider-floppy') {
@@ -72,16 +45,12 @@ export function createPowerService({ devices, access, events, logger, config }: 
       if (bootChecks.length === 0) throw PowerErrors.iderUnavailable(device);
       for (const check of bootChecks) check(device, boot);
     }
-    const { value: before, credential } = await readPower(device);
-    const offered = availableActions(before.availableRequestedPowerStates);
-    if (!offered.includes(action)) throw PowerErrors.actionUnsupported(device, action, offered);
-    if (boot) await writeBoot(device, credential, boot);
-    const { value: requested } = await access.run(device, (input, tasks) => tasks.run('power-change', { ...input, powerState: POWER_ACTIONS[action] }), credential);
-    const base = { deviceId: device.id, action, ...(boot ? { boot } : {}), returnValue: requested.returnValue, ok: requested.accepted };
-    if (!requested.accepted) return { ...base, powerState: before.powerState, state: stateName(before.powerState), confirmed: false };
-    const after = await confirm(device, credential, expectedState(action));
-    if (after.powerState !== null) events.publish('PowerStateChanged', { deviceId: device.id, powerState: after.powerState });
-    return { ...base, powerState: after.powerState, state: stateName(after.powerState), confirmed: after.confirmed };
+    const confirm = { states: statesNamed(expectedState(action)), attempts: config.confirm.attempts, intervalMs: config.confirm.intervalMs };
+    const result = await gate.run(device, 'power-change', { powerState: POWER_ACTIONS[action], ...(boot ? { boot } : {}), confirm }, config.device);
+    if (result.refused === 'action-unsupported') throw PowerErrors.actionUnsupported(device, action, availableActions(result.before.availableRequestedPowerStates));
+    if (result.refused === 'consent-required') throw PowerErrors.consentRequired(device);
+    if (result.accepted && result.powerState !== null) events.publish('PowerStateChanged', { deviceId: device.id, powerState: result.powerState });
+    return { deviceId: device.id, action, ...(boot ? { boot } : {}), returnValue: result.returnValue, ok: result.accepted, powerState: result.powerState, state: stateName(result.powerState), confirmed: result.confirmed };
   }
 
   async function bulkItem(deviceId: string, action: PowerAction): Promise<BulkItemResult> {
@@ -99,7 +68,7 @@ export function createPowerService({ devices, access, events, logger, config }: 
   return {
     async read(deviceId) {
       const device = known(deviceId);
-      const { value } = await readPower(device);
+      const value = await gate.run(device, 'power-read', {}, config.device);
       return { deviceId: device.id, powerState: value.powerState, state: stateName(value.powerState), availableActions: availableActions(value.availableRequestedPowerStates) };
     },
     change,

@@ -1,9 +1,9 @@
 /**
- * A device's redirection features and consent, read and written through device access (pool tasks,
+ * A device's redirection features and consent, read and written through the device gate (pool tasks,
  * or in-process through a CIRA tunnel), in the contract's shape.
  */
-import type { Device, DeviceAccess } from 'amt-gateway/devices';
-import type { RedirectionFeatures } from '../../workers/tasks/task-types.js';
+import type { Device, DeviceGate, DeviceRunOptions } from 'amt-gateway/devices';
+import type { OptInAction, RedirectionFeatures } from '../../workers/tasks/task-types.js';
 import { RedirectionErrors } from './errors.js';
 import { OPT_IN_STATES, type SESSION_MODES, type USER_CONSENT } from './schemas.js';
 
@@ -52,34 +52,33 @@ export function needsConsent(state: DeviceRedirection, mode: SessionMode | 'ider
 import type { FeatureRequest } from './schemas.js';
 export type { FeatureRequest };
 
-export function createRedirectionReads(access: DeviceAccess) {
-  const read = async (device: Device): Promise<DeviceRedirection> => {
-    const { value } = await access.run(device, (input, tasks) => tasks.run('redirection-read', input));
-    return toDeviceRedirection(value.features);
-  };
+/** A device's redirection features and consent, each read or change one operation of the device gate (one turn of the device). */
+export function createRedirectionReads(gate: DeviceGate, bounds: DeviceRunOptions) {
+  const read = async (device: Device): Promise<DeviceRedirection> => toDeviceRedirection((await gate.run(device, 'redirection-read', {}, bounds)).features);
+  const optIn = (device: Device, request: OptInAction) => gate.run(device, 'opt-in', { request }, bounds);
   return {
     read,
+    /** Changes features and consent policy; the device's check that its policy may change runs in the same operation. */
     async write(device: Device, request: FeatureRequest): Promise<DeviceRedirection> {
-      const current = await read(device);
-      if (request.userConsent !== undefined && request.userConsent !== current.userConsent && !current.canModifyOptInPolicy) throw RedirectionErrors.consentPolicyFixed(device);
       const { userConsent, ...features } = request;
       const change = { ...features, ...(userConsent !== undefined ? { optInRequired: OPT_IN_REQUIRED[userConsent] } : {}) };
-      const { value } = await access.run(device, (input, tasks) => tasks.run('redirection-write', { ...input, change }));
-      return toDeviceRedirection(value.features);
+      const result = await gate.run(device, 'redirection-write', { change }, bounds);
+      if (result.refused === 'consent-policy-fixed') throw RedirectionErrors.consentPolicyFixed(device);
+      return toDeviceRedirection(result.features);
     },
     async startConsent(device: Device): Promise<OptInStateName> {
-      const { value } = await access.run(device, (input, tasks) => tasks.run('opt-in', { ...input, request: { action: 'start' } }));
+      const value = await optIn(device, { action: 'start' });
       if (value.returnValue !== 0) throw RedirectionErrors.consentFailed(device, value.returnValue);
       return optInStateName(value.optInState);
     },
     async sendCode(device: Device, code: string): Promise<OptInStateName> {
-      const { value } = await access.run(device, (input, tasks) => tasks.run('opt-in', { ...input, request: { action: 'code', code } }));
+      const value = await optIn(device, { action: 'code', code });
       if (value.returnValue === OPT_IN_WRONG_CODE) throw RedirectionErrors.wrongCode(device);
       if (value.returnValue !== 0) throw RedirectionErrors.consentFailed(device, value.returnValue);
       return optInStateName(value.optInState);
     },
     async cancelConsent(device: Device): Promise<void> {
-      const { value } = await access.run(device, (input, tasks) => tasks.run('opt-in', { ...input, request: { action: 'cancel' } }));
+      const value = await optIn(device, { action: 'cancel' });
       if (value.returnValue !== 0) throw RedirectionErrors.consentFailed(device, value.returnValue);
     },
   };

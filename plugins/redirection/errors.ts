@@ -3,7 +3,7 @@ import type { Device } from 'amt-gateway/devices';
 
 const name = (device: Device) => `device '${device.id}' (${device.ipAddress})`;
 
-/** Error codes of the redirection plugin, each with its HTTP status (device failures come from `deviceAccess`). */
+/** Error codes of the redirection plugin, each with its HTTP status (device failures come from the device gate). */
 export const RedirectionErrors = {
   sessionNotFound: (id: string) => new HttpError(404, 'GW_ERR_SESSION_NOT_FOUND', `no open session '${id}'`),
   modeUnsupported: (mode: string) => new HttpError(422, 'GW_ERR_REDIRECTION_MODE_UNSUPPORTED', `'${mode}' sessions are not offered yet`),

@@ -1,17 +1,16 @@
 /**
  * IDE redirection sessions: the gateway itself serves uploaded images to a device's virtual CD-ROM
  * and floppy, read-only, so no browser has to stay open. Opened with the same checks as KVM and SOL
- * (feature on, consent, one per device, the gateway's session bound), through device access in one
+ * (feature on, consent, one per device, the gateway's session bound), through the device gate in one
  * place (`openDeviceSession`); held in the sessions registry with the others, so listing, DELETE,
  * the user check and shutdown treat them alike. Progress goes to the hub, start and end to the log
  * and the audit trail.
  */
 import { randomUUID } from 'node:crypto';
 import type { AuthenticatedUser, EventBus, Logger, RequestActor } from '../../core/plugin-api.js';
-import type { Device, DeviceAccess, DeviceRegistry } from 'amt-gateway/devices';
+import type { Device, DeviceRegistry, OpenRedirection, SessionRequest } from 'amt-gateway/devices';
 import type { AuditTrail } from 'amt-gateway/audit';
 import type { ImageKind, ImageService, OpenedImage } from 'amt-gateway/images';
-import { openRedirectionSession } from '../../workers/amt/redirection/redirection-session.js';
 import { iderBegin } from '../../workers/amt/redirection/ider/ider-open.js';
 import { IderServer, type IderEndReason } from '../../workers/amt/redirection/ider/ider-server.js';
 import type { RedirectionConfig } from './config.js';
@@ -37,7 +36,8 @@ export interface IderRequest {
 export interface IderServiceDeps {
   devices: DeviceRegistry;
   reads: RedirectionReads;
-  sessionAccess: DeviceAccess;
+  /** Opens and signs in a session through the device gate (the credential stays in the gate). */
+  openSession<T>(device: Readonly<Device>, request: SessionRequest<T>): Promise<OpenRedirection<T>>;
   images: ImageService | undefined;
   registry: SessionRegistry;
   config: RedirectionConfig;
@@ -48,19 +48,18 @@ export interface IderServiceDeps {
 
 const END_OF: Record<EndReason, IderEndReason> = { viewer: 'deleted', device: 'device', deviceIdleKvm: 'device', idle: 'idle', deleted: 'deleted', forbidden: 'forbidden', revoked: 'forbidden', shutdown: 'shutdown', protocol: 'protocol' };
 
-export function createIderService({ devices, reads, sessionAccess, images, registry, config, logger, events, audit }: IderServiceDeps) {
+export function createIderService({ devices, reads, openSession, images, registry, config, logger, events, audit }: IderServiceDeps) {
   const { ider } = config;
   const live = new Map<string, { view: IderSessionView; server: IderServer }>();
 
-  /** Opens and signs in the device's IDE-R session: the one place it goes through device access. */
+  /** Opens and signs in the device's IDE-R session: the one place it goes through the device gate. */
   async function openDeviceSession(device: Device) {
     const begin = iderBegin({ rxTimeoutMs: Math.min(65535, ider.heartbeatSeconds * 3000), heartbeatMs: ider.heartbeatSeconds * 1000, attach: 'onReboot' });
-    const { value } = await sessionAccess.run(device, (input) => openRedirectionSession(input.target, input.credential, 'ider', begin)).catch((err: { code?: string }) => {
+    return openSession(device, { mode: 'ider', begin }).catch((err: { code?: string }) => {
       if (err.code === 'GW_ERR_DEVICE_BUSY') throw RedirectionErrors.busy(device, 'ider');
       if (err.code === 'GW_ERR_DEVICE_UNSUPPORTED') throw RedirectionErrors.disabled(device, 'ider');
       throw err;
     });
-    return value.session;
   }
 
   async function openImages(request: IderRequest): Promise<{ cd?: OpenedImage; floppy?: OpenedImage }> {

@@ -5,6 +5,7 @@
  */
 import { WebSocketServer } from 'ws';
 import { definePlugin } from '../../core/plugin-api.js';
+import type { Device, SessionRequest } from 'amt-gateway/devices';
 import { REDIRECTION_CONFIG_SCHEMA } from './config.js';
 import { createRedirectionReads } from './device-state.js';
 import { registerRedirectionRoutes } from './routes.js';
@@ -32,14 +33,15 @@ export default definePlugin({
   configSchema: REDIRECTION_CONFIG_SCHEMA,
   collections: REDIRECTION_COLLECTIONS,
   async register(ctx) {
-    const factory = ctx.use('deviceAccess');
+    const gate = ctx.use('deviceGate');
     let directory: SessionDirectory | undefined;
-    const reads = createRedirectionReads(factory.create(ctx.config.device));
-    const sessionAccess = factory.create({ ...ctx.config.device, service: 'redirection' });
+    const reads = createRedirectionReads(gate, ctx.config.device);
+    // Sessions are opened and signed in by the device gate; the credential stays there.
+    const openSession = <T>(device: Readonly<Device>, request: SessionRequest<T>) => gate.openSession(device, request, ctx.config.device);
     const sessions = createSessionService({
       devices: ctx.use('devices'),
       reads,
-      sessionAccess,
+      openSession,
       auth: ctx.auth,
       logger: ctx.logger,
       config: ctx.config,
@@ -55,7 +57,7 @@ export default definePlugin({
     const ider = createIderService({
       devices: ctx.use('devices'),
       reads,
-      sessionAccess,
+      openSession,
       images: ctx.useOptional('images'),
       registry: sessions.registry,
       config: ctx.config,

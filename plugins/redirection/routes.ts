@@ -34,7 +34,7 @@ export function registerRedirectionRoutes(ctx: PluginContext<RedirectionConfig>,
   ctx.openapi.addTag('redirection', 'Remote console: KVM and serial-over-LAN sessions, features and user consent');
   const audit = ctx.useOptional('audit');
   const kit: RouteKit = {
-    failures: ctx.use('deviceAccess').problemResponses,
+    failures: ctx.use('deviceGate').problemResponses,
     known: (id) => ctx.use('devices').require(id),
     audited: (req, action, work, detail = {}, detailOf) => (audit ? audit.track({ by: req, action, target: req.params['deviceId'] ?? null, detail }, work, detailOf) : work()),
     stateOf: async (deviceId, read) => {

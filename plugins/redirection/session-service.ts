@@ -1,17 +1,16 @@
 /**
  * Remote console sessions: a ticket is issued after the device says the mode is enabled and needs no
  * consent it lacks; the ticket's WebSocket then holds the device's slot, opens the redirection
- * session through device access (sign-in memory, credentials, pinning, tunnel) and relays. Sessions
+ * session through the device gate (sign-in memory, credentials, pinning, tunnel) and relays. Sessions
  * end on either side's close, an operator's DELETE, the idle bound, or at once when their sign-in is
  * revoked or their user loses `remote:connect` (revocation.ts); every start and end is logged without a secret.
  */
 import type { Writable } from 'node:stream';
 import type { WebSocket } from 'ws';
 import type { AuthenticatedUser, EventBus, Logger, PluginAuth, RequestActor } from '../../core/plugin-api.js';
-import type { DeviceAccess, DeviceRegistry } from 'amt-gateway/devices';
+import type { Device, DeviceRegistry, SessionRequest } from 'amt-gateway/devices';
 import type { AuditTrail } from 'amt-gateway/audit';
-import { openRedirectionSession, type OpenRedirection } from '../../workers/amt/redirection/redirection-session.js';
-import { SlabReads } from '../../workers/amt/redirection/slab-reads.js';
+import type { OpenRedirection } from '../../workers/amt/redirection/redirection-session.js';
 import type { RedirectionConfig } from './config.js';
 import { needsConsent, type RedirectionReads, type SessionMode } from './device-state.js';
 import { RedirectionErrors } from './errors.js';
@@ -40,8 +39,8 @@ import type { SessionTicket } from './schemas.js';
 export interface SessionServiceDeps {
   devices: DeviceRegistry;
   reads: RedirectionReads;
-  /** Device access for the redirection service (16994/16995 or a tunnel channel). */
-  sessionAccess: DeviceAccess;
+  /** Opens and signs in a session through the device gate (16994/16995 or a tunnel channel; the credential stays in the gate). */
+  openSession(device: Readonly<Device>, request: SessionRequest<SessionCodec>): Promise<OpenRedirection<SessionCodec>>;
   auth: PluginAuth;
   logger: Logger;
   config: RedirectionConfig;
@@ -53,7 +52,7 @@ export interface SessionServiceDeps {
   ticketQuery?: () => string;
 }
 
-export function createSessionService({ devices, reads, sessionAccess, auth, logger, config, events, audit, ticketQuery }: SessionServiceDeps) {
+export function createSessionService({ devices, reads, openSession, auth, logger, config, events, audit, ticketQuery }: SessionServiceDeps) {
   /** Who ended a session through the API, for the audit record of its end. */
   const endedBy = new Map<string, RequestActor>();
   const tickets = createTicketStore(config.ticketTtlSeconds * 1000, config.maxTicketsPerUser);
@@ -92,19 +91,18 @@ export function createSessionService({ devices, reads, sessionAccess, auth, logg
     if (!release) throw RedirectionErrors.busy(device, ticket.mode);
     try {
       const spec = MODES[ticket.mode];
-      const { value } = await sessionAccess
-        // KVM carries the screen, megabytes a second: read into reused slabs (slab-reads.ts).
-        .run(device, (input) => openRedirectionSession(input.target, input.credential, spec.mode, spec.begin, undefined, ticket.mode === 'kvm' ? new SlabReads() : undefined))
+      // KVM carries the screen, megabytes a second: read into reused slabs (slab-reads.ts).
+      const opened = await openSession(device, { mode: spec.mode, begin: spec.begin, slabReads: ticket.mode === 'kvm' })
         .catch((err: { code?: string }) => {
           if (err.code === 'GW_ERR_DEVICE_BUSY') throw RedirectionErrors.busy(device, ticket.mode);
           if (err.code === 'GW_ERR_DEVICE_UNSUPPORTED') throw RedirectionErrors.disabled(device, ticket.mode);
           throw err;
         });
       const viewer = await accept().catch((err: unknown) => {
-        value.session.stream.destroy();
+        opened.stream.destroy();
         throw err;
       });
-      run(ticket, address, viewer, value.session);
+      run(ticket, address, viewer, opened);
     } finally {
       release();
     }

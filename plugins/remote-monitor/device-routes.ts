@@ -1,6 +1,6 @@
 /** `GET /api/monitor/{deviceId}/hardware` and `GET /api/monitor/{deviceId}/events`: reads of one device. */
 import type { PluginContext } from '../../core/plugin-api.js';
-import type { DeviceAccess, DeviceRegistry } from 'amt-gateway/devices';
+import type { DeviceGate, DeviceRegistry, DeviceRunOptions } from 'amt-gateway/devices';
 import { monitorEvent } from './event-view.js';
 import { hardwareReport } from './hardware-view.js';
 import { EVENTS_QUERY, HARDWARE_REPORT_SCHEMA, MONITOR_EVENT_SCHEMA } from './monitor-schemas.js';
@@ -10,11 +10,11 @@ const MAX_EVENT_RECORDS = 1000;
 
 const params = { deviceId: { description: 'Device id' } };
 
-export function registerDeviceRoutes(ctx: PluginContext, devices: DeviceRegistry, access: DeviceAccess): void {
+export function registerDeviceRoutes(ctx: PluginContext, devices: DeviceRegistry, gate: DeviceGate, bounds: DeviceRunOptions): void {
   ctx.openapi.addSchema('HardwareReport', HARDWARE_REPORT_SCHEMA);
   ctx.openapi.addSchema('MonitorEvent', MONITOR_EVENT_SCHEMA);
   const tags = ['monitor'];
-  const deviceFailures = ctx.use('deviceAccess').problemResponses;
+  const deviceFailures = gate.problemResponses;
   const known = (id: string) => devices.require(id);
 
   ctx.http.route({
@@ -28,7 +28,7 @@ export function registerDeviceRoutes(ctx: PluginContext, devices: DeviceRegistry
     responses: { 200: { description: 'The hardware report', schema: { $ref: '#/components/schemas/HardwareReport' } }, ...deviceFailures },
     async handler(req) {
       const device = known(req.params.deviceId);
-      const { value } = await access.run(device, (input, tasks) => tasks.run('inventory', input));
+      const value = await gate.run(device, 'inventory', {}, bounds);
       return hardwareReport(device.id, value.classes, value.summary, device.uuid ?? null);
     },
   });
@@ -53,7 +53,7 @@ export function registerDeviceRoutes(ctx: PluginContext, devices: DeviceRegistry
     async handler(req, reply) {
       const device = known(req.params.deviceId);
       const { offset, limit } = req.query;
-      const { value } = await access.run(device, (input, tasks) => tasks.run('event-log', { ...input, maxRecords: MAX_EVENT_RECORDS }));
+      const value = await gate.run(device, 'event-log', { maxRecords: MAX_EVENT_RECORDS }, bounds);
       reply.header('X-Total-Count', String(value.records.length));
       return value.records.slice(offset, offset + limit).map(monitorEvent);
     },

@@ -32,21 +32,23 @@ export default definePlugin<RemoteMonitorConfig>({
     const { config } = ctx;
     const devices = ctx.use('devices');
     const stored = await openPresenceStates(ctx.store.namespace('presence'), config.missedProbesOffline, ctx.logger);
-    const deviceAccess = ctx.use('deviceAccess');
-    const allows = (address: string) => deviceAccess.allows(address);
+    const gate = ctx.use('deviceGate');
+    const allows = (address: string) => gate.allows(address);
     let ensureTracking = () => {};
     const states = trackedStates(stored, () => ensureTracking());
     const feed = createStatusFeed(ctx.events, devices, ctx.use('devicePresence'), states, ctx.logger);
     // In a cluster each device is probed by one instance (its flips reach the others through the store and the bus).
     const probesHere = ctx.cluster.enabled ? clusterShare(ctx.cluster) : undefined;
-    const scheduler = createSweepScheduler({ pool: ctx.pool, devices, states: stored, amt: ctx.site.amt, config, logger: ctx.logger, allows, onObserved: feed.onObserved, ...(probesHere ? { probesHere } : {}) });
+    const scheduler = createSweepScheduler({
+      sweep: (input, options) => gate.probe('presence-sweep', input, options), createCancelToken: () => ctx.pool.createCancelToken(), devices, states: stored, ports: gate.settings.ports, config, logger: ctx.logger, allows, onObserved: feed.onObserved,
+      ...(probesHere ? { probesHere } : {}),
+    });
     ensureTracking = scheduler.ensureTracking;
-    ctx.provide('presence', createPresenceService(devices, states, ctx.site.amt));
+    ctx.provide('presence', createPresenceService(devices, states, gate.settings.ports));
 
     ctx.openapi.addTag('monitor', 'Online monitoring and remote reads of hardware and event logs');
     registerMonitorRoutes(ctx, devices, states, scheduler, allows);
-    const access = deviceAccess.create(config.device);
-    registerDeviceRoutes(ctx, devices, access);
+    registerDeviceRoutes(ctx, devices, gate, config.device);
 
     const stopListening = feed.listen(scheduler, config.intervalSeconds * 1000);
     ctx.onReady(() => {

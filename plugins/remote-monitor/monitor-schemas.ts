@@ -20,7 +20,7 @@ export const ONLINE_ENTRY_SCHEMA = Type.Object({
   notMonitored: Type.Optional(
     StringEnum(['outside-allowed-networks'], {
       description:
-        'Present when the monitor does not probe the device: its address is outside `amt.allowedNetworks`, so no device I/O reaches it; `online` is what was last known. Absent while the device holds a CIRA tunnel (its presence comes from the tunnel)',
+        'Present when the monitor does not probe the device: its address is outside the allowed networks (`allowedNetworks` of the devices plugin), so no device I/O reaches it; `online` is what was last known. Absent while the device holds a CIRA tunnel (its presence comes from the tunnel)',
     }),
   ),
 });
@@ -47,7 +47,7 @@ export const MONITOR_SCHEDULE_SCHEMA = Type.Object({
     'The last complete interval: probes sent, the latest a probe left after its due time, the slowest sweep task',
   ),
   keepingUp: Type.Boolean({ description: 'No device waits for capacity and none was dispatched more than two ticks late in the last interval' }),
-  outsideAllowedNetworks: Type.Integer({ description: 'Known devices not probed because their address is outside `amt.allowedNetworks`' }),
+  outsideAllowedNetworks: Type.Integer({ description: 'Known devices not probed because their address is outside the allowed networks (`allowedNetworks` of the devices plugin)' }),
 });
 
 export type MonitorSchedule = Static<typeof MONITOR_SCHEDULE_SCHEMA>;

@@ -4,17 +4,16 @@
  * tunnel), so that SOAP, `GET /api/devices` and the hub's DeviceStatusChanged agree. The SOAP service
  * asks it which machines are connected and describes the machine of each DeviceStatusChanged it notifies.
  */
-import type { AmtSiteSettings } from '../../core/plugin-api.js';
-import type { Device, DeviceRegistry } from 'amt-gateway/devices';
+import type { Device, DeviceRegistry, DeviceSettings } from 'amt-gateway/devices';
 import type { ConnectedMachine, PresenceService } from './api.js';
 import type { PresenceState, PresenceStates } from './presence-states.js';
 
-export function createPresenceService(devices: DeviceRegistry, states: PresenceStates, amt: AmtSiteSettings): PresenceService {
-  const managementPorts = [amt.ports.http, amt.ports.https].filter((p) => p > 0);
+export function createPresenceService(devices: DeviceRegistry, states: PresenceStates, sitePorts: DeviceSettings['ports']): PresenceService {
+  const managementPorts = [sitePorts.http, sitePorts.https].filter((p) => p > 0);
 
   const machine = (device: Device, state: Readonly<PresenceState> | undefined): ConnectedMachine => {
     const open = device.openPorts.filter((p) => managementPorts.includes(p));
-    const ports = open.length ? open : state?.port ? [state.port] : [device.tls ? amt.ports.https : amt.ports.http];
+    const ports = open.length ? open : state?.port ? [state.port] : [device.tls ? sitePorts.https : sitePorts.http];
     return {
       deviceId: device.id,
       ipAddress: device.ipAddress,

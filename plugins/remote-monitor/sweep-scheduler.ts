@@ -4,20 +4,24 @@
  * devices that are due, in `presence-sweep` tasks of at most `batchSize`, while at most `concurrency`
  * devices are being probed at once. A device whose last probe has not finished is not probed again.
  */
-import type { AmtSiteSettings, Logger, WorkerPool } from '../../core/plugin-api.js';
-import type { Device, DeviceRegistry } from 'amt-gateway/devices';
-import type { PresenceSweepInput, PresenceSweepTarget } from '../../workers/tasks/presence-sweep-types.js';
+import type { CancelToken, Logger } from '../../core/plugin-api.js';
+import type { Device, DeviceRegistry, DeviceSettings, ProbeTasks } from 'amt-gateway/devices';
+import type { PresenceSweepTarget } from '../../workers/tasks/presence-sweep-types.js';
 import type { RemoteMonitorConfig } from './config.js';
 import type { PresenceStates, StatusChange } from './presence-states.js';
 
+/** A presence sweep of a batch, as the device gate runs it (`deviceGate.probe('presence-sweep', ...)`: each device within its turn). */
+export type PresenceSweep = (input: ProbeTasks['presence-sweep']['input'], options: { cancel: CancelToken }) => Promise<ProbeTasks['presence-sweep']['output']>;
+
 export interface SweepSchedulerDeps {
-  pool: WorkerPool;
+  sweep: PresenceSweep;
+  createCancelToken(): CancelToken;
   devices: DeviceRegistry;
   states: PresenceStates;
-  amt: AmtSiteSettings;
+  ports: DeviceSettings['ports'];
   config: RemoteMonitorConfig;
   logger: Logger;
-  /** `amt.allowedNetworks` (the `deviceAccess` service's rule): a device outside is never probed. */
+  /** The allowed networks (the device gate's rule): a device outside is never probed. */
   allows(address: string): boolean;
   /** Called after every probe outcome of a device, with the flip of its online state if there was one. */
   onObserved(deviceId: string, change: StatusChange | null): void;
@@ -53,7 +57,7 @@ interface Window {
 }
 
 export function createSweepScheduler(deps: SweepSchedulerDeps): SweepScheduler {
-  const { config, amt, devices, states } = deps;
+  const { config, ports, devices, states } = deps;
   const intervalMs = Math.round(config.intervalSeconds * 1000);
   // About 20 ticks per interval, at most one a second: small batches, no bursts, little overhead.
   const tickMs = Math.min(1000, Math.max(50, Math.floor(intervalMs / 20)));
@@ -61,9 +65,8 @@ export function createSweepScheduler(deps: SweepSchedulerDeps): SweepScheduler {
   const probing = new Set<string>();
   const outside = new Set<string>();
   const running = new Set<Promise<void>>();
-  const cancel = deps.pool.createCancelToken();
-  const sweepOptions: Omit<PresenceSweepInput, 'targets'> = {
-    rmcpPort: amt.ports.rmcp,
+  const cancel = deps.createCancelToken();
+  const sweepOptions: Omit<ProbeTasks['presence-sweep']['input'], 'targets'> = {
     rmcp: { windowMs: config.probe.rmcpWindowMs, batchSize: config.probe.rmcpBatchSize },
     connectTimeoutMs: config.probe.connectTimeoutMs,
   };
@@ -74,8 +77,8 @@ export function createSweepScheduler(deps: SweepSchedulerDeps): SweepScheduler {
   let lastInterval: ScheduleStats['lastInterval'] = null;
 
   const managementPorts = (device: Device): number[] => {
-    const open = [amt.ports.http, amt.ports.https].filter((p) => p > 0 && device.openPorts.includes(p));
-    return open.length ? open : [device.tls ? amt.ports.https : amt.ports.http];
+    const open = [ports.http, ports.https].filter((p) => p > 0 && device.openPorts.includes(p));
+    return open.length ? open : [device.tls ? ports.https : ports.http];
   };
 
   function add(device: Device, firstProbeAt: number): void {
@@ -138,14 +141,15 @@ export function createSweepScheduler(deps: SweepSchedulerDeps): SweepScheduler {
     if (targets.length === 0) return;
     window.probes += targets.length;
     const started = performance.now();
-    const job: Promise<void> = deps.pool
-      .run('presence-sweep', { ...sweepOptions, targets, tcpConcurrency: targets.length }, { cancel })
+    const job: Promise<void> = deps
+      .sweep({ ...sweepOptions, targets, tcpConcurrency: targets.length }, { cancel })
       .then((output) => {
         if (output.cancelled) return;
         const at = new Date();
         for (const result of output.results) {
           const id = idByAddress.get(result.address);
-          if (id === undefined || !nextAt.has(id)) continue;
+          // Busy: the gateway was talking to the device all the while; this probe learnt nothing of it.
+          if (id === undefined || !nextAt.has(id) || result.busy) continue;
           deps.onObserved(id, states.observe(id, result.alive, at, result.port));
         }
       })

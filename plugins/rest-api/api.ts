@@ -1,7 +1,7 @@
 /**
  * Public types of the `rest-api` plugin (the scanner's HTTP surface): the contract's Scan shape and
  * the scan events it publishes. The device domain's types (Device, Credential, the `devices`,
- * `credentials` and `deviceAccess` services) belong to the `devices` plugin and are re-exported
+ * `credentials` and `deviceGate` services) belong to the `devices` plugin and are re-exported
  * here for plugins written against earlier releases.
  */
 export type * from '../devices/api.js';

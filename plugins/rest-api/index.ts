@@ -5,7 +5,6 @@
  */
 import { REST_API_COLLECTIONS } from './collections.js';
 import { definePlugin } from '../../core/plugin-api.js';
-import { openFileLimit, socketBudget } from '../../core/net/socket-budget.js';
 import { REST_API_CONFIG_SCHEMA, type RestApiConfig } from './config.js';
 import { registerScanning } from './scans/register-scanning.js';
 import { registerDiagnosticRoutes } from './diagnostics/diagnostic-routes.js';
@@ -33,10 +32,10 @@ export default definePlugin<RestApiConfig>({
     if (deviceConnections !== undefined || signIn !== undefined) {
       gate.applyDeprecatedOptions('rest-api', { ...(deviceConnections !== undefined ? { deviceConnections } : {}), ...(signIn ? { signIn } : {}) });
     }
-    const sockets = socketBudget(openFileLimit(), { deviceConnections: gate.deviceConnections, probesPerScan: scan.defaultConcurrency, maxConcurrentScans: scan.maxConcurrentScans });
+    const sockets = gate.probeBudget({ probesPerScan: scan.defaultConcurrency, maxConcurrentScans: scan.maxConcurrentScans });
     if (sockets.warning) ctx.logger.warn(sockets.warning);
-    else ctx.logger.debug('socket budget', { fileLimit: sockets.fileLimit, deviceConnections: sockets.deviceConnections, probesPerScan: sockets.probesPerScan });
-    await registerScanning(ctx, sockets);
+    else ctx.logger.debug('socket budget', { fileLimit: sockets.fileLimit, deviceConnections: gate.deviceConnections, probesPerScan: sockets.probesPerScan });
+    await registerScanning(ctx);
     registerDiagnosticRoutes(ctx);
   },
 });

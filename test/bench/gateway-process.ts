@@ -103,6 +103,8 @@ function siteFile(options: BenchGatewayOptions, port: number): string {
     dataDir: options.dataDir,
     server: { host: '127.0.0.1', port, shutdownTimeoutMs: 5000 },
     log: { level: options.logLevel ?? 'warn' },
+    // The devices plugin's settings in the site section that held them before kernel API 1.5: every
+    // revision a comparison runs reads it (a later one with a deprecation warning).
     amt: { ports: { http: 16992, https: 16993, rmcp: BENCH_RMCP_PORT }, allowedNetworks: [BENCH_NETWORK] },
     plugins,
     ...options.site,

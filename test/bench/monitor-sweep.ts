@@ -29,7 +29,7 @@ import { memoryStore } from '../plugins/remote-monitor/fixtures/memory-store.js'
 const SIMULATED = 1000;
 const KNOWN = Number(process.env.MONITOR_BENCH_KNOWN ?? 10_000);
 const INTERVAL_S = Number(process.env.MONITOR_BENCH_INTERVAL_S ?? 60);
-const AMT = { ports: { http: 16992, https: 16993, rmcp: SIM_RMCP_PORT }, allowedNetworks: ['127.0.0.0/8'], tlsTrust: 'tofu' as const, caFile: null };
+const PORTS = { http: 16992, https: 16993, rmcp: SIM_RMCP_PORT };
 const defaults = REMOTE_MONITOR_CONFIG_SCHEMA.properties;
 const CONFIG: RemoteMonitorConfig = {
   intervalSeconds: INTERVAL_S,
@@ -111,7 +111,7 @@ async function partTwo(pool: WorkerPool, fleet: Fleet): Promise<void> {
     if (at) at.push(performance.now());
     else answeredAt.set(id, [performance.now()]);
   };
-  const scheduler = createSweepScheduler({ pool, devices, states, amt: AMT, config: CONFIG, logger, allows: () => true, onObserved });
+  const scheduler = createSweepScheduler({ sweep: (input, options) => pool.run('presence-sweep', { ...input, rmcpPort: PORTS.rmcp }, options), createCancelToken: () => pool.createCancelToken(), devices, states, ports: PORTS, config: CONFIG, logger, allows: () => true, onObserved });
   const loop = monitorEventLoopDelay({ resolution: 10 });
   log(`schedule: ${devices.count()} known devices at ${INTERVAL_S} s; running two intervals`);
   const cpu = process.cpuUsage();

@@ -28,9 +28,10 @@ import { field } from './field.js';
 import { activation } from './activation.js';
 import { ider } from './ider.js';
 import { cluster } from './cluster.js';
+import { deviceOps } from './device-ops.js';
 
 const HERE = fileURLToPath(new URL('.', import.meta.url));
-const BENCHMARKS: Benchmark[] = [sweep, interrogation, api, soap, hub, startup, cira, ciraFlood, consoleDevices, auditMetrics, redirection, field, activation, ider, cluster];
+const BENCHMARKS: Benchmark[] = [sweep, interrogation, api, soap, hub, startup, cira, ciraFlood, consoleDevices, auditMetrics, redirection, field, activation, ider, cluster, deviceOps];
 
 /**
  * Benchmark scripts other engineers keep beside these (hub-*.ts, monitor-sweep.ts), run when named:

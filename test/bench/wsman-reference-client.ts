@@ -8,7 +8,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { Agent, request } from 'node:http';
 
-const NS = {
+export const NS = {
   soap: 'http://www.w3.org/2003/05/soap-envelope',
   wsa: 'http://schemas.xmlsoap.org/ws/2004/08/addressing',
   wsman: 'http://schemas.dmtf.org/wbem/wsman/1/wsman.xsd',
@@ -16,10 +16,10 @@ const NS = {
   transfer: 'http://schemas.xmlsoap.org/ws/2004/09/transfer',
 };
 
-const classUri = (name: string) =>
+export const classUri = (name: string) =>
   name.startsWith('AMT_') ? `http://intel.com/wbem/wscim/1/amt-schema/1/${name}` : `http://schemas.dmtf.org/wbem/wscim/1/cim-schema/2/${name}`;
 
-function envelope(action: string, className: string, body = '', selector?: [string, string]): string {
+export function envelope(action: string, className: string, body = '', selector?: [string, string]): string {
   const selectors = selector ? `<w:SelectorSet><w:Selector Name="${selector[0]}">${selector[1]}</w:Selector></w:SelectorSet>` : '';
   return (
     `<?xml version="1.0" encoding="utf-8"?><s:Envelope xmlns:s="${NS.soap}" xmlns:a="${NS.wsa}" xmlns:w="${NS.wsman}" xmlns:n="${NS.enumeration}">` +
@@ -31,7 +31,7 @@ function envelope(action: string, className: string, body = '', selector?: [stri
 }
 
 const md5 = (s: string) => createHash('md5').update(s).digest('hex');
-const element = (xml: string, name: string) => new RegExp(`<(?:\\w+:)?${name}>([^<]*)</(?:\\w+:)?${name}>`).exec(xml)?.[1] ?? null;
+export const element = (xml: string, name: string) => new RegExp(`<(?:\\w+:)?${name}>([^<]*)</(?:\\w+:)?${name}>`).exec(xml)?.[1] ?? null;
 
 interface Session {
   realm: string;
@@ -64,8 +64,14 @@ function post(agent: Agent, host: string, port: number, body: string, authorizat
   });
 }
 
-/** Reads one device; HTTP round trips are counted by the simulator, not here. */
-export async function readDevice(host: string, port: number, username: string, password: string, extract: (xml: string, name: string) => string | null = element): Promise<ReferenceDeviceResult> {
+/** A bare client's way to one device: one kept-alive connection, one Digest nonce reused with a growing nc. */
+export interface ReferenceSession {
+  /** Sends one envelope (answering the device's Digest challenge once), returns the answer's body. */
+  send(body: string): Promise<string>;
+  close(): void;
+}
+
+export function openReferenceSession(host: string, port: number, username: string, password: string): ReferenceSession {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   let session: Session | undefined;
   const send = async (body: string): Promise<string> => {
@@ -85,6 +91,12 @@ export async function readDevice(host: string, port: number, username: string, p
     }
     throw new Error(`${host} refused the credentials`);
   };
+  return { send, close: () => agent.destroy() };
+}
+
+/** Reads one device; HTTP round trips are counted by the simulator, not here. */
+export async function readDevice(host: string, port: number, username: string, password: string, extract: (xml: string, name: string) => string | null = element): Promise<ReferenceDeviceResult> {
+  const { send, close } = openReferenceSession(host, port, username, password);
   try {
     const firmwareVersion = extract(await send(envelope(`${NS.transfer}/Get`, 'CIM_SoftwareIdentity', '', ['InstanceID', 'AMT'])), 'VersionString');
     const get = (className: string) => send(envelope(`${NS.transfer}/Get`, className));
@@ -93,7 +105,7 @@ export async function readDevice(host: string, port: number, username: string, p
     const uuid = extract(await get('CIM_ComputerSystemPackage'), 'PlatformGUID');
     return { ok: firmwareVersion !== null && provisioningState !== null && hostname !== null, firmwareVersion, provisioningState, hostname, uuid };
   } finally {
-    agent.destroy();
+    close();
   }
 }
 

@@ -9,8 +9,8 @@ test('schemas/config.schema.json, shipped for editors, says what the schema the 
   assert.deepEqual(shipped, JSON.parse(JSON.stringify(GATEWAY_CONFIG_SCHEMA)), 'run: node --import tsx scripts/write-config-schema.ts');
 });
 
-test('every field the configuration type holds without a `?` is required by the schema (amt.caFile)', () => {
+test('every field the configuration type holds without a `?` is required by the schema (workers.idleTimeoutMs)', () => {
   const config = structuredClone(loadConfig({ env: {} })) as unknown as Record<string, Record<string, unknown>>;
-  delete config.amt!.caFile;
-  assert.throws(() => validateConfig(config), { code: 'GW_ERR_CONFIG', message: 'invalid configuration: amt.caFile is required' });
+  delete config.workers!.idleTimeoutMs;
+  assert.throws(() => validateConfig(config), { code: 'GW_ERR_CONFIG', message: 'invalid configuration: workers.idleTimeoutMs is required' });
 });

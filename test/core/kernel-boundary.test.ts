@@ -25,6 +25,17 @@ test('no file of the kernel imports from plugins/, so the kernel compiles withou
   assert.deepEqual(offending, []);
 });
 
+test('the deprecated compat/ layer is an entry point only: nothing in core/, plugins/ or workers/ imports it', () => {
+  const offending: string[] = [];
+  for (const file of ['core', 'plugins', 'workers'].flatMap(sources)) {
+    for (const [, specifier] of readFileSync(file, 'utf8').matchAll(/(?:from|import)\s*\(?\s*'([^']+)'/g)) {
+      const target = specifier!.startsWith('.') ? relative(ROOT, resolve(file, '..', specifier!)) : specifier!;
+      if (target.startsWith('compat/') || target === 'amt-gateway/plugin-api') offending.push(`${relative(ROOT, file)} -> ${specifier}`);
+    }
+  }
+  assert.deepEqual(offending, []);
+});
+
 test('the kernel tests no value for being an instance of a class of this package', () => {
   const ours = new Set<string>();
   for (const dir of ['core', 'plugins', 'workers']) for (const file of sources(dir)) for (const [, name] of readFileSync(file, 'utf8').matchAll(/\bclass\s+([A-Z][A-Za-z0-9]*)/g)) ours.add(name!);

@@ -18,6 +18,7 @@ import type { Device } from '../../plugins/rest-api/api.js';
 import { freePort } from '../bench/free-port.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway-harness.js';
 import { createCredential, SIM_AMT_SETTINGS } from '../helpers/scan-helpers.js';
+import { mergeConfig } from '../../core/config/load-config.js';
 import { RawDevice, startCiraServer, uuidOf, type TestCiraServer } from '../plugins/cira/cira-test-kit.js';
 import { startFleet, type Fleet } from '../sim/index.js';
 import { findHaproxy, startHaproxy, type RunningHaproxy } from './haproxy-process.js';
@@ -66,10 +67,9 @@ describe('CIRA through HAProxy: TLS in HAProxy, PROXY v2 to the gateway on a uni
     gw = await startTestGateway({
       plugins: ['rest-api', 'power-mgmt', 'cira'],
       logs,
-      overrides: {
-        ...SIM_AMT_SETTINGS,
+      overrides: mergeConfig(SIM_AMT_SETTINGS, {
         plugins: { cira: { options: { tls: { terminator: 'haproxy' }, socketPath, publicAddress: 'mps.example.test', keepAliveIntervalSeconds: 2, keepAliveTimeoutSeconds: 5, forwardSettleMs: 50 } } },
-      },
+      }),
     });
     token = await gw.login();
     await createCredential(gw, token, { name: 'fleet', username: 'admin', password: 'P@ssw0rd1', isDefault: true });

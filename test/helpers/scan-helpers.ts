@@ -2,8 +2,8 @@
 import type { TestGateway } from './gateway-harness.js';
 
 export const SIM_RMCP_PORT = 16623;
-/** Site AMT settings matching a simulator whose RMCP listens on an unprivileged port. */
-export const SIM_AMT_SETTINGS = { amt: { ports: { http: 16992, https: 16993, rmcp: SIM_RMCP_PORT } } };
+/** The devices plugin's ports matching a simulator whose RMCP listens on an unprivileged port (merge with `mergeConfig`). */
+export const SIM_AMT_SETTINGS = { plugins: { devices: { options: { ports: { http: 16992, https: 16993, rmcp: SIM_RMCP_PORT } } } } };
 
 export interface ScanView {
   id: string;

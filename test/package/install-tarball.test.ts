@@ -43,8 +43,8 @@ async function startInstalledGateway(): Promise<string> {
     JSON.stringify({
       dataDir,
       server: { host: '127.0.0.1', port: 0 },
-      amt: { allowedNetworks: ['127.77.0.0/16'], ports: { rmcp: 0 } },
       plugins: {
+        devices: { enable: true, options: { allowedNetworks: ['127.77.0.0/16'], ports: { rmcp: 0 } } },
         'route-permissions': { enable: true },
         'scan-hub': { enable: false },
         'remote-monitor': { enable: false },

@@ -16,6 +16,8 @@ import type { DeviceState } from './device-state.js';
 import { certificatePair } from './sim-certs.js';
 import { deviceRequestHandler } from './sim-http.js';
 import { serveRedirection } from './redirection/redir-server.js';
+import { connectionTracker } from './open-connections.js';
+import type { Duplex } from 'node:stream';
 import { createServer as createTlsServer, type Server as TlsServer } from 'node:tls';
 
 /** Ports a device serves inside channels: WS-Management and redirection, plain and TLS. */
@@ -407,18 +409,27 @@ export class SimCiraClient extends EventEmitter {
   /** The device's HTTP(S) face, fed with channels instead of accepted sockets (made on first use). */
   #httpServer(tls: boolean): HttpServer | HttpsServer {
     const count = (): void => void this.state.counters.connections++;
+    // A channel to 16992/16993 is a management connection of the device as a LAN socket is: one tally.
+    const tracker = connectionTracker(this.state);
+    const track = (server: HttpServer | HttpsServer): void => {
+      server.on('connection', (channel: Duplex) => tracker.opened(channel));
+      server.on('request', (req, res) => tracker.answered(req, res));
+      if (tls) server.on('secureConnection', (socket: Duplex) => tracker.secured(socket));
+    };
     if (tls) {
       if (!this.#https) {
         const { key, cert } = certificatePair(this.state.certificate);
         this.#https = createHttpsServer({ key, cert, keepAliveTimeout: 5_000 }, this.options.requestHandler ?? deviceRequestHandler(this.state));
         this.#https.on('tlsClientError', () => undefined);
         this.#https.on('secureConnection', count);
+        track(this.#https);
       }
       return this.#https;
     }
     if (!this.#http) {
       this.#http = createHttpServer({ keepAliveTimeout: 5_000 }, this.options.requestHandler ?? deviceRequestHandler(this.state));
       this.#http.on('connection', count);
+      track(this.#http);
     }
     return this.#http;
   }

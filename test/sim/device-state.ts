@@ -19,7 +19,7 @@ export interface DeviceCounters {
   lockedRefusals: number;
   /** TCP connections accepted (HTTP and TLS). */
   connections: number;
-  /** The most TCP connections (HTTP and TLS ports together) open at once, probes included. */
+  /** The most management connections (HTTP and TLS, on the LAN and through its CIRA tunnel together) open at once, probes included. */
   peakOpenConnections: number;
   /** Presence pings answered. */
   rmcpPings: number;

@@ -97,6 +97,12 @@ export interface FleetOptions {
    * default none.
    */
   responseDelayMs?: boolean | readonly [number, number];
+  /**
+   * Answers a Get of `CIM_AssociatedPowerManagementService` with its one instance, as OpenStack Ironic's
+   * AMT driver reads it (default true); false: a Fault, the state read only through the enumeration of
+   * `CIM_ServiceAvailableToElement`.
+   */
+  powerAssociationGet?: boolean;
 }
 
 /** AMT firmware answers each HTTP request after 50-400 ms. */
@@ -139,6 +145,8 @@ export interface DeviceConfig {
   ciraStartDelayMs: number;
   /** Delay before each HTTP response (0: none). */
   responseDelayMs: number;
+  /** Whether a Get of `CIM_AssociatedPowerManagementService` is answered. */
+  powerAssociationGet: boolean;
 }
 
 function responseDelay(option: FleetOptions['responseDelayMs'], seed: string | number, index: number): number {
@@ -197,6 +205,7 @@ export function deviceConfigs(options: FleetOptions): DeviceConfig[] {
       cira,
       ciraStartDelayMs: cira && count > 0 ? Math.floor(((options.ciraRampMs ?? 0) * index) / count) : 0,
       responseDelayMs: responseDelay(options.responseDelayMs, seed, index),
+      powerAssociationGet: options.powerAssociationGet ?? true,
     };
   });
 }

@@ -77,6 +77,7 @@ export const ENUMERABLE: Record<string, (s: DeviceState) => SimInstance[]> = {
 
 /** Classes answered by Get (singletons, or the first instance). */
 export const GETTABLE: Record<string, (s: DeviceState) => SimInstance> = {
+  CIM_AssociatedPowerManagementService: powerAssociation,
   AMT_SetupAndConfigurationService: setupAndConfiguration,
   AMT_GeneralSettings: generalSettings,
   CIM_ComputerSystemPackage: computerSystemPackage,

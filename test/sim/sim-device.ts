@@ -11,6 +11,7 @@ import { certificatePair } from './sim-certs.js';
 import { deviceRequestHandler } from './sim-http.js';
 import { encodePong, isPresencePing } from './sim-rmcp.js';
 import { serveRedirection } from './redirection/redir-server.js';
+import { connectionTracker } from './open-connections.js';
 
 function listen(server: NetServer, host: string, port: number): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -50,6 +51,27 @@ function trackedServer<S extends NetServer>(server: S, event: 'connection' | 'se
   return server;
 }
 
+/**
+ * The TLS port's listener: counts each connection at TCP level (`track`) and hands it to the TLS
+ * server only once its first bytes came, so that a connection closed before any (a port probe) ends
+ * at its FIN, as on the plain port, not when the TLS server gets round to its reset.
+ */
+function tlsFront(tls: HttpsServer, track: (socket: import('node:net').Socket) => void): NetServer {
+  return trackedServer(
+    createNetServer((socket) => {
+      track(socket);
+      socket.on('error', () => undefined);
+      socket.once('readable', () => {
+        const first = socket.read() as Buffer | null;
+        if (first === null) return void socket.destroy();
+        socket.unshift(first);
+        tls.emit('connection', socket);
+      });
+    }),
+    'connection',
+  );
+}
+
 function closeRawServer(server: NetServer | undefined): Promise<void> {
   if (!server) return Promise.resolve();
   return new Promise((resolve) => {
@@ -62,6 +84,8 @@ export class SimDevice {
   readonly state: DeviceState;
   #http: HttpServer | undefined;
   #https: HttpsServer | undefined;
+  /** The TLS port's listener: hands each connection to `#https` once its first bytes came (see `tlsFront`). */
+  #httpsFront: NetServer | undefined;
   #udp: UdpSocket | undefined;
   #redirection: NetServer | undefined;
   #redirectionTls: TlsServer | undefined;
@@ -90,33 +114,10 @@ export class SimDevice {
     // Counted at TCP level on both ports, before any TLS: what a fragile device would see. A connection
     // ends when either side lets go of it: the client's FIN or close, or the device's own last answer
     // (a 401 with `Connection: close`), after which the device is done with it whatever the timing of
-    // the client's next connect.
-    const release = new WeakMap<object, () => void>();
-    const trackOpen = (socket: import('node:net').Socket): void => {
-      const open = this.state.open;
-      let counted = false;
-      let ended = false;
-      const end = (): void => {
-        if (ended) return;
-        ended = true;
-        if (counted) open.now--;
-      };
-      // Counted once the I/O that arrived with it is handled: a client that closed one connection and
-      // then opened the next had let go of the first, even when the accept comes up before its FIN.
-      setImmediate(() => {
-        if (ended) return;
-        counted = true;
-        open.peak = Math.max(open.peak, ++open.now);
-      });
-      release.set(socket, end);
-      socket.once('end', end);
-      socket.once('close', end);
-    };
-    const releaseOnLastAnswer = (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse): void => {
-      res.once('finish', () => {
-        if (String(res.getHeader('connection') ?? '').toLowerCase() === 'close') release.get(req.socket)?.();
-      });
-    };
+    // the client's next connect. Its tunnel's channels count in the same tally (cira-client.ts).
+    const tracker = connectionTracker(this.state);
+    const trackOpen = (socket: import('node:net').Socket): void => tracker.opened(socket);
+    const releaseOnLastAnswer = (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse): void => tracker.answered(req, res);
     try {
       if (this.config.httpPort !== null) {
         this.#http = createHttpServer({ keepAliveTimeout: 5_000 }, handler);
@@ -129,9 +130,11 @@ export class SimDevice {
         const { key, cert } = certificatePair(this.state.certificate);
         this.#https = createHttpsServer({ key, cert, keepAliveTimeout: 5_000, ...tlsVersionOptions(this.config.tlsMaxVersion) }, handler);
         this.#https.on('secureConnection', countConnection);
-        this.#https.on('connection', trackOpen);
+        this.#https.on('secureConnection', (socket: import('node:tls').TLSSocket) => tracker.secured(socket));
+        this.#https.on('request', releaseOnLastAnswer);
         this.#https.on('tlsClientError', () => undefined);
-        await listen(this.#https, this.address, this.config.httpsPort);
+        this.#httpsFront = tlsFront(this.#https, trackOpen);
+        await listen(this.#httpsFront, this.address, this.config.httpsPort);
       }
       if (this.config.redirectionPort !== null) {
         this.#redirection = trackedServer(createNetServer((socket) => serveRedirection(this.state, socket)), 'connection');
@@ -177,13 +180,14 @@ export class SimDevice {
     const udp = this.#udp;
     this.#udp = undefined;
     if (udp) await new Promise<void>((resolve) => udp.close(() => resolve()));
-    const [http, https, redirection, redirectionTls] = [this.#http, this.#https, this.#redirection, this.#redirectionTls];
+    const [http, https, httpsFront, redirection, redirectionTls] = [this.#http, this.#https, this.#httpsFront, this.#redirection, this.#redirectionTls];
+    this.#httpsFront = undefined;
     this.#http = undefined;
     this.#https = undefined;
     this.#redirection = undefined;
     this.#redirectionTls = undefined;
     this.state.redirection.stop();
-    await Promise.all([closeServer(http), closeServer(https), closeRawServer(redirection), closeRawServer(redirectionTls)]);
+    await Promise.all([closeServer(http), closeRawServer(httpsFront), closeServer(https), closeRawServer(redirection), closeRawServer(redirectionTls)]);
   }
 
   /**
@@ -194,16 +198,17 @@ export class SimDevice {
     const udp = this.#udp;
     this.#udp = undefined;
     if (udp) await new Promise<void>((resolve) => udp.close(() => resolve()));
-    const [http, https] = [this.#http, this.#https];
+    const [http, https, httpsFront] = [this.#http, this.#https, this.#httpsFront];
     this.#http = undefined;
     this.#https = undefined;
-    await Promise.all([closeServer(http), closeServer(https)]);
+    this.#httpsFront = undefined;
+    await Promise.all([closeServer(http), closeRawServer(httpsFront), closeServer(https)]);
   }
 
   /** The ports actually bound (useful when a port of 0 was asked for). */
   boundPorts(): { http: number | null; https: number | null; redirection: number | null; redirectionTls: number | null } {
     const port = (s: NetServer | undefined): number | null => ((s?.address() as AddressInfo | null)?.port ?? null);
-    return { http: port(this.#http), https: port(this.#https), redirection: port(this.#redirection), redirectionTls: port(this.#redirectionTls) };
+    return { http: port(this.#http), https: port(this.#httpsFront), redirection: port(this.#redirection), redirectionTls: port(this.#redirectionTls) };
   }
 
   /** The device's redirection side: features, consent (its `consentCode`), boot, open sessions, typed keys. */

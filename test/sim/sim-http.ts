@@ -19,17 +19,27 @@ export function serverHeader(state: DeviceState): string {
   return `Intel(R) Active Management Technology ${state.config.firmwareVersion}`;
 }
 
+const CRLF = Buffer.from('\r\n', 'latin1');
+const LAST_CHUNK = Buffer.from('0\r\n\r\n', 'latin1');
+
 /**
- * Writes a body in several small writes, each its own chunk, so chunk boundaries fall mid-element.
- * Node corks the socket for the rest of the tick at the first write, so they still leave in one
- * packet. Never `res.cork()` here: from Node 22 a corked response holds the chunks written after
- * the first in a buffer of its own, flushed by `uncork()`, and `end()` while corked writes the last
- * chunk (`0`) before that flush, so the answer ended after its first chunk and the rest followed it.
+ * Sends a body as many small chunks, so chunk boundaries fall mid-element, like AMT's own HTTP stack.
+ * The chunked framing is written here and Node's switched off after the header (which still says
+ * `Transfer-Encoding: chunked`): Node's own framing depends on its version (from Node 22 a corked
+ * response ended after its first chunk; Node 24 corks every response itself and joins the writes of a
+ * tick into one chunk), so the body leaves as one write whose framing no Node version rewrites.
  */
 function sendChunked(res: ServerResponse, status: number, body: string, chunkSize: number): void {
   res.writeHead(status, { 'Content-Type': 'application/soap+xml; charset=UTF-8' });
-  for (let i = 0; i < body.length; i += chunkSize) res.write(body.slice(i, i + chunkSize));
-  res.end();
+  res.chunkedEncoding = false;
+  const bytes = Buffer.from(body, 'utf8');
+  const parts: Buffer[] = [];
+  for (let i = 0; i < bytes.length; i += chunkSize) {
+    const piece = bytes.subarray(i, i + chunkSize);
+    parts.push(Buffer.from(`${piece.length.toString(16)}\r\n`, 'latin1'), piece, CRLF);
+  }
+  parts.push(LAST_CHUNK);
+  res.end(Buffer.concat(parts));
 }
 
 /** The page a locked-out device answers signed requests with: it names the lock, not the credentials. */

@@ -77,6 +77,7 @@ export function handleWsman(state: DeviceState, xml: string): WsmanReply {
   const relatesTo = messageId ?? text(header['MessageID']) ?? '';
   const className = uri.slice(uri.lastIndexOf('/') + 1);
   const ctx: Ctx = { state, action, uri, className, relatesTo, body, selectors: selectorsOf(header) };
+  if (className === 'CIM_AssociatedPowerManagementService' && !state.config.powerAssociationGet) return fault(state, FAULTS.destinationUnreachable, relatesTo);
   if (uri !== classUri(className) || !(className in ENUMERABLE || className in GETTABLE || className in METHODS_BY_CLASS || className in REDIRECTION_INSTANCES)) {
     return fault(state, FAULTS.destinationUnreachable, relatesTo);
   }

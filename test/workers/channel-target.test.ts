@@ -9,11 +9,10 @@ import { connect } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import interrogate from '../../workers/tasks/interrogate.js';
-import powerRead from '../../workers/tasks/power-read.js';
 import type { DeviceChannel } from '../../workers/amt/device-target.js';
 import { createWorkerPool } from '../../core/pool/worker-pool.js';
 import { certificatePair, startFleet, type Fleet } from '../sim/index.js';
-import { ADMIN, directTools, FAST_TIMEOUTS } from './helpers.js';
+import { ADMIN, directTools, FAST_TIMEOUTS, powerRead } from './helpers.js';
 
 /** A loopback address where nothing listens: a target's address that must not be used when it has a channel. */
 const NOWHERE = '127.20.11.250';
@@ -90,7 +89,7 @@ describe('WorkerPool.runInProcess', () => {
   it('runs a task whose input holds a live channel on this thread', async () => {
     const device = fleet.devices[0]!;
     const channel = loopbackChannel(device.address, 16992);
-    const out = await pool.runInProcess('power-read', { target: { address: NOWHERE, port: 16992, tls: false, timeouts: FAST_TIMEOUTS, channel }, credential: ADMIN });
+    const out = await pool.runInProcess('device-task', { target: { address: NOWHERE, port: 16992, tls: false, timeouts: FAST_TIMEOUTS, channel }, credential: ADMIN, digest: null, task: 'power-read', input: {} });
     assert.equal(out.ok, true, JSON.stringify(out));
   });
 
@@ -101,7 +100,7 @@ describe('WorkerPool.runInProcess', () => {
       const cancel = pool.createCancelToken();
       const channel = loopbackChannel(device.address, 16992);
       setTimeout(() => cancel.cancel(), 200);
-      const out = await pool.runInProcess('power-read', { target: { address: NOWHERE, port: 16992, tls: false, timeouts: { connectMs: 2_000, firstByteMs: 20_000, totalMs: 20_000 }, channel }, credential: ADMIN }, { cancel });
+      const out = await pool.runInProcess('device-task', { target: { address: NOWHERE, port: 16992, tls: false, timeouts: { connectMs: 2_000, firstByteMs: 20_000, totalMs: 20_000 }, channel }, credential: ADMIN, digest: null, task: 'power-read', input: {} }, { cancel });
       assert.equal(!out.ok && out.error.code, 'AMT_ERR_CANCELLED');
     } finally {
       device.setMisbehaviour('none');

@@ -47,12 +47,12 @@ test('without legacy TLS a TLS 1.1-only device is refused with an error naming t
     assert.equal(check.reachable, true);
     assert.equal(check.error?.code, 'AMT_ERR_TLS');
     assert.equal(check.error?.tlsVersion, 'TLSv1.1');
-    assert.match(check.error?.message ?? '', /the device offers only TLS 1\.1; enable amt\.legacyTls/);
+    assert.match(check.error?.message ?? '', /the device offers only TLS 1\.1; enable the devices plugin's legacyTls/);
     assert.equal(check.serverVersion, device.config.firmwareVersion, 'the Server header of the credential-free probe');
     const before = device.counters();
     const scan = await interrogate({ address: device.address, openPorts: [16993], credential: ADMIN, timeouts: TIMEOUTS }, directTools());
     assert.equal(scan.authStatus, 'error');
-    assert.match(scan.error?.message ?? '', /offers only TLS 1\.1; enable amt\.legacyTls/);
+    assert.match(scan.error?.message ?? '', /offers only TLS 1\.1; enable the devices plugin's legacyTls/);
     assert.equal(scan.serverVersion, device.config.firmwareVersion);
     assert.equal(scan.tlsFingerprint, device.certificateFingerprint);
     assert.equal(device.counters().unauthorized - before.unauthorized, 1, 'only the anonymous probe reached the device, once');
@@ -83,11 +83,11 @@ test('with legacy TLS a TLS 1.0 or 1.1-only device is read, and the task reports
   }
 });
 
-test('a device without secure renegotiation is refused with an error naming amt.legacyTls', () => {
+test("a device without secure renegotiation is refused with an error naming the devices plugin's legacyTls", () => {
   const error = Object.assign(new Error('unsafe legacy renegotiation disabled'), { code: 'ERR_SSL_UNSAFE_LEGACY_RENEGOTIATION_DISABLED' });
   const failure = classifyTransportError(error, '127.114.5.1:16993', false);
   assert.equal(failure.code, 'AMT_ERR_TLS');
-  assert.match(failure.message, /does not support secure renegotiation .*; enable amt\.legacyTls/);
+  assert.match(failure.message, /does not support secure renegotiation .*; enable the devices plugin's legacyTls/);
   assert.equal(failure.detail.cause, 'ERR_SSL_UNSAFE_LEGACY_RENEGOTIATION_DISABLED');
   assert.ok(tlsConnectOptions({ mode: 'tofu', legacyTls: true }).secureOptions! & constants.SSL_OP_LEGACY_SERVER_CONNECT, 'legacy TLS allows such servers');
   assert.equal(tlsConnectOptions({ mode: 'tofu' }).secureOptions, undefined);

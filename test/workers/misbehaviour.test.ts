@@ -4,11 +4,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import powerRead from '../../workers/tasks/power-read.js';
 import interrogate from '../../workers/tasks/interrogate.js';
-import type { PowerReadOutput } from '../../workers/tasks/task-types.js';
 import { startFleet, type Fleet } from '../sim/index.js';
-import { ADMIN, directTools } from './helpers.js';
+import { ADMIN, directTools, powerRead, type PowerReadResult } from './helpers.js';
 
 let fleet: Fleet;
 before(async () => {
@@ -20,13 +18,13 @@ const timeouts = { connectMs: 1_000, firstByteMs: 600, totalMs: 1_500 };
 /** Generous slack for a loaded 2-core machine; the point is "bounded", not "fast". */
 const MARGIN_MS = 3_000;
 
-async function timed(address: string, extra: { maxResponseBytes?: number } = {}): Promise<{ out: PowerReadOutput; ms: number }> {
+async function timed(address: string, extra: { maxResponseBytes?: number } = {}): Promise<{ out: PowerReadResult; ms: number }> {
   const started = performance.now();
   const out = await powerRead({ target: { address, port: 16992, tls: false, timeouts, ...extra }, credential: ADMIN }, directTools());
   return { out, ms: performance.now() - started };
 }
 
-function failure(out: PowerReadOutput): { code: string; phase?: string } {
+function failure(out: PowerReadResult): { code: string; phase?: string } {
   assert.equal(out.ok, false, 'expected a failure');
   return out.ok ? { code: 'none' } : out.error;
 }

@@ -27,7 +27,7 @@ it('device reads wait on their devices beside each other and beside CPU work, wh
   let finished = 0;
   const timeouts = { connectMs: 5_000, firstByteMs: 10_000, totalMs: 10_000 };
   const reads = fleet.devices.map((d) =>
-    pool.run('interrogate', { address: d.address, tls: false, credential: ADMIN, timeouts }, { waitsOnDevice: true }).then((out) => {
+    pool.run('interrogate', { address: d.address, tls: false, credential: ADMIN, timeouts }, { waitsOnIo: true }).then((out) => {
       finished++;
       return out;
     }),

@@ -5,8 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createWorkerPool, type WorkerPool } from '../../core/pool/worker-pool.js';
-import type { ProbeBatchProgress } from '../../workers/tasks/task-types.js';
-import '../../workers/tasks/task-types.js';
+import type { DeviceTaskRunOutput, DigestCarry, ProbeBatchProgress } from '../../workers/tasks/task-types.js';
 import { startFleet, type Fleet } from '../sim/index.js';
 import { ADMIN, ALT_ADMIN, FAST_TIMEOUTS } from './helpers.js';
 
@@ -84,22 +83,23 @@ describe('tasks in the worker pool', () => {
     });
   });
 
-  it('reads and changes power, reads inventory and the event log', async () => {
+  it('reads and changes power, reads inventory and the event log (device tasks, each on one connection)', async () => {
     const device = fleet.devices[13]!;
     const target = targetOf(13);
-    const before = await pool.run('power-read', { target, credential: ADMIN });
-    assert.ok(before.ok);
+    const task = <T>(name: string, input: unknown) =>
+      pool.run('device-task', { target, credential: ADMIN, digest: null, task: name, input }).then((out) => {
+        assert.ok(out.ok, JSON.stringify(out));
+        return (out as { value: T }).value;
+      });
+    const before = await task<{ powerState: number }>('power-read', {});
     assert.equal(before.powerState, 2);
-    const change = await pool.run('power-change', { target, credential: ADMIN, powerState: 8 });
-    assert.ok(change.ok);
-    assert.equal(change.accepted, true);
+    const change = await task<{ accepted: boolean; confirmed: boolean; powerState: number }>('power-change', { powerState: 8, confirm: { states: [6, 8], attempts: 2, intervalMs: 0 } });
+    assert.deepEqual([change.accepted, change.confirmed, change.powerState], [true, true, 8]);
     assert.equal(device.state.powerState, 8);
-    const inventory = await pool.run('inventory', { target, credential: ADMIN });
-    assert.ok(inventory.ok);
+    const inventory = await task<{ summary: { system?: { serialNumber: string }; memory: unknown[] } }>('inventory', {});
     assert.equal(inventory.summary.system?.serialNumber, `JR${device.config.serial}`);
     assert.equal(inventory.summary.memory.length, 2);
-    const log = await pool.run('event-log', { target, credential: ADMIN, maxRecords: 10 });
-    assert.ok(log.ok);
+    const log = await task<{ records: unknown[] }>('event-log', { maxRecords: 10 });
     assert.equal(log.records.length, 10);
     const check = await pool.run('wsman-check', { address: device.address, credential: ADMIN, timeouts: FAST_TIMEOUTS });
     assert.deepEqual([check.reachable, check.authenticated, check.hostname], [true, true, device.config.hostname]);
@@ -109,7 +109,7 @@ describe('tasks in the worker pool', () => {
     const device = fleet.devices[14]!;
     await device.stop();
     try {
-      const out = await pool.run('power-read', { target: targetOf(14), credential: ADMIN });
+      const out = await pool.run('device-task', { target: targetOf(14), credential: ADMIN, digest: null, task: 'power-read', input: {} });
       assert.equal(out.ok, false);
       assert.equal(!out.ok && out.error.code, 'AMT_ERR_CONNECT');
       const scan = await pool.run('interrogate', { address: device.address, credential: ADMIN, timeouts: FAST_TIMEOUTS });
@@ -133,20 +133,27 @@ describe('tasks in the worker pool', () => {
   });
 });
 
-describe('Digest nonce shared by the tasks of one worker thread', () => {
-  it('answers one 401 for an interrogation and the power reads that follow', async () => {
+describe('Digest session carried from one operation to the next', () => {
+  it("answers one 401 for an interrogation and the power reads that follow, each read one request on the nonce the last one left", async () => {
     const single = createWorkerPool({ threads: 1, concurrentTasksPerWorker: 4, maxQueue: 100, idleTimeoutMs: 5_000 });
     try {
       const device = fleet.devices[20]!;
       device.resetCounters();
       const scan = await single.run('interrogate', { address: device.address, tls: device.config.tls, credential: ADMIN, timeouts: FAST_TIMEOUTS });
       assert.equal(scan.authStatus, 'ok');
-      for (let i = 0; i < 3; i++) assert.ok((await single.run('power-read', { target: targetOf(20), credential: ADMIN })).ok);
+      // The first read finds the scan's nonce in its thread; each next one starts on the session the last one returned, as the gate hands it on.
+      let digest: DigestCarry | null = null;
+      for (let i = 0; i < 3; i++) {
+        const out: DeviceTaskRunOutput = await single.run('device-task', { target: targetOf(20), credential: ADMIN, digest, task: 'power-read', input: {} });
+        assert.ok(out.ok);
+        assert.ok(out.digest?.proven, 'the session it ended on signed in with this credential');
+        digest = out.digest;
+      }
       const c = device.counters();
       assert.equal(c.unauthorized, 1);
       assert.equal(c.authFailures, 0);
-      // Firmware (a selector Get), provisioning, general settings, UUID, then 3 x (Enumerate + Pull), plus the one 401.
-      assert.equal(c.requests, 1 + 4 + 6);
+      // Firmware (a selector Get), provisioning, general settings, UUID, then 3 x one Get, plus the one 401.
+      assert.equal(c.requests, 1 + 4 + 3);
     } finally {
       await single.close();
     }

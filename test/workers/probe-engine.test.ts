@@ -1,7 +1,7 @@
 /**
  * The probing engine for silent networks: timeouts that follow measured round trips within bounds
  * (nmap's SRTT + 4 × RTTVAR), new probes paced by a rate, probes in flight bounded, one connection
- * at a time per address, and the socket budget that `ulimit -n` sets. Against real sockets on
+ * at a time per address. Against real sockets on
  * loopback where a peer can exist; the arithmetic with a given clock.
  */
 import { describe, it, after, before } from 'node:test';
@@ -10,7 +10,6 @@ import { createRttState, RttEstimator } from '../../workers/amt/rtt-estimator.js
 import { ProbePacer } from '../../workers/amt/probe-pacer.js';
 import { probeAddresses } from '../../workers/amt/probe-engine.js';
 import { createConnector, socketConnector } from '../../workers/amt/connect-attempts.js';
-import { openFileLimit, socketBudget, RESERVED_DESCRIPTORS } from '../../core/net/socket-budget.js';
 import { startFleet, type Fleet } from '../sim/index.js';
 import { fleetAddresses } from '../sim/address-range.js';
 
@@ -62,30 +61,6 @@ describe('probe pacing', () => {
     const steady = new ProbePacer(2000, 40, 0);
     for (let t = 0; t <= 1000; t += 5) granted += steady.take(1000, t);
     assert.ok(granted >= 2000 && granted <= 2040, `a second at 2,000/s grants about 2,000 (got ${granted})`);
-  });
-});
-
-describe('socket budget', () => {
-  it('reads ulimit -n from /proc/self/limits', () => {
-    assert.equal(openFileLimit('Limit Soft Limit Hard Limit Units\nMax open files            1024                 4096                 files\n'), 1024);
-    assert.equal(openFileLimit('Max open files            unlimited            unlimited            files\n'), Number.MAX_SAFE_INTEGER);
-    assert.equal(openFileLimit('nothing here'), null);
-    const own = openFileLimit();
-    assert.ok(own === null || own > 0);
-  });
-
-  it('lowers device connections and probes in flight to fit the limit, and says how to raise it', () => {
-    const asked = { deviceConnections: 1024, probesPerScan: 4096, maxConcurrentScans: 4 };
-    const roomy = socketBudget(1_048_576, asked);
-    assert.deepEqual([roomy.deviceConnections, roomy.probesPerScan, roomy.warning], [1024, 4096, null]);
-    const tight = socketBudget(1024, asked);
-    const usable = 1024 - RESERVED_DESCRIPTORS;
-    assert.equal(tight.deviceConnections, usable / 2);
-    assert.equal(tight.probesPerScan, Math.floor((usable - usable / 2) / 4));
-    assert.ok(tight.deviceConnections + tight.probesPerScan * 4 + RESERVED_DESCRIPTORS <= 1024, 'everything fits under the limit');
-    assert.match(tight.warning!, /ulimit -n is 1024/);
-    assert.match(tight.warning!, /LimitNOFILE/);
-    assert.equal(socketBudget(null, asked).probesPerScan, 4096, 'unknown limit: as asked');
   });
 });
 

@@ -2,9 +2,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import interrogate from '../../workers/tasks/interrogate.js';
-import powerRead from '../../workers/tasks/power-read.js';
 import { certificatePair, startFleet, type Fleet } from '../sim/index.js';
-import { ADMIN, directTools, FAST_TIMEOUTS } from './helpers.js';
+import { ADMIN, directTools, FAST_TIMEOUTS, powerRead } from './helpers.js';
 
 let fleet: Fleet;
 before(async () => {

@@ -30,7 +30,7 @@ export interface TlsTrustInput {
   mode: TlsTrustMode;
   /** PEM of trusted CAs for `ca` mode. */
   caPem?: string;
-  /** The site's `amt.legacyTls`: also accept TLS 1.0/1.1 (old firmware). */
+  /** The devices plugin's `legacyTls`: also accept TLS 1.0/1.1 (old firmware). */
   legacyTls?: boolean;
 }
 

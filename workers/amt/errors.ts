@@ -59,7 +59,7 @@ export interface AmtErrorDetail {
   observedFingerprint?: string;
   /** Low-level cause code (e.g. `ECONNREFUSED`, `UND_ERR_SOCKET`), never a message from the peer. */
   cause?: string;
-  /** The TLS version a device offers that the site does not accept (`TLSv1`, `TLSv1.1`): enable `amt.legacyTls`. */
+  /** The TLS version a device offers that the site does not accept (`TLSv1`, `TLSv1.1`): enable the devices plugin's `legacyTls`. */
   tlsVersion?: string;
 }
 

@@ -138,6 +138,28 @@ class Exchange implements Dispatcher.DispatchHandler {
   }
 }
 
+/** The most a transport's close waits for the device to close its side of a connection. */
+const CLOSE_GRACE_MS = 1_000;
+
+/**
+ * Ends a connection (FIN, after TLS's close_notify) and waits until the device has closed its side,
+ * within `graceMs`: once the device has answered our end with its own, it is done with the connection.
+ */
+function closeGracefully(socket: Socket, graceMs: number): Promise<void> {
+  if (socket.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve();
+    };
+    const timer = setTimeout(done, graceMs);
+    socket.once('close', done);
+    socket.once('end', done);
+    socket.end();
+  });
+}
+
 /** True when a `Connection` header carries the `close` token. */
 function closesConnection(value: string | string[] | undefined): boolean {
   if (value === undefined) return false;
@@ -155,6 +177,8 @@ export function createDeviceTransport(options: TransportOptions): DeviceTranspor
   let legacyFailure: Promise<AmtError> | undefined;
   let roundTrips = 0;
   let connections = 0;
+  /** The connections open now (at most one: `pipelining: 1`, one request at a time), to close gracefully. */
+  const live = new Set<Socket>();
 
   // No TLS session resumption: a resumed session shows no peer certificate, and every connection
   // must prove the pinned one.
@@ -187,6 +211,8 @@ export function createDeviceTransport(options: TransportOptions): DeviceTranspor
         }
       }
       connections++;
+      live.add(socket as Socket);
+      (socket as Socket).once('close', () => live.delete(socket as Socket));
       callback(null, socket);
     });
     socket?.once('connect', () => void (tcpConnected = true));
@@ -196,11 +222,11 @@ export function createDeviceTransport(options: TransportOptions): DeviceTranspor
   const legacyTlsError = (cause: string | undefined): Promise<AmtError> =>
     (legacyFailure ??= probeLegacyTls(host, port, trust, timeouts, options.signal, options.channel).then((probe) => {
       if (!probe) {
-        return new AmtError('AMT_ERR_TLS', `TLS with ${target} failed: the device offers no TLS version the gateway accepts (1.2 or later; amt.legacyTls adds 1.0 and 1.1)`, { ...(cause ? { cause } : {}) });
+        return new AmtError('AMT_ERR_TLS', `TLS with ${target} failed: the device offers no TLS version the gateway accepts (1.2 or later; the devices plugin's legacyTls adds 1.0 and 1.1)`, { ...(cause ? { cause } : {}) });
       }
       if (probe.serverHeader) serverHeader = probe.serverHeader;
       observedFingerprint ??= probe.fingerprint;
-      return new AmtError('AMT_ERR_TLS', `TLS with ${target} failed: the device offers only ${tlsVersionName(probe.protocol)}; enable amt.legacyTls`, {
+      return new AmtError('AMT_ERR_TLS', `TLS with ${target} failed: the device offers only ${tlsVersionName(probe.protocol)}; enable the devices plugin's legacyTls`, {
         ...(cause ? { cause } : {}),
         tlsVersion: probe.protocol,
       });
@@ -257,6 +283,8 @@ export function createDeviceTransport(options: TransportOptions): DeviceTranspor
     },
     async close() {
       options.signal?.removeEventListener('abort', onCancel);
+      // The device lets go of the connection before the gateway's next one to it, whichever way that goes.
+      await Promise.all([...live].map((socket) => closeGracefully(socket, Math.min(timeouts.totalMs, CLOSE_GRACE_MS))));
       // Every request has settled by now, so only idle keep-alive sockets remain. Destroying with one
       // shared error spares undici building (and source-mapping) a fresh error stack per transport.
       await client.destroy(TRANSPORT_CLOSED).catch(() => undefined);

@@ -2,12 +2,15 @@
  * TCP connect probes of many addresses, built for networks where most addresses are silent: many
  * probes in flight, new ones paced by a rate, each timed out by the scan's measured round trips
  * (see rtt-estimator.ts), one socket per probe closed as soon as the probe is decided. An address's
- * ports are probed one after the other, so no address ever has two of our connections at once.
+ * ports are probed one after the other, within the address's turn of the gateway's shared turn table
+ * when one is given (an address another thread is talking to waits until it is done), so no address
+ * ever has two of our connections at once.
  */
 import { createConnector, type ConnectAttempt, type ConnectOutcome, type Connector } from './connect-attempts.js';
 import { ProbePacer } from './probe-pacer.js';
 import type { RttEstimator } from './rtt-estimator.js';
 import { suppressStackTraces } from './tcp-probe.js';
+import { CONNECTION_SETTLE_MS, type TurnTable } from './turn-table.js';
 
 export interface ProbeEngineOptions {
   /** Ports tried in this order on every address. */
@@ -22,6 +25,8 @@ export interface ProbeEngineOptions {
   onProbeDecided?: () => void;
   /** Every port of `address` decided; `openPorts` accepted a connection. */
   onAddressDone: (address: string, openPorts: number[]) => void;
+  /** The devices' turns (the device gate's, shared by every thread): each address is probed within its turn. */
+  turns?: TurnTable;
   /** How connects are made (default {@link createConnector}; tests also run the `net.Socket` one). */
   connector?: <T>(outcome: ConnectOutcome<T>) => Connector<T>;
 }
@@ -44,6 +49,8 @@ interface Probe {
   open: number[];
   sentAt: number;
   attempt: ConnectAttempt | null;
+  /** The address's turn while it is probed (its slot in the turn table), or -1. */
+  turn: number;
 }
 
 /** How often timeouts are checked and the pacer refilled. */
@@ -65,6 +72,15 @@ export function probeAddresses(addresses: readonly string[], options: ProbeEngin
   const inflight = new Set<Probe>();
   const followUps: Probe[] = [];
   let followHead = 0;
+  /** Addresses whose turn another thread holds: probed once it is given back. */
+  let waitingTurn: Probe[] = [];
+  const { turns } = options;
+  /** Addresses that accepted a probe and wait for the device to take in its close before the next connection to it. */
+  const settling = new Map<Probe, NodeJS.Timeout>();
+  const giveTurn = (probe: Probe): void => {
+    if (probe.turn >= 0) turns?.give(probe.turn);
+    probe.turn = -1;
+  };
   let nextAddress = 0;
   let maxInFlight = Math.max(1, Math.floor(options.maxInFlight));
   const result: ProbeEngineResult = { decided: 0, socketShortages: 0, maxInFlight, peakInFlight: 0 };
@@ -86,8 +102,17 @@ export function probeAddresses(addresses: readonly string[], options: ProbeEngin
       finished = true;
       clearInterval(ticker);
       signal?.removeEventListener('abort', abort);
-      for (const probe of inflight) probe.attempt?.close();
+      for (const probe of inflight) {
+        probe.attempt?.close();
+        giveTurn(probe);
+      }
       inflight.clear();
+      for (let i = followHead; i < followUps.length; i++) giveTurn(followUps[i]!);
+      for (const [probe, timer] of settling) {
+        clearTimeout(timer);
+        giveTurn(probe);
+      }
+      settling.clear();
       restoreStackTraces();
       result.maxInFlight = maxInFlight;
       resolve(result);
@@ -104,7 +129,7 @@ export function probeAddresses(addresses: readonly string[], options: ProbeEngin
         }
         return probe;
       }
-      if (nextAddress < addresses.length) return { address: addresses[nextAddress++]!, portIndex: 0, open: [], sentAt: 0, attempt: null };
+      if (nextAddress < addresses.length) return { address: addresses[nextAddress++]!, portIndex: 0, open: [], sentAt: 0, attempt: null, turn: -1 };
       return undefined;
     };
 
@@ -115,10 +140,25 @@ export function probeAddresses(addresses: readonly string[], options: ProbeEngin
       result.decided++;
       options.onProbeDecided?.();
       if (open) probe.open.push(ports[probe.portIndex]!);
-      if (probe.portIndex + 1 < ports.length) {
-        probe.portIndex++;
-        followUps.push(probe);
-      } else options.onAddressDone(probe.address, probe.open);
+      const last = probe.portIndex + 1 >= ports.length;
+      if (last) options.onAddressDone(probe.address, probe.open);
+      const next = (): void => {
+        if (!last) {
+          probe.portIndex++;
+          followUps.push(probe);
+        } else giveTurn(probe);
+      };
+      // The device took a connection: it is given time to take in the close before the next one (see CONNECTION_SETTLE_MS).
+      if (open && turns) {
+        settling.set(
+          probe,
+          setTimeout(() => {
+            settling.delete(probe);
+            next();
+            pump();
+          }, CONNECTION_SETTLE_MS),
+        );
+      } else next();
     };
 
     const settled = (probe: Probe, error: string | undefined): void => {
@@ -152,12 +192,17 @@ export function probeAddresses(addresses: readonly string[], options: ProbeEngin
       if (finished) return;
       const room = maxInFlight - inflight.size;
       const granted = room > 0 ? pacer.take(room) : 0;
-      for (let i = 0; i < granted; i++) {
+      for (let started = 0; started < granted; ) {
         const probe = nextProbe();
         if (!probe) break;
+        if (turns && probe.turn < 0 && (probe.turn = turns.tryTake(probe.address)) < 0) {
+          waitingTurn.push(probe);
+          continue;
+        }
         start(probe);
+        started++;
       }
-      if (inflight.size === 0 && followHead >= followUps.length && nextAddress >= addresses.length) finish();
+      if (inflight.size === 0 && followHead >= followUps.length && nextAddress >= addresses.length && waitingTurn.length === 0 && settling.size === 0) finish();
     };
 
     const expire = (): void => {
@@ -173,8 +218,20 @@ export function probeAddresses(addresses: readonly string[], options: ProbeEngin
     // Timeouts are checked after the loop's I/O: a timer runs before the I/O callbacks of its loop
     // turn, so on a thread busy with other work a probe whose connect already completed in the
     // kernel would be timed out before its callback ran (a device taken for a silent address).
+    /** Addresses whose turn came back go first, as the next ports of addresses under way do. */
+    const retryTurns = (): void => {
+      if (waitingTurn.length === 0) return;
+      const still: Probe[] = [];
+      for (const probe of waitingTurn) {
+        probe.turn = turns!.tryTake(probe.address);
+        if (probe.turn >= 0) followUps.push(probe);
+        else still.push(probe);
+      }
+      waitingTurn = still;
+    };
     const check = (): void => {
       expire();
+      retryTurns();
       pump();
     };
     const ticker = setInterval(() => setImmediate(check), TICK_MS);

@@ -16,7 +16,7 @@ export interface TlsTrust {
   caPem?: string;
   /** In `tofu` mode: the fingerprint pinned on first contact; null or absent on first contact. */
   pinnedFingerprint?: string | null;
-  /** The site's `amt.legacyTls`: also accept TLS 1.0/1.1 and what old firmware needs with them. */
+  /** The devices plugin's `legacyTls`: also accept TLS 1.0/1.1 and what old firmware needs with them. */
   legacyTls?: boolean;
 }
 

@@ -46,7 +46,7 @@ export function classifyTransportError(error: unknown, target: string, connected
   }
   if (code === 'ERR_SSL_UNSAFE_LEGACY_RENEGOTIATION_DISABLED') {
     // Old firmware without RFC 5746; only the site's legacy TLS switch allows it.
-    return new AmtError('AMT_ERR_TLS', `TLS with ${target} failed: the device does not support secure renegotiation (old firmware); enable amt.legacyTls`, cause);
+    return new AmtError('AMT_ERR_TLS', `TLS with ${target} failed: the device does not support secure renegotiation (old firmware); enable the devices plugin's legacyTls`, cause);
   }
   if (isTlsFailure(error, code)) return new AmtError('AMT_ERR_TLS', `TLS with ${target} failed`, cause);
   if (code !== undefined && CONNECT_CODES.has(code)) return new AmtError('AMT_ERR_CONNECT', `cannot connect to ${target}`, cause);

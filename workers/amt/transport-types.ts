@@ -17,6 +17,11 @@ export interface DeviceChannel {
   /** Opens one connection to the device's management port (plain bytes; TLS, if any, runs inside). */
   connect(signal?: AbortSignal): Promise<Duplex>;
   /**
+   * Closes what the path opened ahead and no connect took (the device's turn is ending: nothing of
+   * this operation may stay open at the device). The main thread's; a worker never sees a channel.
+   */
+  release?(): void;
+  /**
    * Each connection carries one request (an agent relaying to the firmware's local port closes it
    * after the answer): requests say `Connection: close` and none waits for a reused connection.
    */

@@ -20,6 +20,8 @@ export interface PresenceSweepInput {
   connectTimeoutMs?: number;
   /** Devices checked by TCP at once (default 64). */
   tcpConcurrency?: number;
+  /** The device gate's turn table (its shared memory): a device is connected to only within its turn. */
+  turns?: SharedArrayBuffer;
 }
 
 /** How one device answered. */
@@ -30,6 +32,11 @@ export interface PresenceSweepResult {
   via: 'rmcp' | 'tcp' | null;
   /** The management port the pong advertised or the TCP port that accepted; null when unknown. */
   port: number | null;
+  /**
+   * Silent to the ping, and the gateway was talking to it (its turn held) all the time the check
+   * could wait: nothing is known of it this time.
+   */
+  busy?: true;
 }
 
 export interface PresenceSweepOutput {

@@ -11,6 +11,7 @@ import { ProbeCandidates } from '../amt/probe-candidates.js';
 import { probeAddresses } from '../amt/probe-engine.js';
 import { collectPongs } from '../amt/rmcp-collector.js';
 import { RttEstimator } from '../amt/rtt-estimator.js';
+import { TurnTable } from '../amt/turn-table.js';
 import type { ProbeBatchInput, ProbeBatchOutput, ProbeBatchProgress } from './task-types.js';
 
 export default async function probeBatch(input: ProbeBatchInput, tools: TaskTools<ProbeBatchProgress>): Promise<ProbeBatchOutput> {
@@ -52,6 +53,7 @@ export default async function probeBatch(input: ProbeBatchInput, tools: TaskTool
       ratePerSecond: Math.max(0, input?.ratePerSecond ?? 0),
       rtt,
       signal,
+      ...(input?.turns ? { turns: new TurnTable(input.turns) } : {}),
       onProbeDecided: () => void probesDecided++,
       onAddressDone: (address, openPorts) => {
         found.tcpFinished(address, openPorts);

@@ -6,16 +6,15 @@
  */
 import type { AmtFailure } from '../amt/errors.js';
 import type { DeviceChannel, DeviceTarget, TaskCredential, TlsTrustInput } from '../amt/device-target.js';
-import type { OperationMeta } from '../amt/device-operation.js';
+import type { DigestCarry, OperationMeta } from '../amt/device-operation.js';
 import type { TransportTimeouts } from '../amt/http-transport.js';
 import type { RmcpPong } from '../amt/rmcp-codec.js';
 import type { ProvisioningModeName, ProvisioningStateName } from '../amt/reads/provisioning.js';
-import type { HardwareInventory } from '../amt/reads/hardware-inventory.js';
-import type { HardwareSummary } from '../amt/reads/hardware-summary.js';
-import type { EventRecord } from '../amt/reads/event-record.js';
 
 export type { AmtFailure, AmtErrorCode } from '../amt/errors.js';
 export type { DeviceTarget, TaskCredential, TlsTrustInput } from '../amt/device-target.js';
+export type { DigestCarry, OperationMeta } from '../amt/device-operation.js';
+export type * from '../device-tasks/device-task-types.js';
 export type { TransportTimeouts } from '../amt/http-transport.js';
 export type { RmcpPong } from '../amt/rmcp-codec.js';
 export type { EventRecord } from '../amt/reads/event-record.js';
@@ -23,8 +22,6 @@ export type { HardwareInventory, InventoryItem, ClassInventory } from '../amt/re
 export type { HardwareSummary } from '../amt/reads/hardware-summary.js';
 export type { RedirectionFeatures, FeatureChange, OptInAction } from '../amt/reads/redirection-features.js';
 export type { BootTarget } from '../amt/reads/boot-setting.js';
-import type { RedirectionFeatures, FeatureChange, OptInAction } from '../amt/reads/redirection-features.js';
-import type { BootTarget } from '../amt/reads/boot-setting.js';
 
 /** Ports of a site: defaults http 16992, https 16993, rmcp 623 (0 disables the RMCP ping). */
 export interface SitePorts {
@@ -57,6 +54,8 @@ export interface ProbeBatchInput {
   rmcp?: { batchSize?: number; batchGapMs?: number; windowMs?: number; recvBufferBytes?: number };
   /** Progress period (default 100 ms). */
   progressIntervalMs?: number;
+  /** The device gate's turn table (its shared memory): each address is probed within its turn, never beside another connection of the gateway. */
+  turns?: SharedArrayBuffer;
 }
 
 /** An address that answered on a management port or to the presence ping. */
@@ -160,7 +159,7 @@ export interface InterrogateOutput {
   uuid: string | null;
   /** The certificate fingerprint observed (TLS only), for the main thread to pin on first contact. */
   tlsFingerprint: string | null;
-  /** The TLS version negotiated (TLS only): `TLSv1`/`TLSv1.1` only under `amt.legacyTls`, which the main thread logs. */
+  /** The TLS version negotiated (TLS only): `TLSv1`/`TLSv1.1` only under the devices plugin's `legacyTls`, which the main thread logs. */
   tlsProtocol: string | null;
   roundTrips: number;
   elapsedMs: number;
@@ -178,39 +177,19 @@ export interface DeviceOperationInput {
   credential: TaskCredential;
 }
 
-export type PowerReadInput = DeviceOperationInput;
-export type PowerReadOutput = (({ ok: true; powerState: number | null; availableRequestedPowerStates: number[] }) | { ok: false; error: AmtFailure }) &
-  OperationMeta;
+/** The `device-task` pool task: one device operation (all its steps) on one connection, signed in as the gate chose. */
+export interface DeviceTaskRunInput extends DeviceOperationInput {
+  /** The Digest session the gate kept from the device's last operation with this credential, or null. */
+  digest: DigestCarry | null;
+  /** A built-in device task's name (workers/device-tasks), or the file URL of one a plugin registered. */
+  task: string;
+  input: unknown;
+}
 
-export interface PowerChangeInput extends DeviceOperationInput {
-  /** DMTF value for RequestPowerStateChange (2 on, 5 cycle, 8 off, 10 reset, 4, 7, 12, 14). */
-  powerState: number;
-}
-export type PowerChangeOutput = (({ ok: true; returnValue: number | null; accepted: boolean }) | { ok: false; error: AmtFailure }) & OperationMeta;
-
-export type RedirectionReadInput = DeviceOperationInput;
-export type RedirectionReadOutput = (({ ok: true; features: RedirectionFeatures }) | { ok: false; error: AmtFailure }) & OperationMeta;
-export interface RedirectionWriteInput extends DeviceOperationInput {
-  change: FeatureChange;
-}
-export interface OptInInput extends DeviceOperationInput {
-  request: OptInAction;
-}
-export type OptInOutput = (({ ok: true; returnValue: number | null; optInState: number | null }) | { ok: false; error: AmtFailure }) & OperationMeta;
-export interface BootSettingInput extends DeviceOperationInput {
-  boot: BootTarget;
-}
-export type BootSettingOutput = (({ ok: true; boot: BootTarget }) | { ok: false; error: AmtFailure }) & OperationMeta;
-
-export type InventoryInput = DeviceOperationInput;
-export type InventoryOutput = (({ ok: true; classes: Partial<HardwareInventory>; summary: HardwareSummary }) | { ok: false; error: AmtFailure }) &
-  OperationMeta;
-
-export interface EventLogInput extends DeviceOperationInput {
-  /** Most records returned (default 1,000). */
-  maxRecords?: number;
-}
-export type EventLogOutput = (({ ok: true; records: EventRecord[] }) | { ok: false; error: AmtFailure }) & OperationMeta;
+export type DeviceTaskRunOutput = (({ ok: true; value: unknown } | { ok: false; error: AmtFailure }) & OperationMeta) & {
+  /** The Digest session the operation ended on, for the device's next operation; null when none. */
+  digest: DigestCarry | null;
+};
 
 // ---------------------------------------------------------------------------------------------
 // wsman-check (GET /api/test/test-wsman)
@@ -252,14 +231,7 @@ declare module '../task-api.js' {
   interface WorkerTasks {
     'probe-batch': { input: ProbeBatchInput; output: ProbeBatchOutput; progress: ProbeBatchProgress };
     interrogate: { input: InterrogateInput; output: InterrogateOutput; progress: never };
-    'power-read': { input: PowerReadInput; output: PowerReadOutput; progress: never };
-    'power-change': { input: PowerChangeInput; output: PowerChangeOutput; progress: never };
-    inventory: { input: InventoryInput; output: InventoryOutput; progress: never };
-    'event-log': { input: EventLogInput; output: EventLogOutput; progress: never };
+    'device-task': { input: DeviceTaskRunInput; output: DeviceTaskRunOutput; progress: never };
     'wsman-check': { input: WsmanCheckInput; output: WsmanCheckOutput; progress: never };
-    'redirection-read': { input: RedirectionReadInput; output: RedirectionReadOutput; progress: never };
-    'redirection-write': { input: RedirectionWriteInput; output: RedirectionReadOutput; progress: never };
-    'opt-in': { input: OptInInput; output: OptInOutput; progress: never };
-    'boot-setting': { input: BootSettingInput; output: BootSettingOutput; progress: never };
   }
 }

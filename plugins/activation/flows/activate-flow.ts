@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { isHttpError } from '../../../core/plugin-api.js';
 import { randomPassword } from '../../../core/util/random-password.js';
 import type { TaskCredential } from '../../../workers/tasks/task-types.js';
+import type { AlongCredential } from 'amt-gateway/devices';
 import type { Device } from 'amt-gateway/devices';
 import { ActivationErrors } from '../errors.js';
 import type { FirmwareCalls } from '../device/firmware-calls.js';
@@ -131,7 +132,7 @@ async function sendAdminSetup(calls: FirmwareCalls, certificate: ProvisioningCer
   await adminSetup(calls, { passwordHash: hash, ourNonce, signature: signNonces(certificate, firmwareNonce, ourNonce) });
 }
 
-async function confirmActivated(parts: FlowParts, ctx: FlowContext, profile: ActivationProfile, admin: TaskCredential, cause: unknown): Promise<GeneralFacts> {
+async function confirmActivated(parts: FlowParts, ctx: FlowContext, profile: ActivationProfile, admin: AlongCredential, cause: unknown): Promise<GeneralFacts> {
   ctx.tracker.step('confirm');
   try {
     const result = await parts.link.run(ctx.agent, admin, 'confirm', async (calls) => ({ setup: await readHostBasedSetup(calls), general: await readGeneralSettings(calls) }));
@@ -161,7 +162,7 @@ async function registerDevice(parts: FlowParts, ctx: FlowContext, profile: Activ
 }
 
 /** The second pass, as `admin`: the profile's settings. */
-async function configure(parts: FlowParts, ctx: FlowContext, profile: ActivationProfile, admin: TaskCredential, activatedNow: boolean): Promise<StatusMessage> {
+async function configure(parts: FlowParts, ctx: FlowContext, profile: ActivationProfile, admin: AlongCredential, activatedNow: boolean): Promise<StatusMessage> {
   const { agent, tracker } = ctx;
   tracker.step(profile.mode === 'acm' && activatedNow ? 'mebx' : 'features');
   const cira = profile.connection === 'cira' ? await ciraSetupFor(parts, agent.uuid) : null;

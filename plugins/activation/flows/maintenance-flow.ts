@@ -31,14 +31,21 @@ export async function maintain(parts: FlowParts, ctx: FlowContext, request: { ta
   let detail = '';
   if (request.task === 'changepassword') {
     const password = request.newPassword ?? randomPassword(16);
-    const bound = await parts.vault.bind(agent.uuid, { username: ADMIN_USER, password });
+    let change: Awaited<ReturnType<FlowParts['vault']['rebind']>> | undefined;
     try {
-      await parts.link.run(agent, admin, 'changepassword', async (calls) => changeAdminPassword(calls, (await readGeneralSettings(calls)).realm, password));
+      await parts.link.run(agent, admin, 'changepassword', async (calls) => {
+        const realm = (await readGeneralSettings(calls)).realm;
+        // Stored before the firmware is asked: a gateway that stops now still knows the device's password.
+        // The operation signed in with the old one already, which the vault keeps for the undo.
+        change = await parts.vault.rebind(agent.uuid, { username: ADMIN_USER, password });
+        await changeAdminPassword(calls, realm, password);
+      });
     } catch (error) {
       // Refused: the old password stands. Any other end leaves the new one stored (it may have been taken).
-      if (isHttpError(error) && error.code === 'GW_ERR_ACTIVATION_FIRMWARE_REFUSED') await parts.vault.bind(agent.uuid, { username: admin.username, password: admin.password });
+      if (change && isHttpError(error) && error.code === 'GW_ERR_ACTIVATION_FIRMWARE_REFUSED') await change.undo();
       throw error;
     }
+    const bound = change!.credential;
     const device = parts.devices.findByUuid(agent.uuid);
     if (device) await parts.devices.update(device.id, { credentialId: bound.id });
   } else if (request.task === 'synctime') {

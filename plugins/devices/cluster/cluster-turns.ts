@@ -9,22 +9,38 @@
  * and requests are forwarded there (plugins/cira/cluster/tunnel-routing.ts), where the local turn
  * serialises its operations.
  *
- * Two leases, both taken only by the wrappers below, so the gate's own code is unchanged:
+ * Two leases, neither in the gate's own code:
+ * - `device:<key>` around each connection: the gate's turn provider (the seam of `DeviceTurnProvider`,
+ *   taken by gate/device-turns.ts after this gateway's own turn of the device and given back after
+ *   it closed its connection), so that the device never sees two connections from the cluster at
+ *   once, credentials or not;
  * - `sign-in:<key>` from a sign-in plan to its settlement. Under it the memory is first brought up
  *   to date (the last holder wrote its outcome before giving the lease back), so failed logins
- *   count across the cluster and no two instances spend the same lockout budget;
- * - `device:<key>` around each connection (the turn), so that the device never sees two
- *   connections from the cluster at once, credentials or not.
+ *   count across the cluster and no two instances spend the same lockout budget.
  */
 import type { PluginCluster } from '../../../core/plugin-api.js';
-import type { DeviceTurns } from '../gate/device-turns.js';
+import type { DeviceTurnProvider } from '../api.js';
 import type { SignInMemory, SignInPlan } from '../sign-in/sign-in-memory.js';
 
-/** The local turns, each also holding the device's cluster-wide turn. */
-export function clusterDeviceTurns(local: DeviceTurns, cluster: PluginCluster): DeviceTurns {
-  return Object.create(local, {
-    run: { value: <T>(key: string, work: () => Promise<T>) => local.run(key, () => cluster.exclusive(`device:${key}`, work)) },
-  }) as DeviceTurns;
+/** The cluster-wide turn of each device, as the gate's turn provider. */
+export function clusterTurnProvider(cluster: PluginCluster): DeviceTurnProvider {
+  return {
+    plugin: 'devices (cluster)',
+    take: (key) =>
+      new Promise((taken, refused) => {
+        let giveBack!: () => void;
+        const given = new Promise<void>((r) => (giveBack = r));
+        // The lease is held while `given` is pending; it is deleted before `held` settles.
+        const held = cluster.exclusive(`device:${key}`, () => {
+          taken(async () => {
+            giveBack();
+            await held;
+          });
+          return given;
+        });
+        held.catch(refused);
+      }),
+  };
 }
 
 /** The sign-in memory, each plan holding the device's cluster-wide sign-in lease until it settles. */

@@ -1,8 +1,8 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { Static } from '@sinclair/typebox';
-import type { KeyValueStore, PluginSecrets, BatchOperation } from '../../../core/plugin-api.js';
+import { isHttpError, type KeyValueStore, type PluginSecrets, type BatchOperation } from '../../../core/plugin-api.js';
 import { createSerialQueue } from '../../../core/util/serial-queue.js';
-import type { Credential, CredentialVault, UnsealedCredential } from '../api.js';
+import type { Credential, CredentialVault } from '../api.js';
 import { DeviceErrors } from '../errors.js';
 import type { CREATE_CREDENTIAL_SCHEMA, UPDATE_CREDENTIAL_SCHEMA } from './credential-schemas.js';
 
@@ -17,8 +17,17 @@ interface StoredCredential extends Credential {
 export type CredentialInput = Static<typeof CREATE_CREDENTIAL_SCHEMA>;
 export type CredentialPatch = Static<typeof UPDATE_CREDENTIAL_SCHEMA>;
 
-/** The vault with its write operations, used by the credential routes. */
+/** A credential with its password unsealed, for one device task; never logged, returned or handed to another plugin. */
+export interface UnsealedCredential {
+  id: string;
+  username: string;
+  password: string;
+}
+
+/** The vault with its write operations (the credential routes) and its unsealing (the device gate's alone). */
 export interface ManagedCredentialVault extends CredentialVault {
+  /** Unseals one credential for a device task (main thread only). */
+  unseal(id: string): Promise<UnsealedCredential>;
   get(id: string): Credential | undefined;
   /** Changes when the username or password changes (not the name or default flag); undefined when unknown. */
   signInVersion(id: string): string | undefined;
@@ -26,6 +35,9 @@ export interface ManagedCredentialVault extends CredentialVault {
   update(id: string, patch: CredentialPatch): Promise<Credential>;
   delete(id: string): Promise<void>;
 }
+
+/** Equal-length digests, so that a comparison in constant time says nothing of either password's length. */
+const digest = (text: string) => createHash('sha256').update(text, 'utf8').digest();
 
 const publicView = ({ sealedPassword: _sealed, secretChangedAt: _changed, ...credential }: StoredCredential): Credential => credential;
 const byCreation = (a: StoredCredential, b: StoredCredential) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id);
@@ -69,6 +81,27 @@ export async function openCredentialVault(store: KeyValueStore, secrets: PluginS
     password: secrets.unseal(credential.sealedPassword),
   });
 
+  /** Seals `input` as the device's own credential; says what it replaced (for `rebind`'s undo). */
+  const bindOne = (uuid: string, input: { username: string; password: string }) =>
+    serial(async () => {
+      const now = new Date().toISOString();
+      const previous = boundOf(uuid);
+      const stored: StoredCredential = {
+        id: previous?.id ?? randomUUID(),
+        name: `device ${uuid.toLowerCase()}`,
+        username: input.username,
+        isDefault: false,
+        boundTo: uuid.toLowerCase(),
+        createdAt: previous?.createdAt ?? now,
+        updatedAt: now,
+        sealedPassword: secrets.seal(input.password),
+        ...(previous ? { secretChangedAt: now } : {}),
+      };
+      await store.put(stored.id, stored);
+      cache.set(stored.id, stored);
+      return { credential: publicView(stored), stored, previous };
+    });
+
   return {
     list: () => ordered().map(publicView),
     get: (id) => {
@@ -86,25 +119,22 @@ export async function openCredentialVault(store: KeyValueStore, secrets: PluginS
       const credential = boundOf(uuid);
       return credential ? publicView(credential) : undefined;
     },
-    bind: (uuid, input) =>
-      serial(async () => {
-        const now = new Date().toISOString();
-        const current = boundOf(uuid);
-        const credential: StoredCredential = {
-          id: current?.id ?? randomUUID(),
-          name: `device ${uuid.toLowerCase()}`,
-          username: input.username,
-          isDefault: false,
-          boundTo: uuid.toLowerCase(),
-          createdAt: current?.createdAt ?? now,
-          updatedAt: now,
-          sealedPassword: secrets.seal(input.password),
-          ...(current ? { secretChangedAt: now } : {}),
-        };
-        await store.put(credential.id, credential);
-        cache.set(credential.id, credential);
-        return publicView(credential);
-      }),
+    bind: async (uuid, input) => (await bindOne(uuid, input)).credential,
+    async rebind(uuid, input) {
+      const { credential, stored, previous } = await bindOne(uuid, input);
+      return {
+        credential,
+        undo: () =>
+          serial(async () => {
+            // Only what this rebind stored is undone: a later binding stands.
+            if (cache.get(stored.id) !== stored) return;
+            if (previous) await store.put(previous.id, previous);
+            else await store.del(stored.id);
+            if (previous) cache.set(previous.id, previous);
+            else cache.delete(stored.id);
+          }),
+      };
+    },
     unbind: (uuid) =>
       serial(async () => {
         const credential = boundOf(uuid);
@@ -113,9 +143,19 @@ export async function openCredentialVault(store: KeyValueStore, secrets: PluginS
         cache.delete(credential.id);
         return true;
       }),
-    async signInOrder(preferredId) {
-      if (preferredId) return [unsealOne(load(preferredId))];
-      return ordered().map(unsealOne);
+    async checkSealed(id) {
+      const credential = load(id);
+      try {
+        unsealOne(credential);
+        return { unsealed: true };
+      } catch (err) {
+        return { unsealed: false, reason: isHttpError(err) && err.expose ? err.message : 'the stored password cannot be unsealed' };
+      }
+    },
+    async passwordMatches(id, password) {
+      const credential = cache.get(id);
+      if (!credential) return false;
+      return timingSafeEqual(digest(password), digest(unsealOne(credential).password));
     },
     create: (input) =>
       serial(async () => {

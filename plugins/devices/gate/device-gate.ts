@@ -1,20 +1,28 @@
 /**
  * The device gate: the one place that decides whether the gateway may talk to a device now, with
- * which credential, along which path. Every device path passes its one call, `pass`: a scan's
- * reads, diagnostics, power, monitor reads, a CIRA tunnel's reads, a redirection session.
+ * which credential, along which path. Every device path passes it: power, monitor reads and every
+ * other device task (`run`), a scan's reads and a tunnel's (`read`), diagnostics (`check`), a
+ * redirection session (`openSession`), a tunnel's proof of identity, and the probes of scans and of
+ * the online monitor (which take the same turns, see device-probes.ts).
  *
- * `pass` decides, in order: the path (a registered path's proven route, e.g. the device's CIRA
- * tunnel, else its address on the local network, which must be inside `amt.allowedNetworks`);
- * where the tasks run (worker pool, or this thread for a channel) and the TLS pin they check; the
- * sign-in plan from the device's one sign-in memory (whatever the path: credentials the device
- * refused are not tried again, failed logins stay below its lockout) and the credential order (the
- * known working one first); the device's turn (one connection at a time to any device, within the
- * sockets the gateway may hold). Each attempt is one task with one credential; what it proved is
- * learnt (the certificate pinned on first contact, the working credential).
+ * One pass (`pass`) of an operation decides, in this order:
+ * 1. the device's turn, held for the whole operation, every credential's attempt included: no other
+ *    operation or probe of the gateway reaches the device meanwhile (`turnKeyOf`; device-turns.ts),
+ *    and nothing the operation opened (a channel a path opened ahead) outlives it;
+ * 2. the path: a registered path's proven route (e.g. the device's CIRA tunnel), else its address on
+ *    the local network, which must be inside the allowed networks (an unverified route is no path);
+ * 3. where its tasks run (the worker pool, or this thread for a channel) and the TLS trust they check;
+ * 4. the sign-in plan from the device's one sign-in memory, whatever the path (credentials the device
+ *    refused are not tried again, failed logins stay below its lockout), and the credential order
+ *    (the known working one first);
+ * 5. one attempt per credential, each unsealed here for its task only and never handed to a plugin;
+ *    what an attempt proved is learnt (the certificate pinned on first contact, the working credential).
  */
-import { isHttpError, type AmtSiteSettings, type Logger, type SiteSettings, type WorkerPool } from '../../../core/plugin-api.js';
-import type { DeviceOperationInput, TaskCredential } from '../../../workers/tasks/task-types.js';
-import type { CredentialVault, Device, DeviceRegistry, DeviceTasks, GatePath, GateRunOptions, GateSubject, TaskOutcome } from '../api.js';
+import { isHttpError, type Logger, type WorkerPool } from '../../../core/plugin-api.js';
+import type { TaskCredential } from '../../../workers/tasks/task-types.js';
+import type { Device, DeviceRoute, DeviceSettings, GateSubject } from '../api.js';
+import type { ManagedCredentialVault } from '../credentials/credential-vault.js';
+import type { ManagedDeviceRegistry } from '../registry/device-registry.js';
 import type { SignInMemory, SignInPlan, SignInReport } from '../sign-in/sign-in-memory.js';
 import { memoryKey } from '../sign-in/sign-in-key.js';
 import { deviceProblem, DeviceProblems } from './device-problems.js';
@@ -23,37 +31,62 @@ import type { NetworkGuard } from './device-networks.js';
 import type { DeviceTurns } from './device-turns.js';
 import type { DevicePaths } from './device-paths.js';
 import { targetOf, tasksFor } from './gate-target.js';
+import type { DeviceTasks, GateAttempt, GatePassOptions, GatePath, TaskOutcome } from './gate-types.js';
 
 /** Failed logins one credential may cause in one operation: one re-authentication on a fresh nonce. */
 export const FAILURES_PER_CREDENTIAL = 2;
 
 export interface DeviceGateDeps {
-  devices: DeviceRegistry;
-  vault: CredentialVault;
+  devices: ManagedDeviceRegistry;
+  vault: ManagedCredentialVault;
   signIn: SignInMemory;
   networks: NetworkGuard;
-  /** One connection per device at a time, within the sockets the gateway may hold. */
+  /** One operation per device at a time, within the sockets the gateway may hold. */
   turns: DeviceTurns;
   paths: DevicePaths;
-  amt: AmtSiteSettings;
-  tlsTrust: SiteSettings['deviceTls'];
+  settings: DeviceSettings;
   pool: WorkerPool;
   logger?: Logger;
 }
 
+/** Where an operation goes, once decided: its path, target, and where its tasks run. */
+export interface GateRoute {
+  path: GatePath;
+  route: DeviceRoute | null;
+  target: ReturnType<typeof targetOf>;
+  tasks: DeviceTasks;
+}
+
 export interface DeviceGateCore {
   /** The one call every device operation passes; see the module comment. */
-  pass<R extends TaskOutcome>(
-    subject: GateSubject,
-    operation: (input: DeviceOperationInput, tasks: DeviceTasks, path: GatePath) => Promise<R>,
-    options: GateRunOptions,
-  ): Promise<{ value: Extract<R, { ok: true }>; credential: TaskCredential }>;
+  pass<R extends TaskOutcome>(subject: GateSubject, attempt: GateAttempt<R>, options: GatePassOptions): Promise<{ value: Extract<R, { ok: true }>; credentialId: string }>;
+  /** Steps 2 and 3 alone (the caller holds the device's turn). */
+  decide(subject: GateSubject, options: Pick<GatePassOptions, 'service' | 'purpose' | 'via' | 'timeouts'>): Promise<GateRoute>;
   readonly paths: DevicePaths;
   readonly networks: NetworkGuard;
+  readonly turns: DeviceTurns;
 }
 
 /** A stand-in for an address a scan has not stored yet, for the problems' messages. */
 const labelOf = (subject: GateSubject): Device => subject.device ?? ({ id: subject.address, ipAddress: subject.address } as Device);
+
+/** Known on the local network: a scan found it there, or the LAN monitor sees it. Its address is its own, not a NAT's. */
+export const knownOnLan = (device: Readonly<Device>): boolean => device.lastScanId !== null || (device.connections?.includes('lan') ?? false);
+
+/**
+ * The key of the device's turn: its address on the local network, where scans and the online monitor
+ * probe it, whatever path this operation takes, so that no path and no probe overlaps another; a device
+ * known only through a path (its address a NAT's, which other devices may share) is keyed by itself,
+ * unless the operation goes to that address itself (`via` `lan`: what answers there is another machine).
+ */
+export function turnKeyOf(subject: GateSubject, via?: string): string {
+  const { device } = subject;
+  if (via === 'lan' || !device || knownOnLan(device)) return subject.address;
+  return `device:${device.id}`;
+}
+
+/** Closes what the path opened ahead for the operation and it did not take (a spare tunnel channel). */
+const releaseAhead = (way: GateRoute | undefined): void => way?.target.channel?.release?.();
 
 export function createDeviceGate(deps: DeviceGateDeps): DeviceGateCore {
   const { devices, vault, signIn, networks, turns, paths } = deps;
@@ -91,63 +124,40 @@ export function createDeviceGate(deps: DeviceGateDeps): DeviceGateCore {
       throw err;
     });
 
-  /**
-   * The path (a registered path's proven route, else the LAN address inside the allowed networks),
-   * the target a task connects to, where tasks run, and the key of the device's turn.
-   */
-  const choosePath = async (subject: GateSubject, options: GateRunOptions) => {
+  const decide: DeviceGateCore['decide'] = async (subject, options) => {
     const { device } = subject;
     const via = options.via ?? 'any';
     const reached = device && via !== 'lan' ? await paths.reach(device, options.service ?? 'management', options.purpose ?? 'operation', via === 'any' ? undefined : via) : null;
     if (!reached && via !== 'any' && via !== 'lan') throw DeviceProblems.noPath(labelOf(subject), via);
     const route = reached?.route ?? null;
-    // allowedNetworks bounds where sockets go: a device reached through its tunnel is not reached at its address.
+    // The allowed networks bound where sockets go: a device reached through its tunnel is not reached at its address.
     if (!route) networks.check(subject.address);
-    const target = targetOf({ amt: deps.amt, tlsTrust: deps.tlsTrust, service: options.service ?? 'management', timeouts: options.timeouts }, subject, route);
-    // Turns are per socket destination: the address, or the device itself through its tunnel.
-    const turnKey = route && 'channel' in route ? `channel:${device!.id}` : target.address;
-    return { route, path: { kind: reached?.kind ?? 'lan' } as GatePath, target, tasks: tasksFor(deps.pool, route), turnKey };
+    const target = targetOf({ settings: deps.settings, service: options.service ?? 'management', timeouts: options.timeouts }, subject, route);
+    return { path: { kind: reached?.kind ?? 'lan' }, route, target, tasks: tasksFor(deps.pool, route) };
   };
 
-  const pass: DeviceGateCore['pass'] = async (subject, operation, options) => {
-    const { device } = subject;
-    const { route, path, target, tasks, turnKey } = await choosePath(subject, options);
-    const given = options.credential;
-    // The device's own credential (bound to its UUID) first; no other device's ever.
-    const own = device?.uuid ? vault.boundTo(device.uuid)?.id : undefined;
-    const shared = options.candidates ?? vault.list().map((c) => c.id);
-    const candidates = given ? [given.id] : own ? [own, ...shared.filter((id) => id !== own)] : shared;
-    // Concurrent operations on one device take turns on its failed-login budget rather than fail.
-    const plan =
-      candidates.length === 0
-        ? null
-        : await signIn.planWhenFree(memoryKey(signIn, device, subject.address, route !== null), candidates, {
-            preferred: device?.credentialId ?? null,
-            maxAttempts: given ? FAILURES_PER_CREDENTIAL : options.credentialAttempts,
-          });
-    if (!plan || plan.credentialIds.length === 0) {
-      if (options.withoutCredential) await turns.run(turnKey, () => options.withoutCredential!(target, tasks, path));
-      await plan?.settle({ refused: [], failedLogins: 0, succeeded: null, lockedOut: false });
-      throw await heldBack(subject, plan);
-    }
+  /** Every credential's attempt, in the device's one turn; settles the plan with what they did. */
+  const attempts = async <R extends TaskOutcome>(subject: GateSubject, way: GateRoute, plan: SignInPlan, attempt: GateAttempt<R>, own: TaskCredential | undefined) => {
     const refused: string[] = [];
     const report: SignInReport = { refused, failedLogins: 0, succeeded: null, lockedOut: false };
     let failuresLeft = plan.maxFailures;
     try {
       for (const id of plan.credentialIds) {
         if (failuresLeft <= 0) break;
-        const unsealed: TaskCredential | null = given?.id === id ? given : await unsealOrSkip(id);
+        const unsealed: TaskCredential | null = own?.id === id ? own : await unsealOrSkip(id);
         if (!unsealed) continue;
-        const { maxFailedLogins: _bound, ...credential } = unsealed;
-        const outcome = await turns.run(turnKey, () => operation({ target, credential: { ...credential, maxFailedLogins: Math.min(FAILURES_PER_CREDENTIAL, failuresLeft) } }, tasks, path));
+        const credential = { ...unsealed, maxFailedLogins: Math.min(FAILURES_PER_CREDENTIAL, failuresLeft) };
+        const outcome = await attempt({ target: way.target, credential }, way.tasks, way.path);
         const failed = outcome.failedLogins ?? (!outcome.ok && outcome.error.code === 'AMT_ERR_UNAUTHORIZED' ? 1 : 0);
         report.failedLogins += failed;
         failuresLeft -= failed;
         // A SOAP Fault is a well-formed answer to a signed request: the credential works.
         const signedIn = outcome.ok || outcome.error.code === 'AMT_ERR_FAULT';
         if (signedIn) report.succeeded = id;
-        await learn(device?.id, outcome, signedIn ? id : null, target.address);
-        if (outcome.ok) return { value: outcome as Extract<typeof outcome, { ok: true }>, credential };
+        // A caller's own credential is the device's working one only when the vault holds it (a device's bound one).
+        const working = signedIn && (own?.id !== id || vault.get(id) !== undefined);
+        await learn(subject.device?.id, outcome, working ? id : null, way.target.address);
+        if (outcome.ok) return { value: outcome as Extract<R, { ok: true }>, credentialId: id };
         if (outcome.error.code === 'AMT_ERR_UNAUTHORIZED') {
           refused.push(id);
           continue;
@@ -164,5 +174,37 @@ export function createDeviceGate(deps: DeviceGateDeps): DeviceGateCore {
     }
   };
 
-  return { pass, paths, networks };
+  /** Steps 2 to 5, in the device's turn. */
+  const inTurn = async <R extends TaskOutcome>(subject: GateSubject, attempt: GateAttempt<R>, options: GatePassOptions) => {
+    const { device } = subject;
+    let way: GateRoute | undefined;
+    try {
+      way = await decide(subject, options);
+      const given = options.credential?.id ?? options.credentialId;
+      // The device's own credential (bound to its UUID) first; no other device's ever.
+      const bound = device?.uuid ? vault.boundTo(device.uuid)?.id : undefined;
+      const shared = options.candidates ?? vault.list().map((c) => c.id);
+      const candidates = given !== undefined ? [given] : bound ? [bound, ...shared.filter((id) => id !== bound)] : shared;
+      // Concurrent operations on one device take turns on its failed-login budget rather than fail.
+      const plan =
+        candidates.length === 0
+          ? null
+          : await signIn.planWhenFree(memoryKey(signIn, device, subject.address, way.route !== null), candidates, {
+              preferred: device?.credentialId ?? null,
+              maxAttempts: given !== undefined ? FAILURES_PER_CREDENTIAL : options.credentialAttempts,
+            });
+      if (!plan || plan.credentialIds.length === 0) {
+        if (options.withoutCredential) await options.withoutCredential(way.target, way.tasks, way.path);
+        await plan?.settle({ refused: [], failedLogins: 0, succeeded: null, lockedOut: false });
+        throw await heldBack(subject, plan);
+      }
+      return await attempts(subject, way, plan, attempt, options.credential);
+    } finally {
+      releaseAhead(way);
+    }
+  };
+
+  const pass: DeviceGateCore['pass'] = (subject, attempt, options) => turns.run(turnKeyOf(subject, options.via), () => inTurn(subject, attempt, options));
+
+  return { pass, decide, paths, networks, turns };
 }

@@ -1,5 +1,5 @@
 /**
- * `amt.allowedNetworks` for every device path: scans check their range with it, and every other
+ * The allowed networks (`allowedNetworks`) for every device path: scans check their range with it, and every other
  * device I/O (device operations, diagnostics, the online monitor's probes) asks this guard first.
  */
 import { insideNetworks, parseCidr, parseIpv4, type Cidr } from '../../../core/net/ipv4.js';

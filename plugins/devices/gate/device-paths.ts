@@ -1,9 +1,9 @@
 /**
  * The ways the gate may reach a device besides its address on the local network, each registered
- * once by the plugin that owns it (the extension point of the `deviceGate` service).
+ * once by the plugin that owns it (the path provider seam of the `deviceGate` service).
  */
 import { HttpError } from '../../../core/plugin-api.js';
-import type { Device, DevicePath, DeviceRoute, DeviceRouter, DeviceService } from '../api.js';
+import type { Device, DevicePath, DevicePathOffer, DevicePathPurpose, DeviceRoute, DeviceService } from '../api.js';
 
 /** A second path of one kind: which plugin holds it, which asked. */
 export function pathClash(kind: string, holder: string, asker: string): HttpError {
@@ -18,21 +18,18 @@ export interface DevicePaths {
    * An `unverified` offer is no path: nothing of the device's goes along it.
    */
   reach(device: Readonly<Device>, service: DeviceService, purpose: 'operation' | 'session', only?: string): Promise<{ kind: string; route: DeviceRoute } | null>;
-  /** The deprecated `deviceAccess.setRouter`: the router as the path kind `router`, replaced by each call. */
-  setLegacyRouter(router: DeviceRouter): void;
+  /** What path `kind` offers, proven or not: only for a proof of identity, which sends nothing of the device's. */
+  offer(device: Readonly<Device>, kind: string, purpose: DevicePathPurpose): Promise<DevicePathOffer | null>;
 }
-
-const LEGACY_KIND = 'router';
 
 export function createDevicePaths(): DevicePaths {
   const paths: DevicePath[] = [];
-  const register = (path: DevicePath): void => {
-    const held = paths.find((p) => p.kind === path.kind);
-    if (held) throw pathClash(path.kind, held.plugin, path.plugin);
-    paths.push(path);
-  };
   return {
-    register,
+    register(path) {
+      const held = paths.find((p) => p.kind === path.kind);
+      if (held) throw pathClash(path.kind, held.plugin, path.plugin);
+      paths.push(path);
+    },
     kinds: () => [...paths.map((p) => p.kind), 'lan'],
     async reach(device, service, purpose, only) {
       for (const path of paths) {
@@ -45,17 +42,9 @@ export function createDevicePaths(): DevicePaths {
       }
       return null;
     },
-    setLegacyRouter(router) {
-      const at = paths.findIndex((p) => p.kind === LEGACY_KIND);
-      if (at >= 0) paths.splice(at, 1);
-      register({
-        kind: LEGACY_KIND,
-        plugin: 'deviceAccess.setRouter (deprecated)',
-        reach: async (device, service) => {
-          const route = await router(device, service);
-          return route ? { ...route, identity: 'proven' } : null;
-        },
-      });
+    async offer(device, kind, purpose) {
+      const path = paths.find((p) => p.kind === kind);
+      return path ? path.reach(device, 'management', purpose) : null;
     },
   };
 }

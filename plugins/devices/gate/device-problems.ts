@@ -36,7 +36,7 @@ export const DeviceProblems = {
 export const DEVICE_PROBLEM_RESPONSES = {
   404: { description: 'Unknown device' },
   409: { description: 'The device is offline, busy, no credential is stored, or sign-ins to it are paused to avoid a lockout' },
-  422: { description: 'The device is outside the allowed networks (`amt.allowedNetworks`), or does not offer what was asked now' },
+  422: { description: 'The device is outside the allowed networks (`allowedNetworks` of the devices plugin), or does not offer what was asked now' },
   502: { description: 'The device refused the credentials, failed TLS, answered with an error, or answered without asking for authentication (`GW_ERR_DEVICE_NOT_AUTHENTICATED`)' },
   503: { description: 'The gateway is shutting down, or too many device operations run through CIRA tunnels at once (`GW_ERR_CIRA_BUSY`, retry after `Retry-After`)' },
   504: { description: 'The device did not answer in time' },

@@ -3,37 +3,38 @@
  * gives, or one without a credential when it gives none) and merged into the device record: the
  * same read for a scan on the local network and for a device reached through its CIRA tunnel.
  */
-import { isHttpError, type AmtSiteSettings, type Logger, type SiteSettings } from '../../../core/plugin-api.js';
+import { isHttpError, type Logger } from '../../../core/plugin-api.js';
 import type { DeviceTarget, InterrogateInput, InterrogateOutput, TaskCredential } from '../../../workers/tasks/task-types.js';
-import type { Device, DeviceReadOptions, DeviceReadResult, DeviceTasks, GateSubject } from '../api.js';
+import type { Device, DeviceReadOptions, DeviceReadResult, DeviceSettings, GateSubject } from '../api.js';
 import type { ManagedDeviceRegistry } from '../registry/device-registry.js';
 import type { SignInMemory } from '../sign-in/sign-in-memory.js';
 import { signInKey } from '../sign-in/sign-in-key.js';
 import type { DeviceGateCore } from './device-gate.js';
 import { readOutcome, refreshPatch, scanObservation } from './read-merge.js';
+import type { DeviceTasks } from './gate-types.js';
 
 export interface DeviceReadParts {
   gate: DeviceGateCore;
   devices: ManagedDeviceRegistry;
   signIn: SignInMemory;
-  amt: AmtSiteSettings;
-  tlsTrust: SiteSettings['deviceTls'];
+  settings: DeviceSettings;
   logger: Logger;
 }
 
 const CANCELLED = { code: 'AMT_ERR_CANCELLED' as const, message: 'cancelled' };
 
 export function createDeviceRead(parts: DeviceReadParts): (subject: GateSubject, options: DeviceReadOptions) => Promise<DeviceReadResult> {
-  const { gate, devices, amt } = parts;
+  const { gate, devices, settings } = parts;
+  const { ports } = settings;
 
   const task = (tasks: DeviceTasks, target: DeviceTarget, credential: TaskCredential | null, options: DeviceReadOptions): Promise<InterrogateOutput> => {
     const input: InterrogateInput = {
       address: target.address,
-      ports: { ...amt.ports, http: target.port, https: target.port },
+      ports: { ...ports, http: target.port, https: target.port },
       tls: target.tls,
       credential,
       timeouts: options.timeouts,
-      tlsTrust: parts.tlsTrust,
+      tlsTrust: settings.tlsTrust,
       pinnedFingerprint: target.pinnedFingerprint,
       ...(target.channel ? { channel: target.channel } : {}),
       readUuid: options.readUuid !== false,
@@ -76,7 +77,7 @@ export function createDeviceRead(parts: DeviceReadParts): (subject: GateSubject,
     const paused = isHttpError(problem) && problem.code === 'GW_ERR_SIGN_IN_PAUSED';
     if (options.record.kind === 'scan') {
       const probed = (await options.record.probed) ?? { openPorts: subject.openPorts ?? [], pong: options.record.pong ?? null };
-      const observation = scanObservation({ address: subject.address, ...probed }, output, subject.device, amt.ports.https);
+      const observation = scanObservation({ address: subject.address, ...probed }, output, subject.device, ports.https);
       if (observation.authStatus !== 'ok' && (paused || parts.signIn.paused(signInKey(subject.device, subject.address, false)))) observation.authStatus = 'locked-out-risk';
       return devices.record(observation, options.record.scanId);
     }

@@ -5,13 +5,26 @@
  * many run in all follows what they cost (device-admission.ts): up to the sockets the gateway may
  * hold (`deviceConnections`) while they wait on devices, fewer while they need the CPU.
  *
- * The device gate (device-gate.ts) calls `run` around every task that connects, for every path.
+ * The device gate (device-gate.ts) calls `run` around every operation, for every path, and holds the
+ * turn for all of it. Three layers, taken in this order and given back in reverse: the turn among this
+ * thread's operations (a queue per device, first come first served), the device's slot in the turn
+ * table every thread shares (so the probes of scans and of the online monitor, in worker threads,
+ * wait too), and the turn of a registered provider beyond this gateway (a cluster's), if any.
  */
 import type { ThreadLoad } from '../../../core/plugin-api.js';
+import type { TurnTable } from '../../../workers/amt/turn-table.js';
+import type { DeviceTurnProvider } from '../api.js';
 import { ADMISSION_TICK_MS, createAdmission, type AdmissionBounds } from './device-admission.js';
 
+/** The turns beyond this thread's queues: the table shared with the worker threads, a provider beyond this gateway. */
+export interface SharedTurns {
+  table: TurnTable;
+  /** The registered provider now, if any (read at each turn: one may register after the gate is made). */
+  provider(): DeviceTurnProvider | undefined;
+}
+
 export interface DeviceTurns {
-  /** Runs `work` once no other operation is at `deviceKey` (the device's address) and it is admitted. */
+  /** Runs `work` once no other operation or probe is at `deviceKey` (the device's address, or `device:<id>`) and it is admitted. */
   run<T>(deviceKey: string, work: () => Promise<T>): Promise<T>;
   /** Operations admitted at once now (between the bounds' minimum and `deviceConnections`). */
   readonly limit: number;
@@ -32,8 +45,9 @@ export interface DeviceTurns {
 /**
  * @param bounds the admission's bounds (`maximum`: `deviceConnections`)
  * @param threadLoad what the threads showed since the previous call (the worker pool's `threadLoad`)
+ * @param shared the turns shared with the worker threads and beyond this gateway (none: this thread's only)
  */
-export function createDeviceTurns(bounds: AdmissionBounds, threadLoad: () => ThreadLoad): DeviceTurns {
+export function createDeviceTurns(bounds: AdmissionBounds, threadLoad: () => ThreadLoad, shared?: SharedTurns): DeviceTurns {
   const admission = createAdmission(bounds);
   /** Devices with an operation running; each holds the queue of those waiting for that device. */
   const busy = new Map<string, Array<() => void>>();
@@ -128,7 +142,11 @@ export function createDeviceTurns(bounds: AdmissionBounds, threadLoad: () => Thr
     async run(deviceKey, work) {
       // The device's turn first: an operation queued behind its device holds no slot meanwhile.
       await takeDevice(deviceKey);
+      let tableSlot = -1;
+      let giveBeyond: (() => void | Promise<void>) | undefined;
       try {
+        if (shared) tableSlot = await shared.table.take(deviceKey);
+        giveBeyond = await shared?.provider()?.take(deviceKey);
         await takeSlot();
         try {
           return await work();
@@ -136,7 +154,12 @@ export function createDeviceTurns(bounds: AdmissionBounds, threadLoad: () => Thr
           releaseSlot();
         }
       } finally {
-        releaseDevice(deviceKey);
+        try {
+          await giveBeyond?.();
+        } finally {
+          if (tableSlot >= 0) shared!.table.give(tableSlot);
+          releaseDevice(deviceKey);
+        }
       }
     },
     get active() {

@@ -6,7 +6,7 @@ const MAX_NOTICED = 100_000;
 
 /**
  * Logs, once per device address, that a device task reached it over TLS 1.0/1.1 (possible only with
- * `amt.legacyTls` on): the site should know which devices still need the weaker protocol.
+ * the devices plugin's `legacyTls` on): the site should know which devices still need the weaker protocol.
  */
 export function noteLegacyTls(logger: Logger, address: string, protocol: string | null | undefined): void {
   if (protocol !== 'TLSv1' && protocol !== 'TLSv1.1' && protocol !== 'SSLv3') return;
@@ -15,5 +15,5 @@ export function noteLegacyTls(logger: Logger, address: string, protocol: string 
   if (seen.has(address)) return;
   if (seen.size >= MAX_NOTICED) seen.delete(seen.values().next().value!);
   seen.add(address);
-  logger.warn('device reached over legacy TLS (amt.legacyTls)', { address, protocol });
+  logger.warn('device reached over legacy TLS (legacyTls)', { address, protocol });
 }

@@ -5,8 +5,9 @@
  * header's version) and never erases what an earlier read knew.
  */
 import type { InterrogateOutput, RmcpPong } from '../../../workers/tasks/task-types.js';
-import type { Device, ProvisioningState, TaskOutcome } from '../api.js';
+import type { Device, ProvisioningState } from '../api.js';
 import type { DeviceObservation } from '../registry/device-registry.js';
+import type { TaskOutcome } from './gate-types.js';
 
 const STATE_NAMES: Record<number, ProvisioningState> = { 0: 'PRE', 1: 'IN', 2: 'POST' };
 

@@ -1,13 +1,14 @@
 /**
  * One WS-Management check of a device for the diagnostics routes, through the device gate like
- * every other device I/O: its path (a CIRA tunnel or the local network, inside the allowed
- * networks), its sign-in memory, its turn and its pin. A credential the memory holds back (refused
- * earlier, or the device near its lockout) gets the check without credentials and the reason.
+ * every other device I/O (`deviceGate.check`): its path (a CIRA tunnel or the local network, inside
+ * the allowed networks), its sign-in memory, its turn and its pin; the credential is named by id and
+ * unsealed by the gate alone. A credential the memory holds back (refused earlier, or the device near
+ * its lockout) gets the check without credentials and the reason.
  */
 import { isHttpError, type PluginContext } from '../../../core/plugin-api.js';
-import type { AuthStatus, Device, DeviceGate, DeviceTasks, GatePath, TaskOutcome } from 'amt-gateway/devices';
+import type { AuthStatus, Device, DeviceGate } from 'amt-gateway/devices';
 import { parseIpv4 } from '../../../core/net/ipv4.js';
-import type { DeviceTarget, TaskCredential, WsmanCheckInput, WsmanCheckOutput } from '../../../workers/tasks/task-types.js';
+import type { WsmanCheckOutput } from '../../../workers/tasks/task-types.js';
 import type { RestApiConfig } from '../config.js';
 import { RestApiErrors } from '../errors.js';
 
@@ -31,62 +32,20 @@ function statusOf(result: WsmanCheckOutput): AuthStatus {
   return result.error?.code === 'AMT_ERR_UNAUTHORIZED' ? 'unauthorized' : 'error';
 }
 
-function outcomeOf(result: WsmanCheckOutput): TaskOutcome {
-  const meta = { tlsFingerprint: result.tlsFingerprint, failedLogins: result.failedLogins, tlsProtocol: result.tlsProtocol };
-  if (result.authenticated) return { ok: true, ...meta };
-  return { ok: false, error: result.error ?? { code: 'AMT_ERR_CONNECT', message: 'the device did not answer' }, ...meta };
-}
-
-/** Checks the device `text` names (address, device id or UUID) with `credential`, or without one. */
+/** Checks the device `text` names (address, device id or UUID) with stored credential `credentialId`, or without one. */
 export function createDiagnosticCheck(ctx: PluginContext<RestApiConfig>, gate: DeviceGate) {
-  const { amt } = ctx.site;
   const { scan } = ctx.config;
-  const check = (tasks: DeviceTasks, target: DeviceTarget, path: GatePath, credential: TaskCredential | null) => {
-    // On the local network the check tries HTTP, then TLS; a path (a tunnel, a relay) leads to one port.
-    const routed = path.kind !== 'lan';
-    const input: WsmanCheckInput = {
-      address: target.address,
-      ports: routed ? { ...amt.ports, http: target.tls ? 0 : target.port, https: target.tls ? target.port : 0 } : amt.ports,
-      credential,
-      timeouts: target.timeouts,
-      tlsTrust: target.tlsTrust,
-      pinnedFingerprint: target.pinnedFingerprint,
-      ...(target.channel ? { channel: target.channel } : {}),
-    };
-    return tasks.run('wsman-check', input).then((result) => {
-      // Report the device's port, not the one of an address route (a relay).
-      if (routed && !target.channel && result.port !== null) result.port = target.tls ? amt.ports.https : amt.ports.http;
-      return result;
-    });
-  };
-
   /** @throws 400 for a malformed address, 404/409 for a target that names no or several devices, 422 outside the allowed networks. */
-  return async (text: string, where: string, credential: TaskCredential | null): Promise<CheckResult> => {
+  return async (text: string, where: string, credentialId: string | null): Promise<CheckResult> => {
     const device = gate.deviceNamed(text, where);
     const address = device?.ipAddress ?? text;
     if (!device && parseIpv4(address) === undefined) throw RestApiErrors.addressMalformed(address);
-    let signed: WsmanCheckOutput | undefined;
-    let anonymous: WsmanCheckOutput | undefined;
-    let problem: unknown = null;
-    try {
-      await gate.run(
-        { address, ...(device ? { device } : {}) },
-        async ({ target, credential: given }, tasks, path) => outcomeOf((signed = await check(tasks, target, path, given))),
-        {
-          timeouts: { connectMs: scan.defaultTimeoutMs, firstByteMs: scan.requestTimeoutMs, totalMs: scan.requestTimeoutMs },
-          credentialAttempts: 1,
-          ...(credential ? { credential } : { candidates: [] }),
-          withoutCredential: async (target, tasks, path) => void (anonymous = await check(tasks, target, path, null)),
-        },
-      );
-    } catch (err) {
-      // Refusals of the target itself (networks, ambiguity) are the caller's answer; a device's answer is the check's.
-      if (!signed && !anonymous) throw err;
-      problem = err;
-    }
-    if (signed) return { address, device, result: signed, status: statusOf(signed) };
-    const result = anonymous!;
-    const heldBack = credential && isHttpError(problem) ? HELD_BACK[problem.code ?? ''] : undefined;
+    const { result, signedIn, problem } = await gate.check(
+      { address, ...(device ? { device } : {}) },
+      { credentialId, timeouts: { connectMs: scan.defaultTimeoutMs, firstByteMs: scan.requestTimeoutMs, totalMs: scan.requestTimeoutMs } },
+    );
+    if (signedIn) return { address, device, result, status: statusOf(result) };
+    const heldBack = credentialId !== null && isHttpError(problem) ? HELD_BACK[problem.code ?? ''] : undefined;
     if (!heldBack) return { address, device, result, status: statusOf(result) };
     // The problem names the device before its detail; the check's answer gives the detail alone.
     const detail = isHttpError(problem) ? problem.message.replace(/^.*?: /, '') : '';

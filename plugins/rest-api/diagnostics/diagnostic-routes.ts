@@ -1,5 +1,4 @@
-import { HttpError, isHttpError, type PluginContext } from '../../../core/plugin-api.js';
-import type { TaskCredential } from '../../../workers/tasks/task-types.js';
+import { HttpError, type PluginContext } from '../../../core/plugin-api.js';
 import type { RestApiConfig } from '../config.js';
 import { TEST_CREDENTIAL_QUERY, TEST_CREDENTIAL_RESULT_SCHEMA, TEST_WSMAN_QUERY, TEST_WSMAN_RESULT_SCHEMA, type CredentialTestResult, type WsmanTestResult } from './diagnostic-schemas.js';
 import { createDiagnosticCheck } from './diagnostic-check.js';
@@ -42,14 +41,10 @@ export function registerDiagnosticRoutes(ctx: PluginContext<RestApiConfig>): voi
       const { id, ip } = req.query;
       const credential = pick(id);
       const base = { credentialId: credential.id, username: credential.username };
-      let unsealed: TaskCredential;
-      try {
-        unsealed = await vault.unseal(credential.id);
-      } catch (err) {
-        return { ...base, unsealed: false, error: isHttpError(err) && err.expose ? err.message : 'the stored password cannot be unsealed' };
-      }
+      const sealed = await vault.checkSealed(credential.id);
+      if (!sealed.unsealed) return { ...base, unsealed: false, error: sealed.reason };
       if (ip === undefined) return { ...base, unsealed: true };
-      const { address, device, result, status } = await check(ip, 'query.ip', unsealed);
+      const { address, device, result, status } = await check(ip, 'query.ip', credential.id);
       return {
         ...base,
         unsealed: true,
@@ -87,8 +82,7 @@ export function registerDiagnosticRoutes(ctx: PluginContext<RestApiConfig>): voi
     async handler(req): Promise<WsmanTestResult> {
       const { credentialId } = req.query;
       const chosen = credentialId !== undefined ? pick(credentialId) : vault.list().find((x) => x.isDefault);
-      const credential = chosen ? await vault.unseal(chosen.id) : null;
-      const { address, device, result } = await check(req.params.ip_address, 'params.ip_address', credential);
+      const { address, device, result } = await check(req.params.ip_address, 'params.ip_address', chosen?.id ?? null);
       return {
         ipAddress: address,
         ...(device ? { deviceId: device.id } : {}),

@@ -1,6 +1,5 @@
 import type { PluginContext } from '../../../core/plugin-api.js';
 import type { DeviceRegistry } from 'amt-gateway/devices';
-import type { SocketBudget } from '../../../core/net/socket-budget.js';
 import type { RestApiConfig } from '../config.js';
 import { openScanHistory } from './scan-history.js';
 import { registerScanRoutes } from './scan-routes.js';
@@ -19,7 +18,7 @@ function devicesPerScan(devices: DeviceRegistry): (scanId: string) => number {
 }
 
 /** Wires scans: history (marking scans a dead process left running as interrupted), service, routes. */
-export async function registerScanning(ctx: PluginContext<RestApiConfig>, sockets: SocketBudget): Promise<ScanService> {
+export async function registerScanning(ctx: PluginContext<RestApiConfig>): Promise<ScanService> {
   const devices = ctx.use('devices');
   const { cluster } = ctx;
   const history = await openScanHistory(ctx.store.namespace('scans'), ctx.config.scan.historySize, { self: cluster.self.id, isUp: (id) => cluster.isUp(id) });
@@ -38,7 +37,7 @@ export async function registerScanning(ctx: PluginContext<RestApiConfig>, socket
       .catch((err: Error) => ctx.logger.warn('could not mark the scans of a down instance', { error: err.message }));
   });
   const scans = createScanService(
-    { pool: ctx.pool, gate: ctx.use('deviceGate'), events: ctx.events, logger: ctx.logger, amt: ctx.site.amt, options: ctx.config.scan, sockets },
+    { pool: ctx.pool, gate: ctx.use('deviceGate'), events: ctx.events, logger: ctx.logger, options: ctx.config.scan },
     history,
     ctx.use('credentials'),
   );

@@ -1,4 +1,4 @@
-import type { AmtSiteSettings, CancelToken, EventBus, Logger, WorkerPool } from '../../../core/plugin-api.js';
+import type { CancelToken, EventBus, Logger, WorkerPool } from '../../../core/plugin-api.js';
 import type { DeviceGate, ProbedAddress } from 'amt-gateway/devices';
 import { createSemaphore } from '../../../core/util/semaphore.js';
 import type { ProbeCandidate } from '../../../workers/tasks/task-types.js';
@@ -32,7 +32,6 @@ export interface ScanRunDeps {
   gate: DeviceGate;
   events: EventBus;
   logger: Logger;
-  amt: AmtSiteSettings;
   options: RestApiConfig['scan'];
   /** Persists the scan record (throttled by the caller's history). */
   save: (scan: Scan) => Promise<void>;
@@ -79,7 +78,8 @@ export class ScanRun {
   ) {
     this.scan = scan;
     this.cancelToken = deps.pool.createCancelToken();
-    const tcpPorts = [deps.amt.ports.http, deps.amt.ports.https].filter((p) => p > 0).length;
+    const { ports } = deps.gate.settings;
+    const tcpPorts = [ports.http, ports.https].filter((p) => p > 0).length;
     this.counts = new ScanProgressTracker(scan.total, scan.total * tcpPorts);
     this.progress = createProgressThrottle(PROGRESS_INTERVAL_MS, (progress: Omit<ScanProgressEvent, 'scanId' | 'total' | 'found'>) => {
       const { total, found } = this.scan;
@@ -199,12 +199,12 @@ export class ScanRun {
   }
 
   private async probeBatch(index: number, addresses: string[], share: { concurrency: number; rate: number }, offer: (candidate: ProbeCandidate) => void): Promise<ProbeCandidate[]> {
-    const { amt, options, pool } = this.deps;
-    const output = await pool.run(
+    const { gate, options } = this.deps;
+    // Through the gate: each address is probed within its turn, never beside another connection of the gateway.
+    const output = await gate.probe(
       'probe-batch',
       {
         addresses,
-        ports: amt.ports,
         connectTimeoutMs: this.params.timeoutMs,
         minTimeoutMs: options.minProbeTimeoutMs,
         rtt: this.rtt,

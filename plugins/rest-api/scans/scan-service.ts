@@ -5,7 +5,6 @@ import { RestApiErrors } from '../errors.js';
 import type { ScanHistory } from './scan-history.js';
 import { parseScanRange } from './scan-range.js';
 import { ScanRun, type ScanRunDeps } from './scan-runner.js';
-import { MIN_PROBES_IN_FLIGHT, socketBudget, type SocketBudget } from '../../../core/net/socket-budget.js';
 import type { StartScanRequest } from './scan-schemas.js';
 
 export type { StartScanRequest } from './scan-schemas.js';
@@ -21,7 +20,7 @@ export interface ScanService {
   stopAll(): Promise<void>;
 }
 
-export function createScanService(deps: Omit<ScanRunDeps, 'save'> & { sockets: SocketBudget }, history: ScanHistory, vault: CredentialVault): ScanService {
+export function createScanService(deps: Omit<ScanRunDeps, 'save'>, history: ScanHistory, vault: CredentialVault): ScanService {
   const running = new Map<string, { run: ScanRun; done: Promise<Scan>; startedBy: string }>();
   const { options } = deps;
   const snapshot = (scan: Scan): Scan => ({ ...scan });
@@ -48,9 +47,8 @@ export function createScanService(deps: Omit<ScanRunDeps, 'save'> & { sockets: S
 
   /** The probes in flight a scan may have within `ulimit -n`; refuses the scan when that is too few to be useful. */
   const probesInFlight = (asked: number): number => {
-    const { fileLimit, deviceConnections } = deps.sockets;
-    const allowed = socketBudget(fileLimit, { deviceConnections, probesPerScan: asked, maxConcurrentScans: options.maxConcurrentScans }).probesPerScan;
-    if (allowed < Math.min(asked, MIN_PROBES_IN_FLIGHT)) throw RestApiErrors.tooFewSockets(fileLimit ?? 0, allowed);
+    const { fileLimit, probesPerScan: allowed, minimum } = deps.gate.probeBudget({ probesPerScan: asked, maxConcurrentScans: options.maxConcurrentScans });
+    if (allowed < Math.min(asked, minimum)) throw RestApiErrors.tooFewSockets(fileLimit ?? 0, allowed);
     if (allowed < asked) deps.logger.warn('probes in flight lowered to fit ulimit -n', { asked, allowed, fileLimit });
     return allowed;
   };
@@ -59,7 +57,7 @@ export function createScanService(deps: Omit<ScanRunDeps, 'save'> & { sockets: S
     async start(request, startedBy) {
       if ([...running.values()].filter((r) => r.startedBy === startedBy).length >= options.maxConcurrentScansPerUser) throw RestApiErrors.tooManyUserScans(options.maxConcurrentScansPerUser);
       if (running.size >= options.maxConcurrentScans) throw RestApiErrors.tooManyScans(options.maxConcurrentScans);
-      const range = parseScanRange(request.range, options.maxAddresses, deps.amt.allowedNetworks);
+      const range = parseScanRange(request.range, options.maxAddresses, deps.gate.settings.allowedNetworks);
       const timeoutMs = Math.min(request.timeoutMs ?? options.defaultTimeoutMs, options.maxTimeoutMs);
       const asked = Math.min(request.concurrency ?? options.defaultConcurrency, options.maxConcurrency);
       const concurrency = probesInFlight(asked);

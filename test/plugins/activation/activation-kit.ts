@@ -1,6 +1,7 @@
 /** Helpers of the activation tests: a gateway with the plugin on, profiles, simulated machines and their agents. */
 import { startTestGateway, type TestGateway } from '../../helpers/gateway-harness.js';
 import { SIM_AMT_SETTINGS } from '../../helpers/scan-helpers.js';
+import { mergeConfig } from '../../../core/config/load-config.js';
 import { SimMachine, type MachineOptions } from '../../sim/activation/sim-machine.js';
 import { runAgent, type AgentCommand, type AgentResult, type AgentRun } from '../../sim/activation/sim-agent.js';
 import { ciraPort } from '../cira/gateway-cira-helpers.js';
@@ -31,13 +32,12 @@ export async function startActivationGateway(choice: GatewayChoice = {}): Promis
   const gw = await startTestGateway({
     plugins,
     logs,
-    overrides: {
-      ...SIM_AMT_SETTINGS,
+    overrides: mergeConfig(SIM_AMT_SETTINGS, {
       plugins: {
         activation: { enable: true, options: { stepTimeoutMs: 10_000, ...choice.options } },
         ...(choice.cira ? { cira: { enable: true, options: { port: 0, keepAliveIntervalSeconds: 1, keepAliveTimeoutSeconds: 3, forwardSettleMs: 50, ...choice.ciraOptions } } } : {}),
       },
-    },
+    }),
   });
   const token = await gw.login();
   return {

@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { startFleet } from '../../sim/index.js';
 import { startTestGateway } from '../../helpers/gateway-harness.js';
 import { createCredential, SIM_AMT_SETTINGS } from '../../helpers/scan-helpers.js';
+import { mergeConfig } from '../../../core/config/load-config.js';
 import { until } from '../../helpers/poll.js';
 import type { Device } from '../../../plugins/rest-api/api.js';
 import { ciraPort } from './gateway-cira-helpers.js';
@@ -17,7 +18,7 @@ import { ciraPort } from './gateway-cira-helpers.js';
 const TUNNELS = 1000;
 const MPS = { username: 'mps-stop', password: 'Mps-P@ssw0rd-stop' };
 const PLUGINS = ['rest-api', 'cira', 'remote-monitor', 'power-mgmt', 'redirection'];
-const overrides = { ...SIM_AMT_SETTINGS, plugins: { cira: { enable: true, options: { port: 0 } } } };
+const overrides = mergeConfig(SIM_AMT_SETTINGS, { plugins: { cira: { enable: true, options: { port: 0 } } } });
 
 test(`a stop during a burst of ${TUNNELS} CIRA tunnels writes nothing to the closed store and logs no warning`, { timeout: 180_000 }, async () => {
   const logs: string[] = [];

@@ -55,8 +55,7 @@ before(async () => {
     masterKey: first.masterKey,
     logs,
     overrides: mergeConfig(SIM_AMT_SETTINGS, {
-      amt: { allowedNetworks: ALLOWED },
-      plugins: { cira: { enable: true, options: { port: 0, keepAliveIntervalSeconds: 1, keepAliveTimeoutSeconds: 3, forwardSettleMs: 50 } } },
+      plugins: { devices: { options: { allowedNetworks: ALLOWED } }, cira: { enable: true, options: { port: 0, keepAliveIntervalSeconds: 1, keepAliveTimeoutSeconds: 3, forwardSettleMs: 50 } } },
     }),
   });
   token = await gw.login();

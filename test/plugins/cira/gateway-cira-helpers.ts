@@ -1,6 +1,7 @@
 /** Helpers of the tests that run a whole gateway with the cira plugin. */
 import { startTestGateway, type TestGateway } from '../../helpers/gateway-harness.js';
 import { createCredential, SIM_AMT_SETTINGS } from '../../helpers/scan-helpers.js';
+import { mergeConfig } from '../../../core/config/load-config.js';
 
 /** The CIRA listener's port, from the gateway's own log line (the tests listen on port 0). */
 export function ciraPort(logs: readonly string[]): number {
@@ -15,7 +16,7 @@ export async function startCiraGateway(logs: string[]): Promise<{ gw: TestGatewa
   const gw = await startTestGateway({
     plugins: ['rest-api', 'power-mgmt', 'cira'],
     logs,
-    overrides: { ...SIM_AMT_SETTINGS, plugins: { cira: { enable: true, options: { port: 0, keepAliveIntervalSeconds: 1, keepAliveTimeoutSeconds: 3, forwardSettleMs: 50 } } } },
+    overrides: mergeConfig(SIM_AMT_SETTINGS, { plugins: { cira: { enable: true, options: { port: 0, keepAliveIntervalSeconds: 1, keepAliveTimeoutSeconds: 3, forwardSettleMs: 50 } } } }),
   });
   const token = await gw.login();
   await createCredential(gw, token, { name: 'fleet', username: 'admin', password: 'P@ssw0rd1', isDefault: true });

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { startFleet, type Fleet } from '../../sim/index.js';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway-harness.js';
 import { createCredential, SIM_AMT_SETTINGS, SIM_RMCP_PORT, startScan, waitForScan } from '../../helpers/scan-helpers.js';
+import { mergeConfig } from '../../../core/config/load-config.js';
 import { startReceiver, type NotificationReceiver } from '../soap-mps/notification-receiver.js';
 import { ADMIN, basicHeader, envelope, soapPoster, soapServiceUrl, type SoapTestGateway } from '../soap-mps/soap-test-gateway.js';
 import type { Device } from '../../../plugins/rest-api/api.js';
@@ -45,14 +46,13 @@ describe('CIRA devices in the gateway', () => {
     gw = await startTestGateway({
       plugins: ['rest-api', 'remote-monitor', 'soap-mps', 'power-mgmt', 'scan-hub', 'cira'],
       logs,
-      overrides: {
-        ...SIM_AMT_SETTINGS,
+      overrides: mergeConfig(SIM_AMT_SETTINGS, {
         plugins: {
           'remote-monitor': { options: { intervalSeconds: 1, missedProbesOffline: 1, probe: { rmcpWindowMs: 200, connectTimeoutMs: 300 } } },
           'soap-mps': { options: { port: 0, delivery: { backoffMs: 100, timeoutMs: 10_000, maxAttempts: 5 } } },
           cira: { options: { port: 0, keepAliveIntervalSeconds: 1, keepAliveTimeoutSeconds: 4, forwardSettleMs: 50 } },
         },
-      },
+      }),
     });
     token = await gw.login();
     await createCredential(gw, token, { name: 'fleet', username: 'admin', password: 'P@ssw0rd1', isDefault: true });

@@ -9,6 +9,7 @@ import { Piscina } from 'piscina';
 import { startFleet, type Fleet } from '../../sim/index.js';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway-harness.js';
 import { createCredential, SIM_AMT_SETTINGS } from '../../helpers/scan-helpers.js';
+import { mergeConfig } from '../../../core/config/load-config.js';
 import type { Device } from '../../../plugins/rest-api/api.js';
 import { createTunnelOperationBound } from '../../../plugins/cira/tunnel-operations.js';
 import { ciraPort } from './gateway-cira-helpers.js';
@@ -43,13 +44,12 @@ describe('device operations through a CIRA tunnel', () => {
     gw = await startTestGateway({
       plugins: ['rest-api', 'remote-monitor', 'power-mgmt', 'cira'],
       logs,
-      overrides: {
-        ...SIM_AMT_SETTINGS,
+      overrides: mergeConfig(SIM_AMT_SETTINGS, {
         plugins: {
           'power-mgmt': { options: { device: { connectTimeoutMs: 1_000, requestTimeoutMs: 1_500 } } },
           cira: { options: { port: 0, keepAliveIntervalSeconds: 5, keepAliveTimeoutSeconds: 15, forwardSettleMs: 50, tunnelOperations: { concurrency: 2, maxWaiting: 2 } } },
         },
-      },
+      }),
     });
     token = await gw.login();
     await createCredential(gw, token, { name: 'fleet', username: 'admin', password: 'P@ssw0rd1', isDefault: true });

@@ -1,5 +1,5 @@
 /**
- * `amt.allowedNetworks` on every device path: after a site narrows its networks, a stored device
+ * The devices plugin's `allowedNetworks` on every device path: after a site narrows its networks, a stored device
  * outside them gets 422 on power, bulk power, monitor reads, diagnostics and the device gate's
  * reads (what scans and tunnel reads do), receives no sign-in, no
  * connection and no presence ping, and the online monitor marks it instead of probing it.
@@ -38,8 +38,7 @@ before(async () => {
     dataDir: first.dataDir,
     masterKey: first.masterKey,
     overrides: mergeConfig(SIM_AMT_SETTINGS, {
-      amt: { allowedNetworks: ['127.0.5.0/24'] },
-      plugins: { 'remote-monitor': { options: { intervalSeconds: 0.5 } }, 'gate-reader': { enable: true, path: GATE_READER } },
+      plugins: { devices: { options: { allowedNetworks: ['127.0.5.0/24'] } }, 'remote-monitor': { options: { intervalSeconds: 0.5 } }, 'gate-reader': { enable: true, path: GATE_READER } },
     }),
   });
   token = await gw.login();

@@ -43,7 +43,7 @@ async function legacyOffThenOn(device: SimDevice): Promise<void> {
     const check = (await (await off.request('GET', `/api/test/test-wsman/${device.address}?credentialId=${credentialId}`, { token })).json()) as WsmanView;
     assert.equal(check.reachable, true);
     assert.equal(check.authenticated, false);
-    assert.match(check.error ?? '', /the device offers only TLS 1\.1; enable amt\.legacyTls/);
+    assert.match(check.error ?? '', /the device offers only TLS 1\.1; enable the devices plugin's legacyTls/);
     assert.equal(device.lockedOut, false);
   } finally {
     await off.cleanup();

@@ -4,6 +4,7 @@ import { startFleet, type Fleet } from '../../sim/index.js';
 import type { SimDevice } from '../../sim/sim-device.js';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway-harness.js';
 import { createCredential, SIM_AMT_SETTINGS } from '../../helpers/scan-helpers.js';
+import { mergeConfig } from '../../../core/config/load-config.js';
 import type { Device } from '../../../plugins/rest-api/api.js';
 import { ciraPort } from '../cira/gateway-cira-helpers.js';
 import { until } from '../../helpers/poll.js';
@@ -24,7 +25,7 @@ export async function startCiraKit(plugins: string[], base: string, seed: string
   const gw = await startTestGateway({
     plugins: ['rest-api', 'cira', ...plugins],
     logs,
-    overrides: { ...SIM_AMT_SETTINGS, plugins: { cira: { options: { port: 0, keepAliveIntervalSeconds: 1, keepAliveTimeoutSeconds: 3, forwardSettleMs: 50 } } } },
+    overrides: mergeConfig(SIM_AMT_SETTINGS, { plugins: { cira: { options: { port: 0, keepAliveIntervalSeconds: 1, keepAliveTimeoutSeconds: 3, forwardSettleMs: 50 } } } }),
   });
   const token = await gw.login();
   await createCredential(gw, token, { name: 'fleet', username: 'admin', password: 'P@ssw0rd1', isDefault: true });

@@ -5,17 +5,16 @@
 import { test, mock, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { createLogger } from '../../../core/log/logger.js';
-import { createCancelToken, type WorkerPool } from '../../../core/pool/worker-pool.js';
-import type { AmtSiteSettings } from '../../../core/plugin-api.js';
+import { createCancelToken, type CancelToken } from '../../../core/pool/worker-pool.js';
 import type { PresenceSweepInput, PresenceSweepOutput } from '../../../workers/tasks/presence-sweep-types.js';
 import type { Device, DeviceRegistry } from '../../../plugins/rest-api/api.js';
 import { REMOTE_MONITOR_CONFIG_SCHEMA, type RemoteMonitorConfig } from '../../../plugins/remote-monitor/config.js';
 import { openPresenceStates } from '../../../plugins/remote-monitor/presence-states.js';
-import { createSweepScheduler } from '../../../plugins/remote-monitor/sweep-scheduler.js';
+import { createSweepScheduler, type PresenceSweep } from '../../../plugins/remote-monitor/sweep-scheduler.js';
 import type { StatusChange } from '../../../plugins/remote-monitor/presence-states.js';
 import { memoryStore } from './fixtures/memory-store.js';
 
-const AMT: AmtSiteSettings = { ports: { http: 16992, https: 16993, rmcp: 16623 }, allowedNetworks: ['127.0.0.0/8'], tlsTrust: 'tofu', caFile: null };
+const PORTS = { http: 16992, https: 16993, rmcp: 16623 };
 const logger = createLogger({ level: 'silent' });
 
 function config(overrides: Partial<RemoteMonitorConfig>): RemoteMonitorConfig {
@@ -53,26 +52,29 @@ function registry(count: number): DeviceRegistry {
 
 interface Call {
   at: number;
-  input: PresenceSweepInput;
+  input: Omit<PresenceSweepInput, 'rmcpPort'>;
   resolve: (output: PresenceSweepOutput) => void;
 }
 
-/** A pool whose sweeps finish when the test says (or at once with every device answering). */
-function fakePool(mode: 'answer' | 'hold', alive: (address: string) => boolean = () => true): { pool: WorkerPool; calls: Call[] } {
+/** Sweeps (the device gate's `probe`) that finish when the test says (or at once with every device answering). */
+function fakePool(mode: 'answer' | 'hold', alive: (address: string) => boolean | 'busy' = () => true): { pool: { sweep: PresenceSweep; createCancelToken: () => CancelToken }; calls: Call[] } {
   const calls: Call[] = [];
   const pool = {
     createCancelToken,
-    run(task: string, input: PresenceSweepInput) {
-      assert.equal(task, 'presence-sweep');
+    sweep(input: Omit<PresenceSweepInput, 'rmcpPort'>) {
       return new Promise<PresenceSweepOutput>((resolve) => {
         calls.push({ at: Date.now(), input, resolve });
         if (mode === 'answer') {
-          const results = input.targets.map((t) => (alive(t.address) ? { address: t.address, alive: true, via: 'rmcp' as const, port: 16992 } : { address: t.address, alive: false, via: null, port: null }));
+          const results = input.targets.map((t) => {
+            const answer = alive(t.address);
+            if (answer === 'busy') return { address: t.address, alive: false, via: null, port: null, busy: true as const };
+            return answer ? { address: t.address, alive: true, via: 'rmcp' as const, port: 16992 } : { address: t.address, alive: false, via: null, port: null };
+          });
           resolve({ results, pongs: results.length, tcpChecked: 0, cancelled: false, elapsedMs: 1 });
         }
       });
     },
-  } as unknown as WorkerPool;
+  };
   return { pool, calls };
 }
 
@@ -92,7 +94,7 @@ test('every device is probed once per interval, spread over about twenty small b
   const devices = registry(200);
   const states = await openPresenceStates(memoryStore(), 2, logger);
   const { pool, calls } = fakePool('answer');
-  const scheduler = createSweepScheduler({ pool, devices, states, amt: AMT, config: config({}), logger, allows: () => true, onObserved: () => undefined });
+  const scheduler = createSweepScheduler({ ...pool, devices, states, ports: PORTS, config: config({}), logger, allows: () => true, onObserved: () => undefined });
   scheduler.start();
   await settle();
   // Nothing goes to the pool (which would start its worker threads) before the first tick.
@@ -122,7 +124,6 @@ test('every device is probed once per interval, spread over about twenty small b
   assert.equal(stats.tickMs, 50);
   // The management ports the fallback tries: the open ones, else the TLS port of a TLS device.
   assert.deepEqual(calls[0]!.input.targets[0]!.tcpPorts, [16992]);
-  assert.equal(calls[0]!.input.rmcpPort, 16623);
   await scheduler.stop();
 });
 
@@ -131,7 +132,7 @@ test('no more devices than the concurrency bound are probed at once, and a devic
   const devices = registry(300);
   const states = await openPresenceStates(memoryStore(), 2, logger);
   const { pool, calls } = fakePool('hold');
-  const scheduler = createSweepScheduler({ pool, devices, states, amt: AMT, config: config({ concurrency: 40, batchSize: 16 }), logger, allows: () => true, onObserved: () => undefined });
+  const scheduler = createSweepScheduler({ ...pool, devices, states, ports: PORTS, config: config({ concurrency: 40, batchSize: 16 }), logger, allows: () => true, onObserved: () => undefined });
   scheduler.start();
   await advance(2000);
   const sent = calls.flatMap((c) => c.input.targets.map((t) => t.address));
@@ -156,7 +157,7 @@ test('a silent device is reported offline once after the missed probes, and onli
   const target = devices.list()[3]!;
   const { pool } = fakePool('answer', (address) => !(silent && address === target.ipAddress));
   const changes: StatusChange[] = [];
-  const scheduler = createSweepScheduler({ pool, devices, states, amt: AMT, config: config({}), logger, allows: () => true, onObserved: (_id, change) => change && changes.push(change) });
+  const scheduler = createSweepScheduler({ ...pool, devices, states, ports: PORTS, config: config({}), logger, allows: () => true, onObserved: (_id, change) => change && changes.push(change) });
   scheduler.start();
   await advance(1000);
   assert.equal(changes.length, 0, 'one missed probe is not enough');
@@ -167,5 +168,20 @@ test('a silent device is reported offline once after the missed probes, and onli
   silent = false;
   await advance(1000);
   assert.deepEqual(changes.map((c) => [c.deviceId, c.online]), [[target.id, false], [target.id, true]]);
+  await scheduler.stop();
+});
+
+test('a device the gateway was talking to all the while (its turn held: busy) is not taken for silent', async () => {
+  mock.timers.enable({ apis: ['setInterval', 'Date'], now: 1_000_000 });
+  const devices = registry(10);
+  const states = await openPresenceStates(memoryStore(), 2, logger);
+  const target = devices.list()[5]!;
+  const { pool } = fakePool('answer', (address) => (address === target.ipAddress ? 'busy' : true));
+  const changes: StatusChange[] = [];
+  const scheduler = createSweepScheduler({ ...pool, devices, states, ports: PORTS, config: config({}), logger, allows: () => true, onObserved: (_id, change) => change && changes.push(change) });
+  scheduler.start();
+  await advance(4000);
+  assert.deepEqual(changes, [], 'four sweeps found it busy: nothing learnt, it stays online');
+  assert.equal(scheduler.stats().tracked, 10);
   await scheduler.stop();
 });

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { startFleet, type Fleet } from '../../sim/index.js';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway-harness.js';
 import { createCredential, SIM_AMT_SETTINGS, startScan, waitForScan } from '../../helpers/scan-helpers.js';
+import { mergeConfig } from '../../../core/config/load-config.js';
 import type { Device } from '../../../plugins/rest-api/api.js';
 import { ciraPort } from '../cira/gateway-cira-helpers.js';
 import { until } from '../../helpers/poll.js';
@@ -50,10 +51,9 @@ describe('diagnostics targets shared by several tunnels', () => {
     gw = await startTestGateway({
       plugins: ['rest-api', 'cira'],
       logs,
-      overrides: {
-        ...SIM_AMT_SETTINGS,
+      overrides: mergeConfig(SIM_AMT_SETTINGS, {
         plugins: { cira: { options: { port: 0, keepAliveIntervalSeconds: 1, keepAliveTimeoutSeconds: 3, forwardSettleMs: 50 } } },
-      },
+      }),
     });
     token = await gw.login();
     await createCredential(gw, token, { name: 'fleet', username: 'admin', password: DEVICE_PASSWORD, isDefault: true });

@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { startFleet } from '../../sim/fleet.js';
 import { startTestGateway } from '../../helpers/gateway-harness.js';
 import { createCredential, SIM_AMT_SETTINGS, SIM_RMCP_PORT, startScan, type ScanView } from '../../helpers/scan-helpers.js';
+import { mergeConfig } from '../../../core/config/load-config.js';
 
 const DEVICES = 250;
 // A /24: the fleet takes .1 to .250, so 6 addresses (.0, .251 to .255) have nothing behind them.
@@ -12,7 +13,7 @@ const SILENT = 256 - DEVICES;
 test('a scan cancelled midway reports what it did: scanned = addresses answered for, found = the devices it stored', async () => {
   const fleet = await startFleet({ count: DEVICES, base: '127.116.0.1', rmcpPort: SIM_RMCP_PORT, seed: 'cancel-counts' });
   // Two interrogations at a time: probing ends long before the devices are all read.
-  const gw = await startTestGateway({ plugins: ['rest-api'], overrides: { ...SIM_AMT_SETTINGS, plugins: { 'rest-api': { options: { scan: { interrogationConcurrency: 2 } } } } } });
+  const gw = await startTestGateway({ plugins: ['rest-api'], overrides: mergeConfig(SIM_AMT_SETTINGS, { plugins: { 'rest-api': { options: { scan: { interrogationConcurrency: 2 } } } } }) });
   try {
     const token = await gw.login();
     await createCredential(gw, token, { username: 'admin', password: 'P@ssw0rd1' });

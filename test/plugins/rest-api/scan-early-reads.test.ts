@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { startFleet } from '../../sim/fleet.js';
 import { startTestGateway } from '../../helpers/gateway-harness.js';
 import { createCredential, SIM_AMT_SETTINGS, SIM_RMCP_PORT, startScan, waitForScan } from '../../helpers/scan-helpers.js';
+import { mergeConfig } from '../../../core/config/load-config.js';
 
 // The batch collects pongs this long after its last ping; devices that never pong must not wait for it.
 const RMCP_WINDOW_MS = 4000;
@@ -12,7 +13,7 @@ test('a device is read as soon as its ports answered, before its batch stops wai
   const fleet = await startFleet({ count: 4, base: '127.37.0.1', rmcpPort: 0, seed: 'early-reads' });
   const gw = await startTestGateway({
     plugins: ['rest-api'],
-    overrides: { ...SIM_AMT_SETTINGS, plugins: { 'rest-api': { options: { scan: { rmcpWindowMs: RMCP_WINDOW_MS } } } } },
+    overrides: mergeConfig(SIM_AMT_SETTINGS, { plugins: { 'rest-api': { options: { scan: { rmcpWindowMs: RMCP_WINDOW_MS } } } } }),
   });
   try {
     const token = await gw.login();

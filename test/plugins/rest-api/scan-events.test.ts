@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { startFleet } from '../../sim/fleet.js';
 import { startTestGateway } from '../../helpers/gateway-harness.js';
 import { createCredential, SIM_AMT_SETTINGS, SIM_RMCP_PORT, startScan, waitForScan } from '../../helpers/scan-helpers.js';
+import { mergeConfig } from '../../../core/config/load-config.js';
 
 const RECORDER = fileURLToPath(new URL('../../fixtures/plugins/event-recorder/', import.meta.url));
 const SCAN_EVENTS = ['ScanStarted', 'ScanProgress', 'DeviceDiscovered', 'ScanCompleted', 'ScanCancelled', 'ScanFailed'];
@@ -18,7 +19,7 @@ test('a scan publishes started, throttled progress ending at 100 %, one discover
   const fleet = await startFleet({ count: 25, base: '127.36.0.1', rmcpPort: SIM_RMCP_PORT, seed: 'events' });
   const gw = await startTestGateway({
     plugins: ['rest-api'],
-    overrides: { ...SIM_AMT_SETTINGS, plugins: { 'event-recorder': { enable: true, path: RECORDER, options: { events: SCAN_EVENTS } } } },
+    overrides: mergeConfig(SIM_AMT_SETTINGS, { plugins: { 'event-recorder': { enable: true, path: RECORDER, options: { events: SCAN_EVENTS } } } }),
   });
   try {
     const token = await gw.login();

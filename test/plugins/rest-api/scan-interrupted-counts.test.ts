@@ -6,6 +6,7 @@ import { startFleet } from '../../sim/fleet.js';
 import { startTestGateway } from '../../helpers/gateway-harness.js';
 import { spawnGateway } from '../../helpers/gateway-process.js';
 import { SIM_AMT_SETTINGS, SIM_RMCP_PORT } from '../../helpers/scan-helpers.js';
+import { mergeConfig } from '../../../core/config/load-config.js';
 
 const ONLY_REST_API = { 'rest-api': { enable: true, options: { scan: { interrogationConcurrency: 4 } } }, 'route-permissions': { enable: false }, 'scan-hub': { enable: false }, 'remote-monitor': { enable: false }, 'power-mgmt': { enable: false }, 'soap-mps': { enable: false } };
 
@@ -22,7 +23,7 @@ test('a scan killed during interrogation is restored with the counts of the devi
   const gw0 = await startTestGateway({ plugins: ['rest-api'], masterKey });
   const dataDir = gw0.dataDir;
   await gw0.stop();
-  const proc = await spawnGateway(dataDir, { ...SIM_AMT_SETTINGS, plugins: ONLY_REST_API }, { AMTGW_MASTER_KEY: masterKey });
+  const proc = await spawnGateway(dataDir, mergeConfig(SIM_AMT_SETTINGS, { plugins: ONLY_REST_API }), { AMTGW_MASTER_KEY: masterKey });
   let scanId = '';
   let before: ScanView | undefined;
   try {

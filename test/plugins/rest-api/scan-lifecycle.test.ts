@@ -6,6 +6,7 @@ import { startFleet } from '../../sim/fleet.js';
 import { startTestGateway } from '../../helpers/gateway-harness.js';
 import { spawnGateway } from '../../helpers/gateway-process.js';
 import { createCredential, SIM_AMT_SETTINGS, SIM_RMCP_PORT, startScan, waitForScan } from '../../helpers/scan-helpers.js';
+import { mergeConfig } from '../../../core/config/load-config.js';
 
 test('cancel stops every task of the scan within a second and keeps what was found', async () => {
   const fleet = await startFleet({ count: 30, base: '127.31.0.1', rmcpPort: SIM_RMCP_PORT, seed: 'cancel' });
@@ -48,7 +49,7 @@ async function waitScanned(gw: Awaited<ReturnType<typeof startTestGateway>>, tok
 
 test('several scans run at once within the global bound', async () => {
   const fleet = await startFleet({ count: 12, base: '127.33.0.1', rmcpPort: SIM_RMCP_PORT, seed: 'parallel' });
-  const gw = await startTestGateway({ plugins: ['rest-api'], overrides: { ...SIM_AMT_SETTINGS, plugins: { 'rest-api': { options: { scan: { maxConcurrentScans: 2 } } } } } });
+  const gw = await startTestGateway({ plugins: ['rest-api'], overrides: mergeConfig(SIM_AMT_SETTINGS, { plugins: { 'rest-api': { options: { scan: { maxConcurrentScans: 2 } } } } }) });
   try {
     const token = await gw.login();
     await createCredential(gw, token, { username: 'admin', password: 'P@ssw0rd1' });
@@ -69,7 +70,7 @@ test('a scan running when the process is killed is marked interrupted on the nex
   const gw0 = await startTestGateway({ plugins: ['rest-api'], masterKey });
   const dataDir = gw0.dataDir;
   await gw0.stop();
-  const proc = await spawnGateway(dataDir, { ...SIM_AMT_SETTINGS, plugins: { 'rest-api': { enable: true }, 'route-permissions': { enable: false }, 'scan-hub': { enable: false }, 'remote-monitor': { enable: false }, 'power-mgmt': { enable: false }, 'soap-mps': { enable: false } } }, { AMTGW_MASTER_KEY: masterKey });
+  const proc = await spawnGateway(dataDir, mergeConfig(SIM_AMT_SETTINGS, { plugins: { 'rest-api': { enable: true }, 'route-permissions': { enable: false }, 'scan-hub': { enable: false }, 'remote-monitor': { enable: false }, 'power-mgmt': { enable: false }, 'soap-mps': { enable: false } } }), { AMTGW_MASTER_KEY: masterKey });
   let scanId: string;
   try {
     const url = await proc.serving;
@@ -117,7 +118,7 @@ test('a wrong master key stops start-up with a clear error before anything is un
 });
 
 test('one user holds at most maxConcurrentScansPerUser of the running scans: another user still starts one', async () => {
-  const gw = await startTestGateway({ plugins: ['rest-api'], overrides: { ...SIM_AMT_SETTINGS, plugins: { 'rest-api': { options: { scan: { maxConcurrentScans: 3, maxConcurrentScansPerUser: 1 } } } } } });
+  const gw = await startTestGateway({ plugins: ['rest-api'], overrides: mergeConfig(SIM_AMT_SETTINGS, { plugins: { 'rest-api': { options: { scan: { maxConcurrentScans: 3, maxConcurrentScansPerUser: 1 } } } } }) });
   try {
     const admin = await gw.login();
     const other = await gw.userWith(['scan:run', 'devices:read'], 'second-scanner');

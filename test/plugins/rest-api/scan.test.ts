@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { startFleet, type Fleet } from '../../sim/fleet.js';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway-harness.js';
 import { createCredential, SIM_AMT_SETTINGS, SIM_RMCP_PORT, startScan, waitForScan } from '../../helpers/scan-helpers.js';
+import { mergeConfig } from '../../../core/config/load-config.js';
 import type { Device } from '../../../plugins/rest-api/api.js';
 
 // 200 devices in 127.30.0.1-127.30.0.200 inside a /23 of 512 addresses: 312 empty ones.
@@ -14,7 +15,7 @@ let token: string;
 
 before(async () => {
   fleet = await startFleet({ count: 200, base: '127.30.0.1', rmcpPort: SIM_RMCP_PORT, tlsEvery: 5, altPasswordEvery: 7, provisioningStates: [2, 2, 1, 0], seed: 'scan-test' });
-  gw = await startTestGateway({ plugins: ['rest-api'], overrides: { ...SIM_AMT_SETTINGS, plugins: { 'rest-api': { options: { scan: { credentialAttemptsPerDevice: ATTEMPT_CAP } } } } } });
+  gw = await startTestGateway({ plugins: ['rest-api'], overrides: mergeConfig(SIM_AMT_SETTINGS, { plugins: { 'rest-api': { options: { scan: { credentialAttemptsPerDevice: ATTEMPT_CAP } } } } }) });
   token = await gw.login();
   // Three credentials, none with the alternative password: devices using it refuse all of them.
   await createCredential(gw, token, { name: 'wrong-1', username: 'admin', password: 'Not-The-Password-1' });

@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startFleet } from '../../sim/fleet.js';
 import { createCredential, SIM_AMT_SETTINGS, SIM_RMCP_PORT, startScan } from '../../helpers/scan-helpers.js';
+import { mergeConfig } from '../../../core/config/load-config.js';
 import { assertHubShapes, connectSignalR, startHubGateway, type Received } from './hub-test-kit.js';
 import { until } from '../../helpers/poll.js';
 
@@ -11,7 +12,7 @@ const RANGE = '127.50.0.0/26';
 
 test('SignalR clients see a real scan of the simulator as it runs: started, progress to 100 %, one discovery per device, completed, each event in its documented shape', { timeout: 60_000 }, async () => {
   const fleet = await startFleet({ count: DEVICES, base: '127.50.0.1', rmcpPort: SIM_RMCP_PORT, seed: 'hub-e2e' });
-  const gw = await startHubGateway({ plugins: ['rest-api'], overrides: { ...SIM_AMT_SETTINGS, plugins: { 'rest-api': { enable: true, options: { scan: { rmcpWindowMs: 300 } } } } } });
+  const gw = await startHubGateway({ plugins: ['rest-api'], overrides: mergeConfig(SIM_AMT_SETTINGS, { plugins: { 'rest-api': { enable: true, options: { scan: { rmcpWindowMs: 300 } } } } }) });
   try {
     const token = await gw.login();
     await createCredential(gw, token, { name: 'fleet', username: 'admin', password: 'P@ssw0rd1', isDefault: true });

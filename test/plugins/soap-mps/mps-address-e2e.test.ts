@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { startFleet, type Fleet } from '../../sim/index.js';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway-harness.js';
 import { createCredential, SIM_AMT_SETTINGS, SIM_RMCP_PORT, startScan, waitForScan } from '../../helpers/scan-helpers.js';
+import { mergeConfig } from '../../../core/config/load-config.js';
 import { ciraPort } from '../cira/gateway-cira-helpers.js';
 import { startReceiver, type NotificationReceiver, type ReceivedNotification } from './notification-receiver.js';
 import { ADMIN, basicHeader, envelope, soapPoster, soapServiceUrl } from './soap-test-gateway.js';
@@ -29,14 +30,13 @@ async function startGateway(cira: Record<string, unknown>): Promise<Running> {
   const gw = await startTestGateway({
     plugins: ['rest-api', 'remote-monitor', 'soap-mps', 'cira'],
     logs,
-    overrides: {
-      ...SIM_AMT_SETTINGS,
+    overrides: mergeConfig(SIM_AMT_SETTINGS, {
       plugins: {
         'remote-monitor': { options: { intervalSeconds: 0.5, missedProbesOffline: 1, probe: { rmcpWindowMs: 200, connectTimeoutMs: 300 } } },
         'soap-mps': { options: { port: 0, delivery: { backoffMs: 100, timeoutMs: 10_000, maxAttempts: 5 } } },
         cira: { options: { port: 0, keepAliveIntervalSeconds: 1, keepAliveTimeoutSeconds: 2, forwardSettleMs: 50, ...cira } },
       },
-    },
+    }),
   });
   const token = await gw.login();
   await createCredential(gw, token, { name: 'fleet', username: 'admin', password: 'P@ssw0rd1', isDefault: true });

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { startFleet, type Fleet } from '../../sim/fleet.js';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway-harness.js';
 import { createCredential, SIM_AMT_SETTINGS, SIM_RMCP_PORT, startScan, waitForScan } from '../../helpers/scan-helpers.js';
+import { mergeConfig } from '../../../core/config/load-config.js';
 import { startReceiver, type NotificationReceiver } from './notification-receiver.js';
 import { ADMIN, basicHeader, envelope, soapPoster, soapServiceUrl, type SoapTestGateway } from './soap-test-gateway.js';
 import { until } from '../../helpers/poll.js';
@@ -26,13 +27,12 @@ describe('notifications from the real online monitor', () => {
     gw = await startTestGateway({
       plugins: ['rest-api', 'remote-monitor', 'soap-mps'],
       logs,
-      overrides: {
-        ...SIM_AMT_SETTINGS,
+      overrides: mergeConfig(SIM_AMT_SETTINGS, {
         plugins: {
           'remote-monitor': { options: { intervalSeconds: 0.5, missedProbesOffline: 1, probe: { rmcpWindowMs: 200, connectTimeoutMs: 300 } } },
           'soap-mps': { options: { port: 0, delivery: { backoffMs: 100, timeoutMs: 10_000, maxAttempts: 5 } } },
         },
-      },
+      }),
     });
     const token = await gw.login();
     await createCredential(gw, token, { name: 'fleet', username: 'admin', password: 'P@ssw0rd1', isDefault: true });

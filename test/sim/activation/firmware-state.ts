@@ -104,6 +104,7 @@ function deviceConfig(options: FirmwareOptions): DeviceConfig {
     cira: null,
     ciraStartDelayMs: 0,
     responseDelayMs: options.responseDelayMs,
+    powerAssociationGet: true,
   };
 }
 

@@ -58,6 +58,7 @@ export const ANSWER_CASES: readonly AnswerCase[] = [
   { vector: 'cim/computer/systempackage/get.xml', ask: get('CIM_ComputerSystemPackage'), live: ['PlatformGUID'] },
   { vector: 'cim/computer/systempackage/pull.xml', ask: pull('CIM_ComputerSystemPackage'), live: ['PlatformGUID'] },
   { vector: 'cim/service/availabletoelement/pull.xml', ask: pull('CIM_ServiceAvailableToElement'), live: POWER_LIVE },
+  { vector: 'second-source/cim/power/associatedpowermanagementservice/get.xml', ask: get('CIM_AssociatedPowerManagementService'), live: POWER_LIVE, note: "the power read's one request" },
   {
     vector: 'cim/power/managementservice/requestpowerstatechange.xml',
     ask: invoke('CIM_PowerManagementService', 'RequestPowerStateChange', { PowerState: 10, ManagedElement: COMPUTER_SYSTEM }),

@@ -79,9 +79,12 @@ async function putChanged(client: WsmanClient, className: string, changes: Recor
   await client.put(className, { ...properties, ...changes });
 }
 
-/** Applies a change; turning KVM or SOL on turns the listener on too. Returns the state read back. */
-export async function writeRedirectionFeatures(client: WsmanClient, change: FeatureChange): Promise<RedirectionFeatures> {
-  const before = await readRedirectionFeatures(client);
+/**
+ * Applies a change; turning KVM or SOL on turns the listener on too. Returns the state read back.
+ * @param known the features as just read, when the caller has them (else they are read first)
+ */
+export async function writeRedirectionFeatures(client: WsmanClient, change: FeatureChange, known?: RedirectionFeatures): Promise<RedirectionFeatures> {
+  const before = known ?? (await readRedirectionFeatures(client));
   const sol = change.sol ?? before.sol;
   const ider = change.ider ?? before.ider;
   if (sol !== before.sol || ider !== before.ider) {

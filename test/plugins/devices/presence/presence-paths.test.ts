@@ -11,6 +11,7 @@ import { startFleet, type Fleet, type SimDevice } from '../../../sim/index.js';
 import { startTestGateway, type TestGateway } from '../../../helpers/gateway-harness.js';
 import { until } from '../../../helpers/poll.js';
 import { createCredential, SIM_AMT_SETTINGS, SIM_RMCP_PORT, startScan, waitForScan } from '../../../helpers/scan-helpers.js';
+import { mergeConfig } from '../../../../core/config/load-config.js';
 import { ADMIN, basicHeader, envelope, soapPoster, soapServiceUrl, type SoapTestGateway } from '../../soap-mps/soap-test-gateway.js';
 import { assertHubShapes, connectSignalR, type Received } from '../../scan-hub/hub-test-kit.js';
 import { ciraPort } from '../../cira/gateway-cira-helpers.js';
@@ -101,14 +102,13 @@ describe('presence: one truth from the LAN monitor, CIRA tunnels and scans', () 
     gw = await startTestGateway({
       plugins: ['rest-api', 'remote-monitor', 'soap-mps', 'scan-hub', 'cira'],
       logs,
-      overrides: {
-        ...SIM_AMT_SETTINGS,
+      overrides: mergeConfig(SIM_AMT_SETTINGS, {
         plugins: {
           'remote-monitor': { options: { intervalSeconds: 1, missedProbesOffline: MISSED_PROBES_OFFLINE, probe: { rmcpWindowMs: 200, connectTimeoutMs: 300 } } },
           'soap-mps': { options: { port: 0 } },
           cira: { options: { port: 0, keepAliveIntervalSeconds: 1, keepAliveTimeoutSeconds: 5, forwardSettleMs: 50 } },
         },
-      },
+      }),
     });
     token = await gw.login();
     await createCredential(gw, token, { name: 'fleet', username: 'admin', password: 'P@ssw0rd1', isDefault: true });

@@ -9,12 +9,12 @@
  * This module stays for the 1.x line; the kernel itself never imports it.
  */
 export * from '../core/plugin-api.js';
-export type * from './devices/public.js';
-export type * from './rest-api/public.js';
-export type * from './remote-monitor/public.js';
-export type * from './power-mgmt/public.js';
-export type * from './cira/public.js';
-export type * from './soap-mps/public.js';
-export type * from './scan-hub/public.js';
-export type * from './audit/public.js';
-export type * from './metrics/public.js';
+export type * from '../plugins/devices/public.js';
+export type * from '../plugins/rest-api/public.js';
+export type * from '../plugins/remote-monitor/public.js';
+export type * from '../plugins/power-mgmt/public.js';
+export type * from '../plugins/cira/public.js';
+export type * from '../plugins/soap-mps/public.js';
+export type * from '../plugins/scan-hub/public.js';
+export type * from '../plugins/audit/public.js';
+export type * from '../plugins/metrics/public.js';

@@ -1,5 +1,6 @@
 /**
- * The gateway's file descriptors, shared between device connections and scan probes: every probe in
+ * The gateway's file descriptors, shared between device connections and scan probes (the devices
+ * plugin's part of `ulimit -n`; scans ask the gate's `probeBudget`): every probe in
  * flight and every device read holds one socket, and a process past `ulimit -n` fails every new
  * socket (EMFILE), which a prober would take for a closed port. Checked at start and per scan.
  */
