@@ -2,7 +2,8 @@
  * Extra suite (`npm run test:cluster`): devices managed by three gateway processes on one real
  * PostgreSQL, against the simulator on loopback. A scan's events reach another instance's hub and
  * any instance cancels a scan; wrong credentials scanned from every instance at once never lock a
- * device out and no device ever sees two connections; a CIRA device is managed through an instance
+ * device out and no device ever sees two connections, operations from every instance at once on one
+ * device taking the cluster-wide turn; a CIRA device is managed through an instance
  * that does not hold its tunnel, and after kill -9 of that instance through the one it dials next.
  */
 import assert from 'node:assert/strict';
@@ -89,6 +90,58 @@ describe('devices through three gateway instances on one PostgreSQL', () => {
     assert.equal(cancelled.status, 200, JSON.stringify(cancelled.body));
     assert.equal(cancelled.body.status, 'cancelled');
     assert.equal(cancelled.headers.get('x-amtgw-served-by') !== null, true, 'served by the instance running it');
+  });
+
+  test('operations on one LAN device from every instance at once: the cluster-wide turn (the gate\'s turn provider) keeps it to one connection at a time', async (t) => {
+    if (skipWithoutPostgres(t)) return;
+    // Slow answers (150 ms each, as firmware's), so that operations of three instances not taking turns would overlap.
+    const fleet = await startFleet({ count: 1, base: '127.68.0.1', rmcpPort: SIM_RMCP_PORT, seed: 'cluster-turns', responseDelayMs: [150, 150] });
+    fleets.push(fleet);
+    const scan = await call<ScanView>(instances[1]!.url, token, 'POST', '/api/scan/start', { range: '127.68.0.1/32', timeoutMs: 3000 });
+    assert.equal(scan.status, 202);
+    const device = await until('the device is listed on every instance', async () => {
+      const lists = await Promise.all(instances.map((i) => call<Array<{ id: string; ipAddress: string }>>(i.url, token, 'GET', '/api/devices')));
+      const found = lists.map((l) => l.body.find((d) => d.ipAddress === '127.68.0.1'));
+      return found.every(Boolean) ? found[0] : undefined;
+    }, 30_000);
+    await until('the scan ended', async () => (await call<ScanView>(instances[1]!.url, token, 'GET', `/api/scan/${scan.body.id}`)).body.status !== 'running', 30_000);
+    const sim = fleet.devices[0]!;
+    sim.resetCounters();
+    const reads = await Promise.all(Array.from({ length: 9 }, (_, i) => call(instances[i % 3]!.url, token, 'GET', `/api/power/${device.id}`)));
+    assert.deepEqual(reads.map((r) => r.status), Array(9).fill(200), JSON.stringify(reads.find((r) => r.status !== 200)?.body));
+    const counters = sim.counters();
+    assert.ok(counters.connections >= 9, `${counters.connections} connections for 9 operations`);
+    assert.equal(counters.peakOpenConnections, 1, 'one connection at a time from the whole cluster');
+    // Without credentials (no default one), a diagnostic exchange holds no sign-in lease: only the
+    // device's cluster-wide turn keeps it apart from the power reads other instances run meanwhile.
+    const fleetCredential = (await call<Array<{ id: string; name: string }>>(instances[0]!.url, token, 'GET', '/api/credentials')).body.find((c) => c.name === 'fleet')!;
+    const setDefault = async (isDefault: boolean) => {
+      const res = await call(instances[0]!.url, token, 'PUT', `/api/credentials/${fleetCredential.id}`, { name: 'fleet', username: 'admin', password: 'P@ssw0rd1', isDefault });
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      await until('every instance sees the change', async () => {
+        const lists = await Promise.all(instances.map((i) => call<Array<{ name: string; isDefault: boolean }>>(i.url, token, 'GET', '/api/credentials')));
+        return lists.every((l) => l.body.find((c) => c.name === 'fleet')?.isDefault === isDefault);
+      }, 2000);
+    };
+    await setDefault(false);
+    try {
+      sim.resetCounters();
+      const mixed = await Promise.all(
+        Array.from({ length: 12 }, (_, i) =>
+          i % 2 === 0
+            ? call<{ reachable: boolean; authenticated: boolean }>(instances[i % 3]!.url, token, 'GET', `/api/test/test-wsman/${device.id}`)
+            : call(instances[i % 3]!.url, token, 'GET', `/api/power/${device.id}`),
+        ),
+      );
+      assert.deepEqual(mixed.map((r) => r.status), Array(12).fill(200), JSON.stringify(mixed.find((r) => r.status !== 200)?.body));
+      for (const check of mixed.filter((_, i) => i % 2 === 0)) assert.deepEqual([(check.body as { reachable: boolean }).reachable, (check.body as { authenticated: boolean }).authenticated], [true, false]);
+      const after = sim.counters();
+      assert.ok(after.connections >= 12, `${after.connections} connections for 12 operations`);
+      assert.equal(after.peakOpenConnections, 1, 'one connection at a time from the whole cluster, credentials or not');
+    } finally {
+      await setDefault(true);
+    }
+    assert.equal(sim.lockedOut, false);
   });
 
   test('wrong credentials scanned from every instance at once: no device is locked out; reads from every instance at once: one connection at a time', async (t) => {
