@@ -15,6 +15,7 @@ import { WebSocket } from 'ws';
 import { startFleet, type Fleet } from '../sim/index.js';
 import type { SimDevice } from '../sim/sim-device.js';
 import { SimCiraClient } from '../sim/cira-client.js';
+import { mergeConfig } from '../../core/config/load-config.js';
 import { SIM_AMT_SETTINGS, SIM_RMCP_PORT } from '../helpers/scan-helpers.js';
 import { SolClient } from '../helpers/sol-client.js';
 import { writeBootIso, type BuiltImage } from '../helpers/boot-images.js';
@@ -65,8 +66,7 @@ describe('the remote console and revocations across three gateway instances', ()
     const masterKey = clusterMasterKey();
     dir = await mkdtemp(join(tmpdir(), 'amtgw-cluster-console-'));
     iso = await writeBootIso(join(dir, 'boot.iso'), 1024 * 1024);
-    const config = {
-      ...SIM_AMT_SETTINGS,
+    const config = mergeConfig(SIM_AMT_SETTINGS, {
       plugins: {
         'soap-mps': { enable: true, options: { port: 0 } },
         'remote-monitor': { enable: false },
@@ -75,7 +75,7 @@ describe('the remote console and revocations across three gateway instances', ()
         images: { enable: true, options: { directory: join(dir, 'images') } },
         'power-mgmt': { enable: true },
       },
-    };
+    });
     instances = await Promise.all(['gw-a', 'gw-b', 'gw-c'].map((name) => startInstance(name, { storeUrl, masterKey, config })));
     token = await adminToken(instances[0]!.url);
     assert.equal((await call(instances[0]!.url, token, 'POST', '/api/credentials', { name: 'fleet', username: 'admin', password: 'P@ssw0rd1', isDefault: true })).status, 201);

@@ -9,6 +9,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startFleet, type Fleet } from '../sim/index.js';
+import { mergeConfig } from '../../core/config/load-config.js';
 import { SIM_AMT_SETTINGS, SIM_RMCP_PORT } from '../helpers/scan-helpers.js';
 import { connectSignalR, type Received } from '../plugins/scan-hub/hub-test-kit.js';
 import { findPostgresBin, skipWithoutPostgres, startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
@@ -35,8 +36,7 @@ describe('devices through three gateway instances on one PostgreSQL', () => {
     server = await startPostgres();
     const storeUrl = await server.createDatabase();
     const masterKey = clusterMasterKey();
-    const config = {
-      ...SIM_AMT_SETTINGS,
+    const config = mergeConfig(SIM_AMT_SETTINGS, {
       plugins: {
         'soap-mps': { enable: false },
         'remote-monitor': { enable: false },
@@ -44,7 +44,7 @@ describe('devices through three gateway instances on one PostgreSQL', () => {
         'rest-api': { enable: true, options: { scan: { rmcpWindowMs: 200 } } },
         metrics: { enable: true },
       },
-    };
+    });
     instances = await Promise.all(['gw-a', 'gw-b', 'gw-c'].map((name) => startInstance(name, { storeUrl, masterKey, config })));
     token = await adminToken(instances[0]!.url);
   });

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnGateway, type GatewayProcess } from '../helpers/gateway-process.js';
 import { ADMIN_PASSWORD } from '../helpers/gateway-harness.js';
+import { mergeConfig } from '../../core/config/load-config.js';
 
 export interface ClusterInstanceProcess {
   name: string;
@@ -16,7 +17,7 @@ export interface ClusterInstanceProcess {
 export interface ClusterOptions {
   /** The store's URL (one database for every instance). */
   storeUrl: string;
-  /** Merged into every instance's configuration. */
+  /** Merged into every instance's configuration, key by key. */
   config?: Record<string, unknown>;
   env?: Record<string, string>;
 }
@@ -27,12 +28,15 @@ export const clusterMasterKey = (): string => randomBytes(32).toString('base64')
 /** Starts one instance named `name`; resolves once it serves. */
 export async function startInstance(name: string, options: ClusterOptions & { masterKey: string }): Promise<ClusterInstanceProcess> {
   const dataDir = mkdtempSync(join(tmpdir(), `amtgw-${name}-`));
-  const config = {
-    store: { driver: 'postgres', url: options.storeUrl },
-    cluster: { instanceName: name, heartbeatSeconds: 1, downAfterSeconds: 3 },
-    plugins: { 'soap-mps': { enable: false }, 'remote-monitor': { enable: false } },
-    ...options.config,
-  };
+  // Merged key by key: a suite's `plugins` adds to these rather than replacing them.
+  const config = mergeConfig(
+    {
+      store: { driver: 'postgres', url: options.storeUrl },
+      cluster: { instanceName: name, heartbeatSeconds: 1, downAfterSeconds: 3 },
+      plugins: { 'soap-mps': { enable: false }, 'remote-monitor': { enable: false } },
+    },
+    options.config ?? {},
+  );
   const child = await spawnGateway(dataDir, config, { AMTGW_MASTER_KEY: options.masterKey, ...options.env });
   try {
     const url = await child.serving;

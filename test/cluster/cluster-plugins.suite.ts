@@ -16,6 +16,7 @@ import type { ActivationApproval, ActivationRecord } from '../../plugins/activat
 import { SimMachine } from '../sim/activation/sim-machine.js';
 import { runAgent } from '../sim/activation/sim-agent.js';
 import { findPostgresBin, skipWithoutPostgres, startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
+import { mergeConfig } from '../../core/config/load-config.js';
 import { SIM_AMT_SETTINGS } from '../helpers/scan-helpers.js';
 import { until } from '../helpers/poll.js';
 import { adminToken, call, clusterMasterKey, startInstance, stopInstance, type ClusterInstanceProcess } from './cluster-kit.js';
@@ -33,8 +34,7 @@ describe("the other plugins' records on two gateway instances", () => {
     if (!findPostgresBin()) return;
     server = await startPostgres();
     storeUrl = await server.createDatabase();
-    const config = {
-      ...SIM_AMT_SETTINGS,
+    const config = mergeConfig(SIM_AMT_SETTINGS, {
       plugins: {
         'soap-mps': { enable: true, options: { port: 0 } },
         'remote-monitor': { enable: false },
@@ -42,7 +42,7 @@ describe("the other plugins' records on two gateway instances", () => {
         redirection: { enable: true },
         images: { enable: true, options: { directory: imageDir } },
       },
-    };
+    });
     const masterKey = clusterMasterKey();
     instances = await Promise.all(['gw-a', 'gw-b'].map((name) => startInstance(name, { storeUrl, masterKey, config })));
     token = await adminToken(instances[0]!.url);

@@ -12,6 +12,7 @@ import { adminToken, call, clusterMasterKey, startInstance, stopInstance, type C
 import { Agent, request } from 'undici';
 import { startFleet } from '../sim/index.js';
 import { ADMIN_PASSWORD } from '../helpers/gateway-harness.js';
+import { mergeConfig } from '../../core/config/load-config.js';
 import { SIM_AMT_SETTINGS, SIM_RMCP_PORT } from '../helpers/scan-helpers.js';
 import { startReceiver } from '../plugins/soap-mps/notification-receiver.js';
 import { ADMIN, basicHeader, envelope, soapPoster, soapServiceUrl } from '../plugins/soap-mps/soap-test-gateway.js';
@@ -33,13 +34,12 @@ describe('three gateway instances on one PostgreSQL', () => {
     server = await startPostgres();
     storeUrl = await server.createDatabase();
     // Started together: the first to take the advisory lock migrates, the others wait for it.
-    const config = {
-      ...SIM_AMT_SETTINGS,
+    const config = mergeConfig(SIM_AMT_SETTINGS, {
       plugins: {
         'soap-mps': { enable: true, options: { port: 0, delivery: { backoffMs: 100, timeoutMs: 10_000, maxAttempts: 5 } } },
         'remote-monitor': { enable: true, options: { intervalSeconds: 1, missedProbesOffline: 1, probe: { rmcpWindowMs: 200, connectTimeoutMs: 300 } } },
       },
-    };
+    });
     instances = await Promise.all(['gw-a', 'gw-b', 'gw-c'].map((name) => startInstance(name, { storeUrl, masterKey, config })));
     token = await adminToken(instances[0]!.url);
   });
