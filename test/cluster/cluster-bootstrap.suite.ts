@@ -1,16 +1,19 @@
 /**
- * Extra suite (`npm run test:cluster`): three gateway processes started at once on an empty
- * PostgreSQL database, none given AMTGW_ADMIN_PASSWORD. Exactly one creates `admin`: one password
- * generated, printed once and written to one file, and every instance accepts it. Skips without
- * PostgreSQL unless AMTGW_REQUIRE_POSTGRES=1.
+ * Extra suite (`npm run test:cluster`): gateway processes starting on a PostgreSQL store. Three
+ * started at once on an empty database, none given AMTGW_ADMIN_PASSWORD: exactly one creates
+ * `admin` (one password generated, printed once and written to one file) and every instance accepts
+ * it. A plugin registering a device turn provider of its own is refused where the cluster's turn is
+ * the gate's. Skips without PostgreSQL unless AMTGW_REQUIRE_POSTGRES=1.
  */
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { findPostgresBin, skipWithoutPostgres, startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
 import { call, clusterMasterKey, startInstance, stopInstance, type ClusterInstanceProcess } from './cluster-kit.js';
 
+const EXTENDER = fileURLToPath(new URL('../fixtures/plugins/gate-users/gate-extender.ts', import.meta.url));
 const PRINTED = /created user 'admin' with password (\S+)/g;
 /** Rounds of three simultaneous starts, each on a database of its own: the race is timing-dependent. */
 const ROUNDS = 3;
@@ -21,7 +24,7 @@ async function signIn(url: string, password: string): Promise<{ status: number; 
   return { status: res.status, token: body.token };
 }
 
-describe('three instances started at once on an empty database', () => {
+describe('gateway instances starting on a PostgreSQL store', () => {
   let server: PostgresServer | undefined;
   let instances: ClusterInstanceProcess[] = [];
 
@@ -57,5 +60,14 @@ describe('three instances started at once on an empty database', () => {
       for (const instance of instances) await stopInstance(instance, 'SIGKILL');
       instances = [];
     }
+  });
+
+  test("a plugin's own device turn provider is refused: in a cluster the gate's turn provider is the cluster's turn", async (t) => {
+    if (skipWithoutPostgres(t)) return;
+    const storeUrl = await server!.createDatabase();
+    const outcome = await startInstance('gw-extended', { storeUrl, masterKey: clusterMasterKey(), config: { plugins: { 'gate-extender': { enable: true, path: EXTENDER } } } }).catch((err: Error) => err);
+    if (!(outcome instanceof Error)) await stopInstance(outcome, 'SIGKILL');
+    assert.ok(outcome instanceof Error, 'the instance started with a second turn provider');
+    assert.match(outcome.message, /plugin 'gate-extender' failed to register: the device turn provider of plugin 'gate-extender' clashes with the one plugin 'devices \(cluster\)' registered/);
   });
 });
