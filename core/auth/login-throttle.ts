@@ -1,3 +1,4 @@
+import type { AttemptThrottle, AttemptThrottleOptions, ThrottledAttempt } from './auth-api.js';
 import { userKey } from './user-store.js';
 
 /**
@@ -12,38 +13,15 @@ import { userKey } from './user-store.js';
  * guesses cannot all pass the check before any of them failed, and at most `maxConcurrentPerName`
  * attempts per name and `maxConcurrentPerAddress` per address run at once. Names are keyed the way
  * sign-in matches them (case-insensitively), so `ADMIN` shares the count of `admin`.
+ *
+ * For what is not a user account (a device's password, a one-time code), `nameMaxFailures` also
+ * counts a name's failures from every address together (guessing from many addresses gains nothing);
+ * user logins leave it off, since anyone could then lock a user out. The public face is
+ * `ctx.auth.attemptThrottle` (auth-api.ts), where the interfaces are documented.
  */
-export interface LoginThrottle {
-  /** Starts an attempt, or refuses it with the seconds to retry after. */
-  begin(client: string, username: string): LoginAttempt | { retryAfterSeconds: number };
-}
-
-/** One login attempt under way. End it exactly once (in a `finally`): it then counts as a failure unless it succeeded. */
-export interface LoginAttempt {
-  /** Milliseconds to wait before checking the password. */
-  readonly delayMs: number;
-  /** The password was right: clears the failures of this name from this address (the address's ceiling count stays). */
-  succeeded(): void;
-  /** The password was never checked (the peer that checks it did not answer): ends without a failure or a success. */
-  unchecked(): void;
-  /** Releases the attempt's slot; records a failure unless `succeeded()` was called. Idempotent. */
-  end(): void;
-}
-
-export interface LoginThrottleOptions {
-  freeFailures: number;
-  maxFailures: number;
-  windowSeconds: number;
-  delayStepMs: number;
-  /** Failures from one address, all names together, before every login from it is refused (default 10 × maxFailures). */
-  addressMaxFailures?: number;
-  /** Attempts for one name from one address under way at once (default 2). */
-  maxConcurrentPerName?: number;
-  /** Attempts from one address under way at once, all names together (default 10). */
-  maxConcurrentPerAddress?: number;
-  /** Keys tracked at most per kind; the oldest are forgotten first. */
-  maxClients?: number;
-}
+export type LoginThrottle = AttemptThrottle;
+export type LoginAttempt = ThrottledAttempt;
+export type LoginThrottleOptions = AttemptThrottleOptions;
 
 /** Failure times per key within a sliding window, bounded in keys. */
 /** @param keep the most failures a decision looks at: older ones are dropped. */
@@ -105,21 +83,30 @@ export function createLoginThrottle(options: LoginThrottleOptions, now: () => nu
   const addressConcurrency = options.maxConcurrentPerAddress ?? 10;
   const perName = failureWindow(windowMs, maxKeys, options.maxFailures, now);
   const perAddress = failureWindow(windowMs, maxKeys, addressMax, now);
+  const nameMax = options.nameMaxFailures;
+  const perNameEverywhere = nameMax === undefined ? undefined : failureWindow(windowMs, maxKeys, nameMax, now);
   const busyNames = inFlightCounter();
   const busyAddresses = inFlightCounter();
+  const busyNamesEverywhere = inFlightCounter();
   // A NUL cannot occur in an address, so the pair key is unambiguous.
   const pair = (client: string, username: string) => `${client}\u0000${userKey(username)}`;
   return {
     begin(client, username) {
       const key = pair(client, username);
+      const name = userKey(username);
       const pendingForName = busyNames.get(key);
       const pendingForAddress = busyAddresses.get(client);
       if (pendingForName >= nameConcurrency || pendingForAddress >= addressConcurrency) return { retryAfterSeconds: 1 };
-      const blocked = Math.max(perAddress.blockedFor(client, addressMax, pendingForAddress), perName.blockedFor(key, options.maxFailures, pendingForName));
+      const blocked = Math.max(
+        perAddress.blockedFor(client, addressMax, pendingForAddress),
+        perName.blockedFor(key, options.maxFailures, pendingForName),
+        perNameEverywhere?.blockedFor(name, nameMax!, busyNamesEverywhere.get(name)) ?? 0,
+      );
       if (blocked > 0) return { retryAfterSeconds: blocked };
       const counted = perName.recent(key).length + pendingForName - options.freeFailures + 1;
       busyNames.add(key);
       busyAddresses.add(client);
+      busyNamesEverywhere.add(name);
       let ok = false;
       let ended = false;
       return {
@@ -136,9 +123,11 @@ export function createLoginThrottle(options: LoginThrottleOptions, now: () => nu
           ended = true;
           busyNames.remove(key);
           busyAddresses.remove(client);
+          busyNamesEverywhere.remove(name);
           if (ok) return;
           perName.add(key);
           perAddress.add(client);
+          perNameEverywhere?.add(name);
         },
       };
     },

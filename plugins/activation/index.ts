@@ -20,6 +20,10 @@ import { openApprovals } from './store/approvals.js';
 import { openProfileStore } from './store/profile-store.js';
 import { openRecordLog } from './store/record-log.js';
 import { createActivateEndpoint } from './wire/activate-endpoint.js';
+import { proofThrottleOptions } from './flows/password-proof.js';
+
+/** How often expired one-time codes are removed from the store. */
+const SWEEP_MS = 60_000;
 
 export default definePlugin({
   name: 'activation',
@@ -43,13 +47,18 @@ export default definePlugin({
     const records = await openRecordLog(ctx.store.namespace('records'), config.maxRecords);
     const approvals = await openApprovals(ctx.store.namespace('approvals'), config.approvalValidSeconds);
     const directory = createSessionDirectory();
-    const codes = createActionCodes();
+    const codes = createActionCodes(ctx.store.namespace('codes'));
+    await codes.sweep();
+    const sweeper = setInterval(() => void codes.sweep().catch((err: Error) => ctx.logger.warn('expired one-time codes not swept', { error: err.message })), SWEEP_MS);
+    sweeper.unref();
+    ctx.onClose(() => clearInterval(sweeper));
     registerAgentPath(gate, directory, ctx.name);
     const parts: DriverParts = {
       profiles,
       domains,
       approvals,
       codes,
+      proofs: ctx.auth.attemptThrottle(proofThrottleOptions(config)),
       link: createDeviceLink(gate, devices, config.stepTimeoutMs),
       devices,
       presence: ctx.use('devicePresence'),

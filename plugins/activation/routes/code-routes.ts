@@ -20,7 +20,7 @@ export function registerCodeRoutes(ctx: PluginContext, codes: ActionCodes, hasPa
     async handler(req, reply) {
       const uuid = req.body.uuid.toLowerCase();
       if (!hasPassword(uuid)) throw ActivationErrors.noStoredPassword(uuid);
-      const issued = codes.issue(uuid, validSeconds);
+      const issued = await codes.issue(uuid, validSeconds);
       await ctx.useOptional('audit')?.record({ by: req, action: 'activation.code.issue', target: uuid, detail: { expiresAt: issued.expiresAt } });
       reply.status(201);
       return { uuid, ...issued };
