@@ -23,7 +23,9 @@ export interface KeyValueStore {
   del(key: string): Promise<void>;
   /**
    * Removes the entry and gives its value, atomically: of takes of one key at the same time exactly one
-   * gets the value, the others undefined (a one-time code, a ticket). Since kernel API 1.6.0.
+   * gets the value, the others undefined (a one-time code, a ticket). Since kernel API 1.6.0. (LevelDB:
+   * takes of a key queue in this process, which alone holds the database; a store shared by several
+   * gateways must make it atomic there, e.g. PostgreSQL's `DELETE ... RETURNING`.)
    */
   take<T>(key: string): Promise<T | undefined>;
   /** Applies every operation or none. */
