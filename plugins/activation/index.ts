@@ -15,7 +15,7 @@ import { registerProfileRoutes } from './routes/profile-routes.js';
 import { registerCodeRoutes } from './routes/code-routes.js';
 import { registerRecordRoutes } from './routes/record-routes.js';
 import { createSessionDirectory } from './session/session-directory.js';
-import { createActionCodes } from './store/action-codes.js';
+import { createActionCodes, sweepEvery } from './store/action-codes.js';
 import { openApprovals } from './store/approvals.js';
 import { openProfileStore } from './store/profile-store.js';
 import { openRecordLog } from './store/record-log.js';
@@ -49,9 +49,7 @@ export default definePlugin({
     const directory = createSessionDirectory();
     const codes = createActionCodes(ctx.store.namespace('codes'));
     await codes.sweep();
-    const sweeper = setInterval(() => void codes.sweep().catch((err: Error) => ctx.logger.warn('expired one-time codes not swept', { error: err.message })), SWEEP_MS);
-    sweeper.unref();
-    ctx.onClose(() => clearInterval(sweeper));
+    ctx.onClose(sweepEvery(codes, SWEEP_MS, ctx.logger));
     registerAgentPath(gate, directory, ctx.name);
     const parts: DriverParts = {
       profiles,

@@ -8,7 +8,7 @@
  * in, and a wrong code finds no key: guessing burns no operator's code.
  */
 import { createHash, randomInt } from 'node:crypto';
-import type { KeyValueStore } from '../../../core/plugin-api.js';
+import type { KeyValueStore, Logger } from '../../../core/plugin-api.js';
 
 const ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
 const LENGTH = 12;
@@ -57,5 +57,18 @@ export function createActionCodes(store: KeyValueStore, now: () => number = Date
       }
       return removed;
     },
+  };
+}
+
+/** Sweeps `codes` every `ms` until the returned stop, which waits for a sweep under way (before the store closes). */
+export function sweepEvery(codes: ActionCodes, ms: number, logger: Logger): () => Promise<void> {
+  let sweeping: Promise<unknown> = Promise.resolve();
+  const timer = setInterval(() => {
+    sweeping = codes.sweep().catch((err: Error) => logger.warn('expired one-time codes not swept', { error: err.message }));
+  }, ms);
+  timer.unref();
+  return async () => {
+    clearInterval(timer);
+    await sweeping;
   };
 }
