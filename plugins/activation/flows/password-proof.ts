@@ -10,7 +10,6 @@
  * bounds the agent is refused for a while without a comparison, as AMT locks out guessers itself.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { AttemptThrottle } from '../../../core/plugin-api.js';
 import type { AlongCredential } from 'amt-gateway/devices';
 import type { ActivationConfig } from '../config.js';
 import { ActivationErrors } from '../errors.js';
@@ -31,7 +30,7 @@ export function proofThrottleOptions(config: Pick<ActivationConfig, 'proofMaxFai
   };
 }
 
-export type ProofParts = Pick<FlowParts, 'vault' | 'codes'> & { proofs: AttemptThrottle };
+export type ProofParts = Pick<FlowParts, 'vault' | 'codes' | 'proofs'>;
 
 /**
  * The device's stored credential, once `given` matches it (compared in constant time inside the
