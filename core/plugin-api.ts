@@ -56,7 +56,7 @@ export type {
 export { Type, type Static, type TSchema } from '@sinclair/typebox';
 export { ComponentRef, DateTime, Nullable, NullableEnum, NullableString, StringEnum } from './validation/schema-types.js';
 export type { ReadinessCheck, ReadinessResult } from './health/readiness.js';
-export type { PluginAuth, SignInRequest, SignInResult } from './auth/auth-api.js';
+export type { AttemptThrottle, AttemptThrottleOptions, PluginAuth, SignInRequest, SignInResult, ThrottledAttempt } from './auth/auth-api.js';
 export { HttpError, isHttpError, type HttpErrorShape, type ProblemFieldError } from './http/http-error.js';
 /** Answers a refused WebSocket upgrade (in an {@link UpgradeHandler}) with a problem+json response and closes the socket. Since kernel API 1.4. */
 export { refuseUpgrade } from './http/upgrade-refusal.js';

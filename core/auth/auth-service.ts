@@ -9,7 +9,7 @@ import type { StoredUser, UserStore } from './user-store.js';
  * sign-in (`signIn`, throttled) is added in the register phase, where the event bus lives
  * (sign-in.ts); `checkPassword` is the bare check under it, for the kernel only.
  */
-export interface AuthService extends Omit<PluginAuth, 'signIn' | 'verifyPassword'> {
+export interface AuthService extends Omit<PluginAuth, 'signIn' | 'verifyPassword' | 'attemptThrottle'> {
   readonly users: UserStore;
   readonly tokens: TokenService;
   toAuthenticated(user: StoredUser): AuthenticatedUser;

@@ -1,3 +1,4 @@
+import type { AttemptThrottle, AttemptThrottleOptions, ThrottledAttempt } from './auth-api.js';
 import { userKey } from './user-store.js';
 
 /**
@@ -12,23 +13,15 @@ import { userKey } from './user-store.js';
  * guesses cannot all pass the check before any of them failed, and at most `maxConcurrentPerName`
  * attempts per name and `maxConcurrentPerAddress` per address run at once. Names are keyed the way
  * sign-in matches them (case-insensitively), so `ADMIN` shares the count of `admin`.
+ *
+ * For what is not a user account (a device's password, a one-time code), `nameMaxFailures` also
+ * counts a name's failures from every address together (guessing from many addresses gains nothing);
+ * user logins leave it off, since anyone could then lock a user out. The public face is
+ * `ctx.auth.attemptThrottle` (auth-api.ts), where the interfaces are documented.
  */
-export interface LoginThrottle {
-  /** Starts an attempt, or refuses it with the seconds to retry after. */
-  begin(client: string, username: string): LoginAttempt | { retryAfterSeconds: number };
-}
-
-/** One login attempt under way. End it exactly once (in a `finally`): it then counts as a failure unless it succeeded. */
-export interface LoginAttempt {
-  /** Milliseconds to wait before checking the password. */
-  readonly delayMs: number;
-  /** The password was right: clears the failures of this name from this address (the address's ceiling count stays). */
-  succeeded(): void;
-  /** The password was never checked (the peer that checks it did not answer): ends without a failure or a success. */
-  unchecked(): void;
-  /** Releases the attempt's slot; records a failure unless `succeeded()` was called. Idempotent. */
-  end(): void;
-}
+export type LoginThrottle = AttemptThrottle;
+export type LoginAttempt = ThrottledAttempt;
+export type LoginThrottleOptions = AttemptThrottleOptions;
 
 /**
  * A throttle whose counts may be kept elsewhere (a cluster's database, so that every instance counts
@@ -54,21 +47,6 @@ export function inMemory(throttle: LoginThrottle): SharedLoginThrottle {
   };
 }
 
-export interface LoginThrottleOptions {
-  freeFailures: number;
-  maxFailures: number;
-  windowSeconds: number;
-  delayStepMs: number;
-  /** Failures from one address, all names together, before every login from it is refused (default 10 × maxFailures). */
-  addressMaxFailures?: number;
-  /** Attempts for one name from one address under way at once (default 2). */
-  maxConcurrentPerName?: number;
-  /** Attempts from one address under way at once, all names together (default 10). */
-  maxConcurrentPerAddress?: number;
-  /** Keys tracked at most per kind; the oldest are forgotten first. */
-  maxClients?: number;
-}
-
 /**
  * Seconds until fewer than `max` failures (times, oldest first), the `pending` attempts counted as
  * failures, remain in the window; 0 when already fewer. Pending attempts end within seconds, so a
@@ -88,6 +66,8 @@ export interface ThrottleState {
   addressFailures: readonly number[];
   pendingForName: number;
   pendingForAddress: number;
+  /** With `nameMaxFailures`: the name's failures from every address, and its attempts under way from every address. */
+  everywhere?: { failures: readonly number[]; pending: number };
 }
 
 /** The throttle's limits with their defaults filled in. */
@@ -99,6 +79,8 @@ export interface ThrottleLimits {
   nameConcurrency: number;
   addressConcurrency: number;
   delayStepMs: number;
+  /** Failures of a name from every address before it is refused everywhere; undefined: no such bound. */
+  nameEverywhereMax: number | undefined;
 }
 
 export function throttleLimits(options: LoginThrottleOptions): ThrottleLimits {
@@ -111,6 +93,7 @@ export function throttleLimits(options: LoginThrottleOptions): ThrottleLimits {
     nameConcurrency: options.maxConcurrentPerName ?? 2,
     addressConcurrency: options.maxConcurrentPerAddress ?? 10,
     delayStepMs: options.delayStepMs,
+    nameEverywhereMax: options.nameMaxFailures,
   };
 }
 
@@ -124,6 +107,9 @@ export function throttleDecision(limits: ThrottleLimits, state: ThrottleState): 
   const blocked = Math.max(
     blockedFor(state.addressFailures, limits.addressMax, pendingForAddress, limits.windowMs, state.now),
     blockedFor(state.nameFailures, limits.maxFailures, pendingForName, limits.windowMs, state.now),
+    limits.nameEverywhereMax !== undefined && state.everywhere
+      ? blockedFor(state.everywhere.failures, limits.nameEverywhereMax, state.everywhere.pending, limits.windowMs, state.now)
+      : 0,
   );
   if (blocked > 0) return { retryAfterSeconds: blocked };
   const counted = state.nameFailures.length + pendingForName - limits.freeFailures + 1;
@@ -177,21 +163,27 @@ export function createLoginThrottle(options: LoginThrottleOptions, now: () => nu
   const maxKeys = options.maxClients ?? 10_000;
   const perName = failureWindow(limits.windowMs, maxKeys, limits.maxFailures, now);
   const perAddress = failureWindow(limits.windowMs, maxKeys, limits.addressMax, now);
+  const everywhereMax = limits.nameEverywhereMax;
+  const perNameEverywhere = everywhereMax === undefined ? undefined : failureWindow(limits.windowMs, maxKeys, everywhereMax, now);
   const busyNames = inFlightCounter();
   const busyAddresses = inFlightCounter();
+  const busyNamesEverywhere = inFlightCounter();
   return {
     begin(client, username) {
       const key = throttlePair(client, username);
+      const name = userKey(username);
       const verdict = throttleDecision(limits, {
         now: now(),
         nameFailures: perName.recent(key),
         addressFailures: perAddress.recent(client),
         pendingForName: busyNames.get(key),
         pendingForAddress: busyAddresses.get(client),
+        everywhere: perNameEverywhere && { failures: perNameEverywhere.recent(name), pending: busyNamesEverywhere.get(name) },
       });
       if ('retryAfterSeconds' in verdict) return verdict;
       busyNames.add(key);
       busyAddresses.add(client);
+      busyNamesEverywhere.add(name);
       let ok = false;
       let ended = false;
       return {
@@ -208,9 +200,11 @@ export function createLoginThrottle(options: LoginThrottleOptions, now: () => nu
           ended = true;
           busyNames.remove(key);
           busyAddresses.remove(client);
+          busyNamesEverywhere.remove(name);
           if (ok) return;
           perName.add(key);
           perAddress.add(client);
+          perNameEverywhere?.add(name);
         },
       };
     },

@@ -2,6 +2,7 @@
 import type { PluginAuth } from '../plugin-api.js';
 import type { AuthService } from './auth-service.js';
 import type { SignInService } from './sign-in.js';
+import { createLoginThrottle } from './login-throttle.js';
 
 export function kernelPluginAuth(auth: AuthService, signIn: SignInService): PluginAuth {
   return {
@@ -12,6 +13,7 @@ export function kernelPluginAuth(auth: AuthService, signIn: SignInService): Plug
       const result = await signIn.signIn({ username, password, address: 'plugin', door: 'plugin' });
       return result.outcome === 'success' ? result.user : null;
     },
+    attemptThrottle: (options) => createLoginThrottle(options),
     tokenId: (token) => auth.tokenId(token),
     userById: (id) => auth.userById(id),
     allPermissions: () => auth.allPermissions(),

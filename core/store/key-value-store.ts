@@ -12,7 +12,7 @@ export interface PageOptions {
 }
 
 /**
- * A plugin's namespace of the store (LevelDB, or PostgreSQL for a cluster): string keys, JSON values, atomic batches.
+ * A plugin's namespace of the store (LevelDB, or PostgreSQL for a cluster): string keys, JSON values, atomic batches and takes.
  * Keys sort lexicographically; use fixed-width or prefixed keys for ranges.
  */
 export interface KeyValueStore {
@@ -21,6 +21,13 @@ export interface KeyValueStore {
   getMany<T>(keys: string[]): Promise<Array<T | undefined>>;
   put(key: string, value: unknown): Promise<void>;
   del(key: string): Promise<void>;
+  /**
+   * Removes the entry and gives its value, atomically: of takes of one key at the same time exactly one
+   * gets the value, the others undefined (a one-time code, a ticket). Since kernel API 1.6.0. (LevelDB:
+   * takes of a key queue in this process, which alone holds the database; PostgreSQL: the row is read
+   * `FOR UPDATE` and deleted in one transaction, so it holds across every instance of a cluster.)
+   */
+  take<T>(key: string): Promise<T | undefined>;
   /** Applies every operation or none. */
   batch(operations: BatchOperation[]): Promise<void>;
   /** Iterates entries in key order, optionally restricted to keys starting with `prefix`. */

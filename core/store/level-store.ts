@@ -32,7 +32,27 @@ interface Guard {
   read<T>(operation: () => Promise<T>): Promise<T>;
 }
 
-function wrap(db: Db, guard: Guard): KeyValueStore {
+/**
+ * Runs each piece of work after every earlier one of the same key, one at a time: what makes `take`
+ * atomic, since LevelDB has no read-and-delete and this process alone holds the database (its lock).
+ */
+function keyQueue() {
+  const tails = new Map<string, Promise<unknown>>();
+  return async function exclusive<T>(key: string, work: () => Promise<T>): Promise<T> {
+    const run = (tails.get(key) ?? Promise.resolve()).then(work);
+    const tail = run.catch(() => undefined);
+    tails.set(key, tail);
+    try {
+      return await run;
+    } finally {
+      // Bounded by the work under way: a key leaves the map when its last piece of work ends.
+      if (tails.get(key) === tail) tails.delete(key);
+    }
+  };
+}
+
+/** `path` names the namespace among all (a key of the queue); one `exclusive` for the whole store. */
+function wrap(db: Db, guard: Guard, path: string, exclusive: ReturnType<typeof keyQueue>): KeyValueStore {
   const ns: KeyValueStore = {
     async get<T>(key: string) {
       return (await guard.read(() => db.get(key))) as T | undefined;
@@ -45,6 +65,13 @@ function wrap(db: Db, guard: Guard): KeyValueStore {
     },
     async del(key) {
       await guard.write(() => db.del(key));
+    },
+    take<T>(key: string) {
+      return exclusive(`${path}:${JSON.stringify(key)}`, async () => {
+        const value = (await guard.read(() => db.get(key))) as T | undefined;
+        if (value !== undefined) await guard.write(() => db.del(key));
+        return value;
+      });
     },
     async batch(operations: BatchOperation[]) {
       if (operations.length === 0) return;
@@ -76,7 +103,7 @@ function wrap(db: Db, guard: Guard): KeyValueStore {
     },
     onRemoteChange: () => () => undefined,
     namespace(name) {
-      return wrap(db.sublevel(name, { valueEncoding: 'json' }), guard);
+      return wrap(db.sublevel(name, { valueEncoding: 'json' }), guard, `${path}/${JSON.stringify(name)}`, exclusive);
     },
   };
   return ns;
@@ -183,7 +210,7 @@ export async function openStore(dataDir: string, options: OpenStoreOptions = {})
       }
     },
   };
-  const root = wrap(db as unknown as Db, guard);
+  const root = wrap(db as unknown as Db, guard, '', keyQueue());
   return {
     driver: 'level',
     namespace: (name) => root.namespace(name),

@@ -30,6 +30,14 @@ export const ACTIVATION_CONFIG_SCHEMA = Section({
   approvalValidSeconds: int(60, 604_800, 3600, 'Seconds an approval stays valid'),
   /** How long a one-time code for `rpc deactivate` / `rpc maintenance` stays valid. */
   codeValidSeconds: int(60, 86_400, 900, 'Seconds a one-time code stays valid'),
+  /** Failed password proofs (a device's AMT password or a one-time code shown by an agent) of one device from one address within the window before that address is refused for it. */
+  proofMaxFailures: int(1, 100, 5, 'Failed password proofs of one device from one address before that address is refused for the device'),
+  /** The same for one device from every address together: guessing from many addresses gains nothing. */
+  proofDeviceMaxFailures: int(1, 1000, 10, 'Failed password proofs of one device from all addresses before every proof for it is refused'),
+  /** The same for one address over every device (an agent spraying devices). */
+  proofAddressMaxFailures: int(1, 1000, 20, 'Failed password proofs from one address, all devices together, before every proof from it is refused'),
+  /** The window the failures count in; a refusal lasts until the oldest counted failure leaves it. */
+  proofWindowSeconds: int(10, 86_400, 900, 'Seconds failed password proofs are counted for'),
   /** Records kept (oldest dropped first). */
   maxRecords: int(100, 10_000_000, 100_000, 'Activation records kept'),
   /** What devices dial for CIRA (`host` or `host:port`); null: the cira plugin's address (its publicAddress, else its listener). */

@@ -34,6 +34,10 @@ export const ActivationErrors = {
   approvalRequired: (uuid: string, deviceId: string) =>
     new HttpError(409, 'GW_ERR_ACTIVATION_APPROVAL_REQUIRED', `UUID ${uuid} is managed device '${deviceId}'; an operator must approve (POST /api/activation/approvals/${uuid}) before it is activated again`),
   passwordMismatch: (uuid: string) => new HttpError(403, 'GW_ERR_ACTIVATION_PASSWORD', `the AMT password given does not match the one stored for ${uuid}`),
+  proofLimit: (uuid: string, retryAfterSeconds: number) =>
+    new HttpError(429, 'GW_ERR_ACTIVATION_PROOF_LIMIT', `too many failed password proofs for ${uuid} or from this address; nothing was compared; try again in ${retryAfterSeconds} s`, {
+      headers: { 'Retry-After': String(retryAfterSeconds) },
+    }),
   noStoredPassword: (uuid: string) => new HttpError(409, 'GW_ERR_ACTIVATION_NO_PASSWORD', `no AMT password of ${uuid} is stored here (activated elsewhere; deactivate it with rpc-go locally)`),
   noDomain: (suffix: string) => new HttpError(422, 'GW_ERR_ACTIVATION_NO_DOMAIN', `no provisioning certificate for DNS suffix '${suffix || '(none)'}' (admin control mode needs one)`),
   rootNotTrusted: (suffix: string) =>

@@ -16,11 +16,15 @@ import { registerProfileRoutes } from './routes/profile-routes.js';
 import { registerCodeRoutes } from './routes/code-routes.js';
 import { registerRecordRoutes } from './routes/record-routes.js';
 import { createSessionDirectory } from './session/session-directory.js';
-import { createActionCodes } from './store/action-codes.js';
+import { createActionCodes, sweepEvery } from './store/action-codes.js';
 import { openApprovals } from './store/approvals.js';
 import { openProfileStore } from './store/profile-store.js';
 import { openRecordLog } from './store/record-log.js';
 import { createActivateEndpoint } from './wire/activate-endpoint.js';
+import { proofThrottleOptions } from './flows/password-proof.js';
+
+/** How often expired one-time codes are removed from the store. */
+const SWEEP_MS = 60_000;
 
 export default definePlugin({
   name: 'activation',
@@ -47,13 +51,16 @@ export default definePlugin({
     const records = await openRecordLog(ctx.store.namespace('records'), config.maxRecords, cluster.enabled ? (atLeast) => cluster.next('activation-records', atLeast) : undefined);
     const approvals = await openApprovals(ctx.store.namespace('approvals'), ctx.store.namespace('approval-requests'), config.approvalValidSeconds, { self: cluster.self.id, isUp: (id) => cluster.isUp(id) });
     const directory = createSessionDirectory();
-    const codes = createActionCodes();
+    const codes = createActionCodes(ctx.store.namespace('codes'));
+    await codes.sweep();
+    ctx.onClose(sweepEvery(codes, SWEEP_MS, ctx.logger));
     registerAgentPath(gate, directory, ctx.name);
     const parts: DriverParts = {
       profiles,
       domains,
       approvals,
       codes,
+      proofs: ctx.auth.attemptThrottle(proofThrottleOptions(config)),
       link: createDeviceLink(gate, devices, config.stepTimeoutMs),
       devices,
       presence: ctx.use('devicePresence'),

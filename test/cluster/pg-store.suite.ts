@@ -91,6 +91,27 @@ describe('PostgreSQL store', () => {
     assert.deepEqual((seen[0] as { pages: string[][] }).pages, [['a', 'ab'], ['b', 'd']]);
   });
 
+  test('take: of three instances taking one key at once exactly one gets its value, in a table and in the key-value namespace; the others see it gone', async (t) => {
+    if (skipWithoutPostgres(t)) return;
+    const url = await server!.createDatabase();
+    const stores = [await pgStore(url), await pgStore(url), await pgStore(url)];
+    const spaces = [
+      (store: GatewayStore) => store.namespace('plugin:rest-api').namespace('devices'),
+      (store: GatewayStore) => store.namespace('plugin:activation').namespace('codes'),
+    ];
+    for (const space of spaces) {
+      for (let round = 0; round < 20; round++) {
+        const key = `k${round}`;
+        await space(stores[0]!).put(key, { round, ipAddress: '10.0.0.1' });
+        const taken = await Promise.all(stores.flatMap((store) => [space(store).take<{ round: number }>(key), space(store).take<{ round: number }>(key)]));
+        const winners = taken.filter((v) => v !== undefined);
+        assert.deepEqual(winners.map((v) => v.round), [round], `round ${round}: one take gets the value`);
+        for (const store of stores) assert.equal(await space(store).get(key), undefined);
+      }
+      assert.equal(await space(stores[1]!).take('never'), undefined, 'a missing key gives undefined');
+    }
+  });
+
   test('a declared collection is a table with its fields as typed, indexed columns, readable with SQL', async (t) => {
     if (skipWithoutPostgres(t)) return;
     const url = await server!.createDatabase();

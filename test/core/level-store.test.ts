@@ -86,3 +86,29 @@ test('pages hold the same entries in order, in pages of at most the size asked f
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+test('take: of takes of one key at once exactly one gets the value, across handles of one namespace; other namespaces and keys are not touched', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'amtgw-store-'));
+  const store = await openStore(dir);
+  try {
+    const nested = () => store.namespace('plugin:x').namespace('codes');
+    await store.namespace('plugin:x').put('k', { other: true });
+    await nested().put('other', { i: 0 });
+    for (let round = 0; round < 50; round++) {
+      await nested().put('k', { round });
+      const taken = await Promise.all(Array.from({ length: 4 }, (_, i) => (i % 2 ? nested() : store.namespace('plugin:x').namespace('codes')).take<{ round: number }>('k')));
+      assert.deepEqual(
+        taken.filter((t) => t !== undefined),
+        [{ round }],
+        `round ${round}`,
+      );
+    }
+    assert.equal(await nested().get('k'), undefined, 'taken means gone');
+    assert.equal(await nested().take('missing'), undefined);
+    assert.deepEqual(await store.namespace('plugin:x').get('k'), { other: true });
+    assert.deepEqual(await nested().get('other'), { i: 0 });
+  } finally {
+    await store.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+});

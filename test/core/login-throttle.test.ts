@@ -62,6 +62,30 @@ test('names are throttled the way sign-in matches them: case does not make a new
   assert.ok('retryAfterSeconds' in throttle.begin('127.0.61.5', 'VICTIM3'));
 });
 
+test('nameMaxFailures counts a name\'s failures from every address together, and they expire with the window', () => {
+  let now = 1_000_000;
+  const throttle = createLoginThrottle({ freeFailures: 5, maxFailures: 5, windowSeconds: 60, delayStepMs: 0, nameMaxFailures: 3 }, () => now);
+  for (const address of ['127.0.62.1', '127.0.62.2', '127.0.62.3']) begun(throttle.begin(address, 'device-uuid')).end();
+  assert.deepEqual(throttle.begin('127.0.62.4', 'device-uuid'), { retryAfterSeconds: 60 }, 'a fresh address is refused for that name');
+  begun(throttle.begin('127.0.62.4', 'another-uuid')).end();
+  now += 60_001;
+  begun(throttle.begin('127.0.62.4', 'device-uuid')).end();
+});
+
+test('without nameMaxFailures (user logins) no name is refused for the failures of other addresses', () => {
+  const throttle = createLoginThrottle({ freeFailures: 5, maxFailures: 5, windowSeconds: 60, delayStepMs: 0 }, () => 1_000_000);
+  for (let i = 1; i <= 20; i++) begun(throttle.begin(`127.0.63.${i}`, 'admin')).end();
+  begun(throttle.begin('127.0.63.100', 'admin')).end();
+});
+
+test('what the throttle holds is bounded: at most maxClients keys per kind, the oldest forgotten first', () => {
+  const throttle = createLoginThrottle({ freeFailures: 0, maxFailures: 1, windowSeconds: 3600, delayStepMs: 0, nameMaxFailures: 1, maxClients: 100 }, () => 1_000_000);
+  begun(throttle.begin('127.0.64.1', 'first')).end();
+  assert.ok('retryAfterSeconds' in throttle.begin('127.0.64.1', 'first'));
+  for (let i = 0; i < 100; i++) begun(throttle.begin(`127.0.65.${i}`, `name-${i}`)).end();
+  begun(throttle.begin('127.0.64.1', 'first')).end();
+});
+
 async function withGateway(login: Record<string, number>, run: (gw: TestGateway) => Promise<void>): Promise<void> {
   const gw = await startTestGateway({ overrides: { auth: { login: { freeFailures: 3, maxFailures: 10, windowSeconds: 900, delayStepMs: 1, ...login } } } });
   try {

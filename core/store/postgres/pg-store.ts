@@ -162,28 +162,53 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     const result = await run<{ seq: string }>('SELECT gw_apply($1::json, $2) AS seq', [applyText(changes), origin]);
     noteOwn(changes, Number(result.rows[0]!.seq));
   };
-  /** A large batch (a restore, a migration): slices of gw_apply in one transaction, each within the statement timeout. */
-  const applyLarge = async (changes: Change[]): Promise<void> => {
-    if (changes.length <= LARGE_SLICE) return apply(changes);
+  /** Runs `work` in one transaction on one connection: committed before it resolves, rolled back when it throws. */
+  const inTransaction = async <T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> => {
     const client = await pool.connect().catch((err: unknown) => {
       throw unavailableError(err);
     });
     try {
       await client.query('BEGIN');
-      const applied: Array<[Change[], number]> = [];
-      for (let i = 0; i < changes.length; i += LARGE_SLICE) {
-        const slice = changes.slice(i, i + LARGE_SLICE);
-        const result = await client.query<{ seq: string }>('SELECT gw_apply($1::json, $2) AS seq', [applyText(slice), origin]);
-        applied.push([slice, Number(result.rows[0]!.seq)]);
-      }
+      const result = await work(client);
       await client.query('COMMIT');
-      for (const [slice, last] of applied) noteOwn(slice, last);
+      return result;
     } catch (err) {
       await client.query('ROLLBACK').catch(() => undefined);
       throw isUnreachable(err) ? unavailableError(err) : err;
     } finally {
       client.release();
     }
+  };
+  /** A large batch (a restore, a migration): slices of gw_apply in one transaction, each within the statement timeout. */
+  const applyLarge = async (changes: Change[]): Promise<void> => {
+    if (changes.length <= LARGE_SLICE) return apply(changes);
+    const applied = await inTransaction(async (client) => {
+      const done: Array<[Change[], number]> = [];
+      for (let i = 0; i < changes.length; i += LARGE_SLICE) {
+        const slice = changes.slice(i, i + LARGE_SLICE);
+        const result = await client.query<{ seq: string }>('SELECT gw_apply($1::json, $2) AS seq', [applyText(slice), origin]);
+        done.push([slice, Number(result.rows[0]!.seq)]);
+      }
+      return done;
+    });
+    for (const [slice, last] of applied) noteOwn(slice, last);
+  };
+  /**
+   * Reads and deletes one entry in one transaction: the row is locked by the read, so of several
+   * instances taking it at once the first deletes it and the others, once it commits, find nothing.
+   */
+  const takeOne = async <T>(place: Place, key: string): Promise<T | undefined> => {
+    const taken = await inTransaction(async (client) => {
+      const n = place.params.length;
+      const found = await client.query<{ value: T }>(`SELECT value FROM ${ident(place.table)} WHERE ${place.where}key = $${n + 1} FOR UPDATE`, [...place.params, key]);
+      if (found.rows.length === 0) return undefined;
+      const change: Change = { place, key, json: undefined };
+      const result = await client.query<{ seq: string }>('SELECT gw_apply($1::json, $2) AS seq', [applyText([change]), origin]);
+      return { value: found.rows[0]!.value, change, seq: Number(result.rows[0]!.seq) };
+    });
+    if (!taken) return undefined;
+    noteOwn([taken.change], taken.seq);
+    return taken.value;
   };
   const encode = (value: unknown): string => {
     // As LevelDB does: a missing value is a deletion, not a record.
@@ -208,6 +233,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       },
       put: async (key, value) => apply([{ place, key, json: encode(value) }]),
       del: (key) => apply([{ place, key, json: undefined }]),
+      take: <T>(key: string) => takeOne<T>(place, key),
       batch: async (operations: BatchOperation[]) => apply(operations.map((op) => ({ place, key: op.key, json: op.type === 'put' ? encode(op.value) : undefined }))),
       async *entries<T>(options: { prefix?: string; limit?: number; reverse?: boolean } = {}) {
         for await (const page of ns.pages<T>(options)) for (const entry of page) yield entry;

@@ -193,7 +193,7 @@ async function configure(parts: FlowParts, ctx: FlowContext, profile: Activation
 
 /** A device activated already in the profile's mode, whose password the agent knows: the profile's settings again. */
 async function reconfigure(parts: FlowParts, ctx: FlowContext, profile: ActivationProfile, facts: DeviceFacts): Promise<StatusMessage> {
-  const admin = await provenCredential(parts, ctx.agent.uuid, facts.account?.password ?? null);
+  const admin = await provenCredential(parts, ctx, facts.account?.password ?? null);
   ctx.agent.proven = true;
   const status = await configure(parts, ctx, profile, admin, false);
   const device = parts.devices.findByUuid(ctx.agent.uuid);

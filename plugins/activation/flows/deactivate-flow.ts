@@ -15,7 +15,7 @@ export async function deactivate(parts: FlowParts, ctx: FlowContext, request: { 
   if (request.facts.currentMode === 0) throw ActivationErrors.wrongState('the device is in pre-provisioning already');
   tracker.record.mode = request.facts.currentMode === 2 ? 'acm' : 'ccm';
   // `-f` does not skip this: without the password, any agent could have us unprovision whatever it relays to.
-  const admin = await provenCredential(parts, agent.uuid, request.password);
+  const admin = await provenCredential(parts, ctx, request.password);
   agent.proven = true;
   tracker.step('unprovision');
   await parts.link.run(agent, admin, 'deactivate', (calls) => unprovision(calls));

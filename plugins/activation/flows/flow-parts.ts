@@ -1,4 +1,5 @@
 /** What the action flows work with: the plugin's stores, the device link, and the services of the plugins around. */
+import type { AttemptThrottle } from '../../../core/plugin-api.js';
 import type { CredentialVault, DevicePresence, DeviceRegistry } from 'amt-gateway/devices';
 import type { CiraService } from 'amt-gateway/cira';
 import type { ActivationConfig } from '../config.js';
@@ -16,6 +17,8 @@ export interface FlowParts {
   approvals: Approvals;
   /** One-time codes operators type instead of a device's password. */
   codes: ActionCodes;
+  /** Failed password proofs of agents, counted per device and address (flows/password-proof.ts). */
+  proofs: AttemptThrottle;
   link: DeviceLink;
   devices: DeviceRegistry;
   presence: DevicePresence;

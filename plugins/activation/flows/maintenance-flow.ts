@@ -25,7 +25,7 @@ export async function maintain(parts: FlowParts, ctx: FlowContext, request: { ta
   if (request.newPassword !== null && !AMT_PASSWORD.test(request.newPassword)) {
     throw ActivationErrors.badMessage('the new password must be 8 to 32 characters with an upper-case and a lower-case letter, a digit and a special character');
   }
-  const admin = await provenCredential(parts, agent.uuid, request.password);
+  const admin = await provenCredential(parts, ctx, request.password);
   agent.proven = true;
   tracker.step(request.task);
   let detail = '';

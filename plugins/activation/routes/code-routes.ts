@@ -12,7 +12,7 @@ export function registerCodeRoutes(ctx: PluginContext, codes: ActionCodes, hasPa
     summary: 'A one-time code for deactivating or maintaining a device',
     description:
       'A device activated with a generated password has one nobody knows. The operator types this code where rpc-go asks for the AMT password (`rpc deactivate --password CODE`); ' +
-      'it works once, for this device, within `codeValidSeconds` (default 15 minutes). A new code replaces the one before. The device\'s password never leaves the gateway.',
+      'it works once, for this device, within `codeValidSeconds` (default 15 minutes), also after a restart and on any gateway sharing the store (only its hash is kept). A new code replaces the one before. The device\'s password never leaves the gateway.',
     tags: ['activation'],
     permission: 'activation:manage',
     body: CODE_REQUEST_SCHEMA,
@@ -20,7 +20,7 @@ export function registerCodeRoutes(ctx: PluginContext, codes: ActionCodes, hasPa
     async handler(req, reply) {
       const uuid = req.body.uuid.toLowerCase();
       if (!hasPassword(uuid)) throw ActivationErrors.noStoredPassword(uuid);
-      const issued = codes.issue(uuid, validSeconds);
+      const issued = await codes.issue(uuid, validSeconds);
       await ctx.useOptional('audit')?.record({ by: req, action: 'activation.code.issue', target: uuid, detail: { expiresAt: issued.expiresAt } });
       reply.status(201);
       return { uuid, ...issued };

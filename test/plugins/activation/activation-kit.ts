@@ -24,6 +24,9 @@ export interface GatewayChoice {
   plugins?: string[];
   options?: Record<string, unknown>;
   ciraOptions?: Record<string, unknown>;
+  /** Reuse a data directory and master key (restart tests); the caller removes the directory. */
+  dataDir?: string;
+  masterKey?: string;
 }
 
 export async function startActivationGateway(choice: GatewayChoice = {}): Promise<ActivationGateway> {
@@ -32,6 +35,8 @@ export async function startActivationGateway(choice: GatewayChoice = {}): Promis
   const gw = await startTestGateway({
     plugins,
     logs,
+    ...(choice.dataDir ? { dataDir: choice.dataDir } : {}),
+    ...(choice.masterKey ? { masterKey: choice.masterKey } : {}),
     overrides: mergeConfig(SIM_AMT_SETTINGS, {
       plugins: {
         activation: { enable: true, options: { stepTimeoutMs: 10_000, ...choice.options } },

@@ -27,7 +27,8 @@ describe('client control mode activation (rpc-go protocol, LAN profile)', () => 
   before(async () => {
     gateway = await startActivationGateway({ plugins: ['power-mgmt'] });
     await createProfile(gateway, { name: 'ccm-lan', mode: 'ccm', connection: 'lan' });
-    machine = await startMachine(0, { networkPort: 16992 });
+    // A block of its own: test/package/install-tarball.test.ts scans 127.77.0.1-4 at 16992 and must find nothing there.
+    machine = await startMachine(0, { networkPort: 16992 }, 11);
     // Redirection off from the factory, so that the profile's features must be written.
     Object.assign(machine.firmware.device.redirection, { sol: false, ider: false, kvm: false, listener: false });
   });

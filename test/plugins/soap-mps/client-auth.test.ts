@@ -2,6 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { IncomingMessage } from 'node:http';
 import type { AuthenticatedUser, PluginAuth, SignInRequest, SignInResult } from '../../../core/plugin-api.js';
+import { createLoginThrottle } from '../../../core/auth/login-throttle.js';
 import { createClientAuth } from '../../../plugins/soap-mps/client-auth.js';
 
 const from = (remoteAddress: string, authorization?: string) => ({ socket: { remoteAddress }, headers: authorization ? { authorization } : {} }) as unknown as IncomingMessage;
@@ -27,6 +28,7 @@ function fakeAuth(users: Record<string, { password: string; permissions: string[
     async verifyToken() {
       return null;
     },
+    attemptThrottle: createLoginThrottle,
     tokenId: (token: string) => token,
     async userById() {
       return null;
