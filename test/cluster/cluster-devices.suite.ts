@@ -48,6 +48,18 @@ describe('devices through three gateway instances on one PostgreSQL', () => {
     instances = await Promise.all(['gw-a', 'gw-b', 'gw-c'].map((name) => startInstance(name, { storeUrl, masterKey, config })));
     token = await adminToken(instances[0]!.url);
   });
+  /** Scans `address` on `instance`; resolves with its device once every instance lists it and the scan ended. */
+  const scanIntoEveryRegistry = async (instance: ClusterInstanceProcess, address: string) => {
+    const scan = await call<ScanView>(instance.url, token, 'POST', '/api/scan/start', { range: `${address}/32`, timeoutMs: 3000 });
+    assert.equal(scan.status, 202);
+    const device = await until('the device is listed on every instance', async () => {
+      const lists = await Promise.all(instances.map((i) => call<Array<{ id: string; ipAddress: string }>>(i.url, token, 'GET', '/api/devices')));
+      const found = lists.map((l) => l.body.find((d) => d.ipAddress === address));
+      return found.every(Boolean) ? found[0] : undefined;
+    }, 30_000);
+    await until('the scan ended', async () => (await call<ScanView>(instance.url, token, 'GET', `/api/scan/${scan.body.id}`)).body.status !== 'running', 30_000);
+    return device!;
+  };
   after(async () => {
     for (const fleet of fleets) await fleet.stop().catch(() => undefined);
     for (const instance of instances) await stopInstance(instance, 'SIGKILL').catch(() => undefined);
@@ -97,14 +109,7 @@ describe('devices through three gateway instances on one PostgreSQL', () => {
     // Slow answers (150 ms each, as firmware's), so that operations of three instances not taking turns would overlap.
     const fleet = await startFleet({ count: 1, base: '127.68.0.1', rmcpPort: SIM_RMCP_PORT, seed: 'cluster-turns', responseDelayMs: [150, 150] });
     fleets.push(fleet);
-    const scan = await call<ScanView>(instances[1]!.url, token, 'POST', '/api/scan/start', { range: '127.68.0.1/32', timeoutMs: 3000 });
-    assert.equal(scan.status, 202);
-    const device = await until('the device is listed on every instance', async () => {
-      const lists = await Promise.all(instances.map((i) => call<Array<{ id: string; ipAddress: string }>>(i.url, token, 'GET', '/api/devices')));
-      const found = lists.map((l) => l.body.find((d) => d.ipAddress === '127.68.0.1'));
-      return found.every(Boolean) ? found[0] : undefined;
-    }, 30_000);
-    await until('the scan ended', async () => (await call<ScanView>(instances[1]!.url, token, 'GET', `/api/scan/${scan.body.id}`)).body.status !== 'running', 30_000);
+    const device = await scanIntoEveryRegistry(instances[1]!, '127.68.0.1');
     const sim = fleet.devices[0]!;
     sim.resetCounters();
     const reads = await Promise.all(Array.from({ length: 9 }, (_, i) => call(instances[i % 3]!.url, token, 'GET', `/api/power/${device.id}`)));
@@ -200,14 +205,7 @@ describe('devices through three gateway instances on one PostgreSQL', () => {
     if ((await call<unknown[]>(a.url, token, 'GET', '/api/credentials')).body.length === 0) {
       assert.equal((await call(a.url, token, 'POST', '/api/credentials', { name: 'probe-turns', username: 'admin', password: 'P@ssw0rd1', isDefault: true })).status, 201);
     }
-    const first = await call<ScanView>(b.url, token, 'POST', '/api/scan/start', { range: '127.69.0.3/32', timeoutMs: 3000 });
-    assert.equal(first.status, 202);
-    const device = await until('the device is known on every instance', async () => {
-      const lists = await Promise.all(instances.map((i) => call<Array<{ id: string; ipAddress: string }>>(i.url, token, 'GET', '/api/devices')));
-      const found = lists.map((l) => l.body.find((d) => d.ipAddress === '127.69.0.3'));
-      return found.every(Boolean) ? found[0] : undefined;
-    }, 30_000);
-    await until('the first scan ended', async () => (await call<ScanView>(b.url, token, 'GET', `/api/scan/${first.body.id}`)).body.status !== 'running', 30_000);
+    const device = await scanIntoEveryRegistry(b, '127.69.0.3');
     const sim = fleet.devices[0]!;
     sim.resetCounters();
     const statuses: number[] = [];
