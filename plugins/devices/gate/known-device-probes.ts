@@ -67,6 +67,8 @@ export async function probeWithKnownDevices(
   const knownRun = forEachBounded([...known], KNOWN_PROBES_AT_ONCE, async (address) => {
     if (options?.cancel?.cancelled) return;
     const output = await turns.run(address, async () => {
+      // A cancel that came while the device's turn was awaited: it is given back without a probe.
+      if (options?.cancel?.cancelled) return undefined;
       // No turn table in the task: this thread holds the device's turn for it.
       const probed = await pool.run('probe-batch', { ...input, addresses: [address] }, options?.cancel ? { cancel: options.cancel } : {});
       // A connection the device accepted was closed without waiting for its side: it takes in the close first.
@@ -74,6 +76,7 @@ export async function probeWithKnownDevices(
       if (probed.candidates.some((c) => c.openPorts.some((port) => tcp.has(port)))) await delay(CONNECTION_SETTLE_MS);
       return probed;
     });
+    if (!output) return;
     knownOutputs.push(output);
     knownDone.probed += output.probed;
     knownDone.found += output.candidates.length;
