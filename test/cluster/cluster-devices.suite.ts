@@ -48,6 +48,18 @@ describe('devices through three gateway instances on one PostgreSQL', () => {
     instances = await Promise.all(['gw-a', 'gw-b', 'gw-c'].map((name) => startInstance(name, { storeUrl, masterKey, config })));
     token = await adminToken(instances[0]!.url);
   });
+  /** Scans `address` on `instance`; resolves with its device once every instance lists it and the scan ended. */
+  const scanIntoEveryRegistry = async (instance: ClusterInstanceProcess, address: string) => {
+    const scan = await call<ScanView>(instance.url, token, 'POST', '/api/scan/start', { range: `${address}/32`, timeoutMs: 3000 });
+    assert.equal(scan.status, 202);
+    const device = await until('the device is listed on every instance', async () => {
+      const lists = await Promise.all(instances.map((i) => call<Array<{ id: string; ipAddress: string }>>(i.url, token, 'GET', '/api/devices')));
+      const found = lists.map((l) => l.body.find((d) => d.ipAddress === address));
+      return found.every(Boolean) ? found[0] : undefined;
+    }, 30_000);
+    await until('the scan ended', async () => (await call<ScanView>(instance.url, token, 'GET', `/api/scan/${scan.body.id}`)).body.status !== 'running', 30_000);
+    return device!;
+  };
   after(async () => {
     for (const fleet of fleets) await fleet.stop().catch(() => undefined);
     for (const instance of instances) await stopInstance(instance, 'SIGKILL').catch(() => undefined);
@@ -97,14 +109,7 @@ describe('devices through three gateway instances on one PostgreSQL', () => {
     // Slow answers (150 ms each, as firmware's), so that operations of three instances not taking turns would overlap.
     const fleet = await startFleet({ count: 1, base: '127.68.0.1', rmcpPort: SIM_RMCP_PORT, seed: 'cluster-turns', responseDelayMs: [150, 150] });
     fleets.push(fleet);
-    const scan = await call<ScanView>(instances[1]!.url, token, 'POST', '/api/scan/start', { range: '127.68.0.1/32', timeoutMs: 3000 });
-    assert.equal(scan.status, 202);
-    const device = await until('the device is listed on every instance', async () => {
-      const lists = await Promise.all(instances.map((i) => call<Array<{ id: string; ipAddress: string }>>(i.url, token, 'GET', '/api/devices')));
-      const found = lists.map((l) => l.body.find((d) => d.ipAddress === '127.68.0.1'));
-      return found.every(Boolean) ? found[0] : undefined;
-    }, 30_000);
-    await until('the scan ended', async () => (await call<ScanView>(instances[1]!.url, token, 'GET', `/api/scan/${scan.body.id}`)).body.status !== 'running', 30_000);
+    const device = await scanIntoEveryRegistry(instances[1]!, '127.68.0.1');
     const sim = fleet.devices[0]!;
     sim.resetCounters();
     const reads = await Promise.all(Array.from({ length: 9 }, (_, i) => call(instances[i % 3]!.url, token, 'GET', `/api/power/${device.id}`)));
@@ -169,7 +174,8 @@ describe('devices through three gateway instances on one PostgreSQL', () => {
       assert.equal(device.lockedOut, false, `${device.address} locked out`);
       assert.ok(counters.authFailures <= 8, `${device.address}: ${counters.authFailures} failed logins, more than one budget`);
     }
-    // (A scan's port probes reach a device outside the gate's turns, as on one gateway: connections are counted on reads.)
+    // Connections are counted on reads: the three scans at once probed addresses no registry knew yet,
+    // which take each instance's own turn only (plugins/devices/README.md, "In a cluster").
     const good = await call(instances[0]!.url, token, 'POST', '/api/credentials', { name: 'right', username: 'admin', password: 'P@ssw0rd1' });
     assert.equal(good.status, 201);
     for (const device of fleet.devices) {
@@ -187,6 +193,40 @@ describe('devices through three gateway instances on one PostgreSQL', () => {
     const counters = fleet.devices[0]!.counters();
     assert.ok(counters.connections >= 12, `${counters.connections} connections for 12 reads`);
     assert.equal(counters.peakOpenConnections, 1, 'one connection at a time from the whole cluster');
+  });
+
+  test("a scan's probe of a device another instance is working on waits for the cluster-wide turn", async (t) => {
+    if (skipWithoutPostgres(t)) return;
+    // Slow answers (400 ms each): instance B's power reads keep a connection to the device open most of the time.
+    const fleet = await startFleet({ count: 1, base: '127.69.0.3', rmcpPort: SIM_RMCP_PORT, seed: 'cluster-probe-turns', responseDelayMs: [400, 400] });
+    fleets.push(fleet);
+    const [a, b] = [instances[0]!, instances[1]!];
+    // The suite's earlier tests left a working credential; alone, this test stores one.
+    if ((await call<unknown[]>(a.url, token, 'GET', '/api/credentials')).body.length === 0) {
+      assert.equal((await call(a.url, token, 'POST', '/api/credentials', { name: 'probe-turns', username: 'admin', password: 'P@ssw0rd1', isDefault: true })).status, 201);
+    }
+    const device = await scanIntoEveryRegistry(b, '127.69.0.3');
+    const sim = fleet.devices[0]!;
+    sim.resetCounters();
+    const statuses: number[] = [];
+    // Three rounds: B reads the device back to back for three seconds (a connection open nearly all
+    // the time) while A scans a range around it; A's probe of the device comes early in its scan.
+    for (let round = 0; round < 3; round++) {
+      const until3s = Date.now() + 3000;
+      const readsOnB = (async () => {
+        while (Date.now() < until3s) statuses.push((await call(b.url, token, 'GET', `/api/power/${device.id}`)).status);
+      })();
+      await new Promise((r) => setTimeout(r, 500));
+      const scan = await call<ScanView>(a.url, token, 'POST', '/api/scan/start', { range: '127.69.0.0/29', timeoutMs: 3000 });
+      assert.equal(scan.status, 202, JSON.stringify(scan.body));
+      await readsOnB;
+      await until('the scan ended', async () => (await call<ScanView>(a.url, token, 'GET', `/api/scan/${scan.body.id}`)).body.status !== 'running', 30_000);
+    }
+    const counters = sim.counters();
+    assert.equal(counters.peakOpenConnections, 1, 'one connection at a time from the whole cluster, probes included');
+    assert.ok(statuses.length >= 9, `${statuses.length} reads on B during the scans`);
+    assert.deepEqual(statuses, Array(statuses.length).fill(200));
+    assert.ok(counters.connections >= statuses.length + 3, `${counters.connections} connections for ${statuses.length} reads and three scans`);
   });
 
   test('a CIRA device is managed through an instance that does not hold its tunnel, and after kill -9 of that instance through the next', async (t) => {

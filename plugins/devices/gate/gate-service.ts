@@ -62,7 +62,7 @@ export function createGateService(parts: GateServiceParts): DeviceGate {
     runAlong: createGateAlong(gate),
     read: createDeviceRead({ gate, devices, signIn: parts.signIn, settings, logger: parts.logger }),
     check: createDeviceCheck(gate, settings),
-    probe: createDeviceProbes(parts.pool, parts.table, settings, gate.networks),
+    probe: createDeviceProbes(parts.pool, parts.table, settings, gate.networks, { turns, provider: () => parts.turnProvider.current, known: (address) => devices.findByAddress(address) !== undefined }),
     proveIdentity: createIdentityProof({ paths: gate.paths, turns, pool: parts.pool, settings }),
     openSession: createDeviceSessions(gate),
     deviceNamed: (text, path) => deviceOfTarget(devices, text, path),

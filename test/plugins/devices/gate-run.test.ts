@@ -3,7 +3,8 @@
  * the Digest session the device's last operation left. Counted by the simulated device: a power read
  * is one request once the session is warm, a reset three (read, change, confirming read), a refused
  * action one; a plugin's own device task runs by name on a signed-in session and sees no credential;
- * a turn provider beyond this gateway is taken and given around every operation.
+ * a turn provider beyond this gateway is taken and given around every operation, and around a scan's
+ * probe of a device the registry knows (never for an address no device is known at).
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -106,4 +107,18 @@ test('the gate takes a registered turn provider around every operation, refuses 
   assert.deepEqual(seen.clashes, { builtIn: 'GW_ERR_DEVICE_TASK_CLASH', again: 'GW_ERR_DEVICE_TASK_CLASH' });
   assert.deepEqual(seen.credentials, ['bind', 'boundTo', 'checkSealed', 'list', 'passwordMatches', 'rebind', 'unbind']);
   assert.equal(seen.apiVersion, '2.0.0');
+});
+
+test("with a turn provider, a scan's probe of a known device takes the provider's turn; an address no device is known at takes none", async () => {
+  const seenTurns = async () => ((await (await gw.request('GET', '/api/gate-extender/seen', { token })).json()) as { turns: string[] }).turns;
+  const before = (await seenTurns()).length;
+  // 127.64.1.0-7: the three known devices among five addresses where nothing is known.
+  const scan = await waitForScan(gw, token, (await startScan(gw, token, { range: '127.64.1.0/29', timeoutMs: 2000 })).id);
+  assert.equal(scan.found, 3);
+  const taken = (await seenTurns()).slice(before).filter((t) => t.startsWith('take '));
+  const known = new Set(fleet.devices.map((d) => d.address));
+  const byAddress = (address: string) => taken.filter((t) => t === `take ${address}`).length;
+  // The probe's turn, then the read's.
+  for (const address of known) assert.equal(byAddress(address), 2, `${address}: ${taken.join(', ')}`);
+  assert.deepEqual(taken.filter((t) => !known.has(t.slice('take '.length))), [], 'no turn beyond the gateway for an unknown address');
 });
