@@ -29,7 +29,7 @@ export async function startCluster(options: { config: GatewayConfig; store: Gate
   const store = options.store as PostgresStore;
   const settings = { ...defaults, ...config.cluster };
   const id = store.origin;
-  const instances: InstanceRegistry = await registerInstance({ pool: store.pool, id, name, heartbeatSeconds: settings.heartbeatSeconds, downAfterSeconds: settings.downAfterSeconds, logger });
+  const instances: InstanceRegistry = await registerInstance({ pool: store.pool, connection: store.pool.options, id, name, heartbeatSeconds: settings.heartbeatSeconds, downAfterSeconds: settings.downAfterSeconds, logger });
   const leases = createLeases(store.pool, id, settings.downAfterSeconds);
   const relay = createEventRelay(store.pool, id, options.bus, logger);
   store.listen(EVENTS_CHANNEL, (text) => relay.receive(text));
