@@ -30,13 +30,12 @@ describe('an instance taken for down while it was only paused', () => {
     const storeUrl = await server.createDatabase();
     const masterKey = clusterMasterKey();
     const config = mergeConfig(SIM_AMT_SETTINGS, {
-      cluster: { heartbeatSeconds: 1, downAfterSeconds: DOWN_AFTER_SECONDS },
       plugins: {
         // The tunnel outlives the pause on the gateway's side: its keep-alive timeout is well past it.
         cira: { enable: true, options: { port: 0, keepAliveIntervalSeconds: 1, keepAliveTimeoutSeconds: 60, forwardSettleMs: 50 } },
       },
     });
-    instances = await Promise.all(['gw-a', 'gw-b'].map((name) => startInstance(name, { storeUrl, masterKey, config })));
+    instances = await Promise.all(['gw-a', 'gw-b'].map((name) => startInstance(name, { storeUrl, masterKey, config, downAfterSeconds: DOWN_AFTER_SECONDS })));
     token = await adminToken(instances[0]!.url);
   });
   after(async () => {

@@ -20,6 +20,13 @@ export interface ClusterOptions {
   /** Merged into every instance's configuration, key by key. */
   config?: Record<string, unknown>;
   env?: Record<string, string>;
+  /**
+   * How late a heartbeat (every second) may be before the others take an instance for down: 3 s by
+   * default, for the suites that test failover. A suite that does not test it chooses more: on a
+   * loaded machine a heartbeat can be late, and in the moments between an instance being taken for
+   * down and recording its tunnels again an operation on its devices fails with 503.
+   */
+  downAfterSeconds?: number;
 }
 
 /** A master key shared by every instance of one cluster (as an operator distributes it). */
@@ -32,7 +39,7 @@ export async function startInstance(name: string, options: ClusterOptions & { ma
   const config = mergeConfig(
     {
       store: { driver: 'postgres', url: options.storeUrl },
-      cluster: { instanceName: name, heartbeatSeconds: 1, downAfterSeconds: 3 },
+      cluster: { instanceName: name, heartbeatSeconds: 1, downAfterSeconds: options.downAfterSeconds ?? 3 },
       plugins: { 'soap-mps': { enable: false }, 'remote-monitor': { enable: false } },
     },
     options.config ?? {},
