@@ -23,7 +23,7 @@ import { connectSignalR } from '../plugins/scan-hub/hub-test-kit.js';
 import { basicHeader, envelope, soapPoster, soapServiceUrl } from '../plugins/soap-mps/soap-test-gateway.js';
 import { findPostgresBin, skipWithoutPostgres, startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
 import { until } from '../helpers/poll.js';
-import { adminToken, call, ciraPortOf, clusterMasterKey, startInstance, stopInstance, type ClusterInstanceProcess } from './cluster-kit.js';
+import { adminToken, call, ciraPortOf, clusterMasterKey, startInstance, stopInstance, untilCiraAccountKnown, type ClusterInstanceProcess } from './cluster-kit.js';
 
 const MPS = { username: 'mps-console', password: 'Mps-P@ssw0rd-console' };
 const PASSWORD = 'Viewer-P@ssw0rd-1';
@@ -82,6 +82,7 @@ describe('the remote console and revocations across three gateway instances', ()
     token = await adminToken(instances[0]!.url);
     assert.equal((await call(instances[0]!.url, token, 'POST', '/api/credentials', { name: 'fleet', username: 'admin', password: 'P@ssw0rd1', isDefault: true })).status, 201);
     assert.equal((await call(instances[0]!.url, token, 'POST', '/api/cira/accounts', MPS)).status, 201);
+    await untilCiraAccountKnown(instances, token, MPS.username);
     const holder = instances[2]!;
     const ca = (await call<{ pem: string }>(holder.url, token, 'GET', '/api/cira/certificate')).body.pem;
     fleet = await startFleet({ count: 1, base: '127.65.0.1', rmcpPort: 0, seed: 'cluster-console', provisioningModes: [1], cira: { host: '127.0.0.1', port: ciraPortOf(holder), ...MPS, ca, keepAliveSeconds: 1, reconnectMs: 0 } });

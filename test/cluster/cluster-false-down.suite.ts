@@ -13,7 +13,7 @@ import { mergeConfig } from '../../core/config/load-config.js';
 import { SIM_AMT_SETTINGS } from '../helpers/scan-helpers.js';
 import { findPostgresBin, skipWithoutPostgres, startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
 import { until } from '../helpers/poll.js';
-import { adminToken, call, ciraPortOf, clusterMasterKey, startInstance, stopInstance, type ClusterInstanceProcess } from './cluster-kit.js';
+import { adminToken, call, ciraPortOf, clusterMasterKey, startInstance, stopInstance, untilCiraAccountKnown, type ClusterInstanceProcess } from './cluster-kit.js';
 
 const MPS = { username: 'mps-false-down', password: 'Mps-P@ssw0rd-false-down' };
 const DOWN_AFTER_SECONDS = 3;
@@ -52,6 +52,7 @@ describe('an instance taken for down while it was only paused', () => {
     const [other, holder] = instances as [ClusterInstanceProcess, ClusterInstanceProcess];
     assert.equal((await call(other.url, token, 'POST', '/api/credentials', { name: 'fleet', username: 'admin', password: 'P@ssw0rd1', isDefault: true })).status, 201);
     assert.equal((await call(other.url, token, 'POST', '/api/cira/accounts', MPS)).status, 201);
+    await untilCiraAccountKnown([holder], token, MPS.username);
     const ca = (await call<{ pem: string }>(holder.url, token, 'GET', '/api/cira/certificate')).body.pem;
     // The simulated device never gives up a tunnel for keep-alive replies that are late, as AMT waits out its own timeout.
     fleet = await startFleet({ count: 1, base: '127.66.0.1', rmcpPort: 0, seed: 'cluster-false-down', cira: { host: '127.0.0.1', port: ciraPortOf(holder), ...MPS, ca, keepAliveSeconds: 1, reconnectMs: 0 } });

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { spawnGateway, type GatewayProcess } from '../helpers/gateway-process.js';
 import { ADMIN_PASSWORD } from '../helpers/gateway-harness.js';
 import { mergeConfig } from '../../core/config/load-config.js';
+import { until } from '../helpers/poll.js';
 
 export interface ClusterInstanceProcess {
   name: string;
@@ -87,4 +88,18 @@ export function ciraPortOf(instance: ClusterInstanceProcess): number {
   const match = /"msg":"cira server listening"[^\n]*"port":(\d+)/.exec(instance.process.output());
   if (!match) throw new Error(`${instance.name} did not report its CIRA port`);
   return Number(match[1]);
+}
+
+/**
+ * Waits until every one of `instances` knows the MPS account `username` made through another: the
+ * store's change reaches them within moments, later on a loaded machine, and a device that dials
+ * an instance before is refused (and, with reconnects off, stays refused).
+ */
+export async function untilCiraAccountKnown(instances: ClusterInstanceProcess[], token: string, username: string): Promise<void> {
+  for (const instance of instances) {
+    await until(`${instance.name} knows the MPS account`, async () => {
+      const listed = await call<Array<{ username: string }>>(instance.url, token, 'GET', '/api/cira/accounts');
+      return listed.status === 200 && listed.body.some((a) => a.username === username);
+    }, 10_000);
+  }
 }
