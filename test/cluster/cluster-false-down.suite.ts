@@ -1,9 +1,10 @@
 /**
- * Extra suite (`npm run test:cluster`): an instance taken for down while it was only paused (its
+ * Extra suite (`npm run test:cluster`): instances wrongly taken for unavailable. One taken for down while it was only paused (its
  * heartbeat late: SIGSTOP past downAfterSeconds, as a busy event loop or a long GC would) still
  * holds its CIRA tunnels. The others clear its tunnel records meanwhile; once it runs again it
  * records them again, and the device is managed through the other instance as before, without
- * redialling. Skips without PostgreSQL unless AMTGW_REQUIRE_POSTGRES=1.
+ * redialling. One that began serving since another last read the instances' URLs is reached at once.
+ * Skips without PostgreSQL unless AMTGW_REQUIRE_POSTGRES=1.
  */
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -93,5 +94,55 @@ describe('an instance taken for down while it was only paused', () => {
     assert.equal(device.cira!.counters.connects, connects, 'the device did not redial');
     assert.equal(device.cira!.counters.disconnects, 0, 'the tunnel was never dropped');
     assert.equal(device.cira!.status, 'connected');
+  });
+});
+
+describe('an instance that began serving since another last read the URLs', () => {
+  let server: PostgresServer | undefined;
+  let instances: ClusterInstanceProcess[] = [];
+  let fleet: Fleet | undefined;
+
+  after(async () => {
+    await fleet?.stop().catch(() => undefined);
+    for (const instance of instances) await stopInstance(instance, 'SIGKILL').catch(() => undefined);
+    await server?.destroy();
+  });
+
+  test("a request for its device arriving at once at the other is forwarded to it, not refused as if it were down", async (t) => {
+    if (skipWithoutPostgres(t)) return;
+    server = await startPostgres();
+    const storeUrl = await server.createDatabase();
+    const masterKey = clusterMasterKey();
+    // Heartbeats (and the reads of the URLs with them) a minute apart: the first instance reads the
+    // URLs when it starts serving and not again during this test.
+    const config = mergeConfig(SIM_AMT_SETTINGS, {
+      cluster: { heartbeatSeconds: 60 },
+      plugins: { cira: { enable: true, options: { port: 0, keepAliveIntervalSeconds: 1, keepAliveTimeoutSeconds: 60, forwardSettleMs: 50 } } },
+    });
+    const first = await startInstance('gw-a', { storeUrl, masterKey, config, downAfterSeconds: 180 });
+    instances.push(first);
+    const token = await adminToken(first.url);
+    assert.equal((await call(first.url, token, 'POST', '/api/credentials', { name: 'fleet', username: 'admin', password: 'P@ssw0rd1', isDefault: true })).status, 201);
+    assert.equal((await call(first.url, token, 'POST', '/api/cira/accounts', MPS)).status, 201);
+    const started = Date.now();
+    const second = await startInstance('gw-b', { storeUrl, masterKey, config, downAfterSeconds: 180 });
+    instances.push(second);
+    await untilCiraAccountKnown([second], token, MPS.username);
+    const ca = (await call<{ pem: string }>(second.url, token, 'GET', '/api/cira/certificate')).body.pem;
+    fleet = await startFleet({ count: 1, base: '127.66.1.1', rmcpPort: 0, seed: 'cluster-new-url', cira: { host: '127.0.0.1', port: ciraPortOf(second), ...MPS, ca, keepAliveSeconds: 1, reconnectMs: 0 } });
+    await fleet.devices[0]!.cira!.waitFor('connected');
+    // The first instance reads the instances' rows (its heartbeat): the second is up.
+    await until('the first instance sees the second up', async () => {
+      const cluster = await call<{ instances: Array<{ name: string; state: string }> }>(first.url, token, 'GET', '/api/cluster');
+      return cluster.body.instances.find((i) => i.name === 'gw-b')?.state === 'up';
+    }, 10_000);
+    const deviceId = await until('the first instance lists the tunnel', async () => {
+      const listed = await call<Array<{ deviceId: string }>>(first.url, token, 'GET', '/api/cira/connections');
+      return listed.body[0]?.deviceId;
+    }, 10_000);
+    const read = await call<{ type?: string }>(first.url, token, 'GET', `/api/power/${deviceId}`);
+    assert.ok(Date.now() - started < 50_000, 'within the first instance\'s heartbeat period: it had not read the URLs again');
+    assert.equal(read.status, 200, JSON.stringify(read.body));
+    assert.ok(read.headers.get('x-amtgw-served-by'), 'forwarded to the instance holding the tunnel');
   });
 });
