@@ -12,9 +12,9 @@ import { after, before, describe, test } from 'node:test';
 import { startFleet, type Fleet } from '../sim/index.js';
 import { mergeConfig } from '../../core/config/load-config.js';
 import { SIM_AMT_SETTINGS } from '../helpers/scan-helpers.js';
-import { findPostgresBin, skipWithoutPostgres, startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
+import { findPostgresBin, skipWithoutPostgres, type PostgresServer } from '../helpers/postgres-server.js';
 import { until } from '../helpers/poll.js';
-import { adminToken, call, ciraPortOf, clusterMasterKey, startInstance, stopInstance, untilCiraAccountKnown, type ClusterInstanceProcess } from './cluster-kit.js';
+import { adminToken, call, ciraPortOf, clusterStore, startInstance, stopInstance, untilCiraAccountKnown, type ClusterInstanceProcess } from './cluster-kit.js';
 
 const MPS = { username: 'mps-false-down', password: 'Mps-P@ssw0rd-false-down' };
 const DOWN_AFTER_SECONDS = 3;
@@ -27,9 +27,8 @@ describe('an instance taken for down while it was only paused', () => {
 
   before(async () => {
     if (!findPostgresBin()) return;
-    server = await startPostgres();
-    const storeUrl = await server.createDatabase();
-    const masterKey = clusterMasterKey();
+    let storeUrl: string, masterKey: string;
+    ({ server, storeUrl, masterKey } = await clusterStore());
     const config = mergeConfig(SIM_AMT_SETTINGS, {
       plugins: {
         // The tunnel outlives the pause on the gateway's side: its keep-alive timeout is well past it.
@@ -110,9 +109,8 @@ describe('an instance that began serving since another last read the URLs', () =
 
   test("a request for its device arriving at once at the other is forwarded to it, not refused as if it were down", async (t) => {
     if (skipWithoutPostgres(t)) return;
-    server = await startPostgres();
-    const storeUrl = await server.createDatabase();
-    const masterKey = clusterMasterKey();
+    let storeUrl: string, masterKey: string;
+    ({ server, storeUrl, masterKey } = await clusterStore());
     // Heartbeats (and the reads of the URLs with them) a minute apart: the first instance reads the
     // URLs when it starts serving and not again during this test.
     const config = mergeConfig(SIM_AMT_SETTINGS, {

@@ -7,6 +7,7 @@ import { spawnGateway, type GatewayProcess } from '../helpers/gateway-process.js
 import { ADMIN_PASSWORD } from '../helpers/gateway-harness.js';
 import { mergeConfig } from '../../core/config/load-config.js';
 import { until } from '../helpers/poll.js';
+import { startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
 
 export interface ClusterInstanceProcess {
   name: string;
@@ -32,6 +33,12 @@ export interface ClusterOptions {
 
 /** A master key shared by every instance of one cluster (as an operator distributes it). */
 export const clusterMasterKey = (): string => randomBytes(32).toString('base64');
+
+/** A PostgreSQL server with an empty database for one cluster, and the master key its instances share. */
+export async function clusterStore(): Promise<{ server: PostgresServer; storeUrl: string; masterKey: string }> {
+  const server = await startPostgres();
+  return { server, storeUrl: await server.createDatabase(), masterKey: clusterMasterKey() };
+}
 
 /** Starts one instance named `name`; resolves once it serves. */
 export async function startInstance(name: string, options: ClusterOptions & { masterKey: string }): Promise<ClusterInstanceProcess> {
