@@ -29,7 +29,7 @@ export async function startCluster(options: { config: GatewayConfig; store: Gate
   const store = options.store as PostgresStore;
   const settings = { ...defaults, ...config.cluster };
   const id = store.origin;
-  const instances: InstanceRegistry = await registerInstance({ pool: store.pool, id, name, heartbeatSeconds: settings.heartbeatSeconds, downAfterSeconds: settings.downAfterSeconds, logger });
+  const instances: InstanceRegistry = await registerInstance({ pool: store.pool, connection: store.pool.options, id, name, heartbeatSeconds: settings.heartbeatSeconds, downAfterSeconds: settings.downAfterSeconds, logger });
   const leases = createLeases(store.pool, id, settings.downAfterSeconds);
   const relay = createEventRelay(store.pool, id, options.bus, logger);
   store.listen(EVENTS_CHANNEL, (text) => relay.receive(text));
@@ -40,7 +40,19 @@ export async function startCluster(options: { config: GatewayConfig; store: Gate
     for (const instance of await instances.list()) if (instance.url) urls.set(instance.id, instance.url);
   };
   const verifier = createInternalVerifier(options.internalKeys);
-  const urlOf = (other: string) => (instances.isUp(other) ? urls.get(other) : undefined);
+  let reading: Promise<void> | undefined;
+  /**
+   * The URL of an up instance. One that began serving since the last read of the URLs (they are
+   * read every heartbeat) is read now: its tunnels may be recorded, and requests routed to it,
+   * before the next read.
+   */
+  const urlOf = async (other: string): Promise<string | undefined> => {
+    if (instances.isUp(other) && !urls.has(other)) {
+      reading ??= refreshUrls().catch(() => undefined).finally(() => (reading = undefined));
+      await reading;
+    }
+    return instances.isUp(other) ? urls.get(other) : undefined;
+  };
   const upgrades = createUpgradeForwarder({ self: id, key, verifier, urlOf, logger });
   const forwarder = createForwarder({
     self: id,

@@ -24,7 +24,7 @@ export interface ForwarderOptions {
   verifier: InternalVerifier;
   routers: RequestRouter[];
   /** The URL of an up instance, or undefined when it is down or unknown. */
-  urlOf(id: string): string | undefined;
+  urlOf(id: string): Promise<string | undefined>;
   timeoutMs: number;
   logger: Logger;
 }
@@ -53,7 +53,7 @@ export function createForwarder(options: ForwarderOptions): Forwarder & { close(
       if (target) break;
     }
     if (!target || target === options.self) return false;
-    const base = options.urlOf(target);
+    const base = await options.urlOf(target);
     if (!base) throw new HttpError(503, 'GW_ERR_INSTANCE_UNAVAILABLE', 'the gateway instance that must serve this request is down; try again once the device reconnects', { expose: true, headers: { 'Retry-After': '5' } });
     const headers: Record<string, string> = { [INTERNAL_HEADER]: signInternal(options.key, options.self, ctx.method, ctx.originalUrl), 'x-forwarded-for': ctx.ip };
     for (const name of ['authorization', 'accept', 'content-type', 'x-request-id']) {

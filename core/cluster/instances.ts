@@ -2,11 +2,14 @@
  * This instance's row in `gw_instances` and its heartbeat: written every `heartbeatSeconds`, with
  * the number of CIRA tunnels it holds. Each heartbeat also reads every instance's row, so that
  * `isUp` answers from memory; an instance whose heartbeat is older than `downAfterSeconds` (or that
- * stopped) is down, and the listeners hear of it once.
+ * stopped) is down, and the listeners hear of it once. The heartbeat has a connection of its own:
+ * queued behind the pool's other statements it could arrive late, and this instance be taken for
+ * down while only busy.
  */
 import type pg from 'pg';
 import type { Logger } from '../log/logger.js';
 import type { ClusterInstance } from './cluster-api.js';
+import { dedicatedConnection } from './heartbeat-connection.js';
 
 export interface InstanceRegistry {
   list(): Promise<ClusterInstance[]>;
@@ -36,6 +39,8 @@ const FORGET_AFTER = '7 days';
 
 export async function registerInstance(options: {
   pool: pg.Pool;
+  /** How the heartbeat opens its own connection (the pool's settings). */
+  connection: pg.ClientConfig;
   id: string;
   name: string;
   heartbeatSeconds: number;
@@ -73,13 +78,15 @@ export async function registerInstance(options: {
   };
   await pool.query('INSERT INTO gw_instances (id, name, started_at, last_seen_at) VALUES ($1, $2, now(), now())', [id, name]);
   await pool.query(`DELETE FROM gw_instances WHERE last_seen_at < now() - interval '${FORGET_AFTER}'`);
+  // A statement that does not answer before this instance would count as down is given up and its connection opened again.
+  const heartbeat = dedicatedConnection({ ...options.connection, query_timeout: downAfterSeconds * 1000 });
   let beating = false;
   const beat = async () => {
     if (beating) return;
     beating = true;
     try {
-      await pool.query('UPDATE gw_instances SET last_seen_at = now(), cira_tunnels = $2 WHERE id = $1', [id, tunnels()]);
-      refresh((await pool.query<Row>(select, [downAfterSeconds])).rows);
+      await heartbeat.query('UPDATE gw_instances SET last_seen_at = now(), cira_tunnels = $2 WHERE id = $1', [id, tunnels()]);
+      refresh((await heartbeat.query<Row>(select, [downAfterSeconds])).rows);
     } catch (err) {
       options.logger.warn('cluster heartbeat failed', { error: (err as Error).message });
     } finally {
@@ -107,6 +114,7 @@ export async function registerInstance(options: {
     },
     async close() {
       clearInterval(timer);
+      await heartbeat.close();
       await pool.query('UPDATE gw_instances SET stopped_at = now(), cira_tunnels = 0 WHERE id = $1', [id]).catch(() => undefined);
     },
   };

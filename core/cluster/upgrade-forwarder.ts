@@ -29,7 +29,7 @@ export interface UpgradeForwarderOptions {
   key: Buffer;
   verifier: InternalVerifier;
   /** The URL of an up instance, or undefined when it is down or unknown. */
-  urlOf(id: string): string | undefined;
+  urlOf(id: string): Promise<string | undefined>;
   logger: Logger;
 }
 
@@ -100,9 +100,10 @@ export function createUpgradeForwarder(options: UpgradeForwarderOptions): Upgrad
       const router = routers.get((req.url ?? '/').split('?')[0]!);
       const target = router?.(req);
       if (!target || target === options.self) return false;
-      const base = options.urlOf(target);
-      if (!base) refuseUpgrade(socket, unavailable());
-      else pass(req, socket, head, base, target);
+      void options.urlOf(target).then(
+        (base) => (base ? pass(req, socket, head, base, target) : refuseUpgrade(socket, unavailable())),
+        () => refuseUpgrade(socket, unavailable()),
+      );
       return true;
     },
   };

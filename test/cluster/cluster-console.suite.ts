@@ -23,10 +23,12 @@ import { connectSignalR } from '../plugins/scan-hub/hub-test-kit.js';
 import { basicHeader, envelope, soapPoster, soapServiceUrl } from '../plugins/soap-mps/soap-test-gateway.js';
 import { findPostgresBin, skipWithoutPostgres, startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
 import { until } from '../helpers/poll.js';
-import { adminToken, call, ciraPortOf, clusterMasterKey, startInstance, stopInstance, type ClusterInstanceProcess } from './cluster-kit.js';
+import { adminToken, call, ciraPortOf, clusterMasterKey, startInstance, stopInstance, untilCiraAccountKnown, type ClusterInstanceProcess } from './cluster-kit.js';
 
 const MPS = { username: 'mps-console', password: 'Mps-P@ssw0rd-console' };
 const PASSWORD = 'Viewer-P@ssw0rd-1';
+/** No instance of this suite goes down: a heartbeat late on a loaded machine must not be taken for a crash. */
+const NO_FAILOVER_DOWN_AFTER_SECONDS = 15;
 
 
 /** Opens a ticket's WebSocket at `instance`; `attach` runs before it opens. Rejects with the status of a refused upgrade. */
@@ -76,10 +78,11 @@ describe('the remote console and revocations across three gateway instances', ()
         'power-mgmt': { enable: true },
       },
     });
-    instances = await Promise.all(['gw-a', 'gw-b', 'gw-c'].map((name) => startInstance(name, { storeUrl, masterKey, config })));
+    instances = await Promise.all(['gw-a', 'gw-b', 'gw-c'].map((name) => startInstance(name, { storeUrl, masterKey, config, downAfterSeconds: NO_FAILOVER_DOWN_AFTER_SECONDS })));
     token = await adminToken(instances[0]!.url);
     assert.equal((await call(instances[0]!.url, token, 'POST', '/api/credentials', { name: 'fleet', username: 'admin', password: 'P@ssw0rd1', isDefault: true })).status, 201);
     assert.equal((await call(instances[0]!.url, token, 'POST', '/api/cira/accounts', MPS)).status, 201);
+    await untilCiraAccountKnown(instances, token, MPS.username);
     const holder = instances[2]!;
     const ca = (await call<{ pem: string }>(holder.url, token, 'GET', '/api/cira/certificate')).body.pem;
     fleet = await startFleet({ count: 1, base: '127.65.0.1', rmcpPort: 0, seed: 'cluster-console', provisioningModes: [1], cira: { host: '127.0.0.1', port: ciraPortOf(holder), ...MPS, ca, keepAliveSeconds: 1, reconnectMs: 0 } });

@@ -14,7 +14,7 @@ import { SIM_AMT_SETTINGS, SIM_RMCP_PORT } from '../helpers/scan-helpers.js';
 import { connectSignalR, type Received } from '../plugins/scan-hub/hub-test-kit.js';
 import { findPostgresBin, skipWithoutPostgres, startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
 import { until } from '../helpers/poll.js';
-import { adminToken, call, ciraPortOf, clusterMasterKey, startInstance, stopInstance, type ClusterInstanceProcess } from './cluster-kit.js';
+import { adminToken, call, ciraPortOf, clusterMasterKey, startInstance, stopInstance, untilCiraAccountKnown, type ClusterInstanceProcess } from './cluster-kit.js';
 
 interface ScanView {
   id: string;
@@ -233,6 +233,7 @@ describe('devices through three gateway instances on one PostgreSQL', () => {
     if (skipWithoutPostgres(t)) return;
     const account = await call(instances[0]!.url, token, 'POST', '/api/cira/accounts', MPS);
     assert.equal(account.status, 201, JSON.stringify(account.body));
+    await untilCiraAccountKnown(instances, token, MPS.username);
     const holder = instances[2]!;
     const caOf = async (instance: ClusterInstanceProcess) => (await call<{ pem: string }>(instance.url, token, 'GET', '/api/cira/certificate')).body.pem;
     const fleet = await startFleet({

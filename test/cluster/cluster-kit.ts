@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { spawnGateway, type GatewayProcess } from '../helpers/gateway-process.js';
 import { ADMIN_PASSWORD } from '../helpers/gateway-harness.js';
 import { mergeConfig } from '../../core/config/load-config.js';
+import { until } from '../helpers/poll.js';
+import { startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
 
 export interface ClusterInstanceProcess {
   name: string;
@@ -20,10 +22,23 @@ export interface ClusterOptions {
   /** Merged into every instance's configuration, key by key. */
   config?: Record<string, unknown>;
   env?: Record<string, string>;
+  /**
+   * How late a heartbeat (every second) may be before the others take an instance for down: 3 s by
+   * default, for the suites that test failover. A suite that does not test it chooses more: on a
+   * loaded machine a heartbeat can be late, and in the moments between an instance being taken for
+   * down and recording its tunnels again an operation on its devices fails with 503.
+   */
+  downAfterSeconds?: number;
 }
 
 /** A master key shared by every instance of one cluster (as an operator distributes it). */
 export const clusterMasterKey = (): string => randomBytes(32).toString('base64');
+
+/** A PostgreSQL server with an empty database for one cluster, and the master key its instances share. */
+export async function clusterStore(): Promise<{ server: PostgresServer; storeUrl: string; masterKey: string }> {
+  const server = await startPostgres();
+  return { server, storeUrl: await server.createDatabase(), masterKey: clusterMasterKey() };
+}
 
 /** Starts one instance named `name`; resolves once it serves. */
 export async function startInstance(name: string, options: ClusterOptions & { masterKey: string }): Promise<ClusterInstanceProcess> {
@@ -32,7 +47,7 @@ export async function startInstance(name: string, options: ClusterOptions & { ma
   const config = mergeConfig(
     {
       store: { driver: 'postgres', url: options.storeUrl },
-      cluster: { instanceName: name, heartbeatSeconds: 1, downAfterSeconds: 3 },
+      cluster: { instanceName: name, heartbeatSeconds: 1, downAfterSeconds: options.downAfterSeconds ?? 3 },
       plugins: { 'soap-mps': { enable: false }, 'remote-monitor': { enable: false } },
     },
     options.config ?? {},
@@ -80,4 +95,18 @@ export function ciraPortOf(instance: ClusterInstanceProcess): number {
   const match = /"msg":"cira server listening"[^\n]*"port":(\d+)/.exec(instance.process.output());
   if (!match) throw new Error(`${instance.name} did not report its CIRA port`);
   return Number(match[1]);
+}
+
+/**
+ * Waits until every one of `instances` knows the MPS account `username` made through another: the
+ * store's change reaches them within moments, later on a loaded machine, and a device that dials
+ * an instance before is refused (and, with reconnects off, stays refused).
+ */
+export async function untilCiraAccountKnown(instances: ClusterInstanceProcess[], token: string, username: string): Promise<void> {
+  for (const instance of instances) {
+    await until(`${instance.name} knows the MPS account`, async () => {
+      const listed = await call<Array<{ username: string }>>(instance.url, token, 'GET', '/api/cira/accounts');
+      return listed.status === 200 && listed.body.some((a) => a.username === username);
+    }, 10_000);
+  }
 }

@@ -16,6 +16,8 @@ import type { PlacedCollection } from '../../core/store/collections.js';
 import { SCHEMA_VERSION } from '../../core/store/postgres/pg-schema.js';
 import { findPostgresBin, skipWithoutPostgres, startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
 import { until } from '../helpers/poll.js';
+import { registerInstance } from '../../core/cluster/instances.js';
+import { createLogger } from '../../core/log/logger.js';
 
 const DEVICES: PlacedCollection = {
   path: ['plugin:rest-api', 'devices'],
@@ -243,5 +245,45 @@ describe('PostgreSQL store', () => {
     for (let i = 0; i < 30; i++) await a.namespace('plugin:x').put('n', i);
     await until('b caught up', () => heard.length === 30, 10000);
     assert.deepEqual(heard, Array.from({ length: 30 }, (_, i) => i));
+  });
+
+  test("a heartbeat is not starved by a busy pool: an instance whose every pool connection is taken stays up for the others, and its heartbeat's own connection is opened again when lost", async (t) => {
+    if (skipWithoutPostgres(t)) return;
+    const url = await server!.createDatabase();
+    const busy = await openPostgresStore({ url, collections: [], poolSize: 2 });
+    const watcher = await pgStore(url, []);
+    open.push(busy);
+    const logger = createLogger({ level: 'silent' });
+    const settings = { heartbeatSeconds: 1, downAfterSeconds: 3, logger };
+    const busyOne = await registerInstance({ ...settings, pool: busy.pool, connection: busy.pool.options, id: busy.origin, name: 'busy' });
+    const watching = await registerInstance({ ...settings, pool: watcher.pool, connection: watcher.pool.options, id: watcher.origin, name: 'watcher' });
+    const seenDown: string[] = [];
+    watching.onDown((id) => seenDown.push(id));
+    try {
+      await until('the watcher sees the busy instance up', () => watching.isUp(busy.origin), 5000);
+      // Every connection of the busy instance's pool is held by other work for longer than downAfterSeconds.
+      const held = await Promise.all([busy.pool.connect(), busy.pool.connect()]);
+      try {
+        await new Promise((resolve) => setTimeout(resolve, 5000));
+      } finally {
+        for (const client of held) client.release();
+      }
+      assert.deepEqual(seenDown, [], 'never taken for down while its pool was busy');
+      // The heartbeat's connection is cut from the server side: the next heartbeat opens another.
+      const admin = new pg.Client({ connectionString: url });
+      await admin.connect();
+      try {
+        const cut = await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'amt-gateway heartbeat'");
+        assert.equal(cut.rowCount, 2, 'one heartbeat connection per instance');
+      } finally {
+        await admin.end();
+      }
+      await new Promise((resolve) => setTimeout(resolve, 5000));
+      assert.deepEqual(seenDown, [], 'the heartbeats went on after their connections were cut');
+      assert.ok(watching.isUp(busy.origin));
+    } finally {
+      await busyOne.close();
+      await watching.close();
+    }
   });
 });

@@ -5,8 +5,9 @@
  * taken off its devices (they come back through whichever instance they dial next). A device that
  * dialled two instances at once keeps one tunnel, as on one gateway the newer of two tunnels of a
  * device replaces the older: whichever instance learns that another holds a newer tunnel of the
- * device drops its own, and one that holds the newer one records it again. On a one-box site nothing
- * of this runs.
+ * device drops its own, and one that holds the newer one records it again. An instance only taken
+ * for down (its heartbeat late) sees its records cleared while it still holds the tunnels, and
+ * records them again. On a one-box site nothing of this runs.
  */
 import type { KeyValueStore, PluginContext } from '../../../core/plugin-api.js';
 import type { DevicePresence } from 'amt-gateway/devices';
@@ -64,8 +65,29 @@ export async function openTunnelDirectory(ctx: PluginContext, store: KeyValueSto
       cira.drop(deviceId);
     } else void record(deviceId, ours).catch(warn('could not record a CIRA tunnel for the cluster'));
   }
+  /**
+   * The device's record is gone while this instance holds its verified tunnel: another instance
+   * took this one for down (a heartbeat late while it was busy, stopped or paused) and cleared its
+   * tunnels. The tunnel is alive: it is recorded again and the device reachable through it again,
+   * without waiting for the device to redial.
+   */
+  const restore = (deviceId: string) =>
+    cluster.exclusive(`cira-tunnel:${deviceId}`, async () => {
+      const ours = mine(deviceId);
+      if (!ours || (await store.get<DirectoryEntry>(deviceId))) return;
+      entries.set(deviceId, ours);
+      await store.put(deviceId, ours);
+      // The clearing instance said the device unreachable just before: read that first, then undo it.
+      await cluster.catchUp();
+      await presence.report({ deviceId }, 'cira', true);
+      ctx.logger.info('CIRA tunnel recorded again: another gateway instance took this one for down while it held the tunnel', { deviceId });
+    });
   store.onRemoteChange<DirectoryEntry>((deviceId, entry) => {
-    if (!entry) return void entries.delete(deviceId);
+    if (!entry) {
+      entries.delete(deviceId);
+      if (mine(deviceId)) void restore(deviceId).catch(warn('could not record a CIRA tunnel for the cluster again'));
+      return;
+    }
     if (entry.instance === self.id) return void entries.set(deviceId, entry);
     settle(deviceId, entry);
   });
@@ -91,6 +113,8 @@ export async function openTunnelDirectory(ctx: PluginContext, store: KeyValueSto
       await cluster.exclusive(`cira-tunnel:${deviceId}`, async () => {
         const current = await store.get<DirectoryEntry>(deviceId);
         if (current && current.instance !== instance) return void entries.set(deviceId, current);
+        // Back up before its turn came (it was only late): its tunnels are alive.
+        if (cluster.isUp(instance)) return;
         entries.delete(deviceId);
         if (current) await store.del(deviceId);
         if (!cira.connection(deviceId)) await presence.report({ deviceId }, 'cira', false);
