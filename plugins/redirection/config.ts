@@ -39,6 +39,8 @@ export const REDIRECTION_CONFIG_SCHEMA = Section({
     /** Bulk boots: devices handled at once, and at most per request. */
     bulkConcurrency: Type.Integer({ minimum: 1, maximum: 256, default: 8 }),
     bulkMaxDevices: Type.Integer({ minimum: 1, maximum: 1000, default: 100 }),
+    /** IDE-R sessions one user may hold (open or opening), apart from `maxSessionsPerUser`: a bulk boot of a row of machines holds one per machine. */
+    maxSessionsPerUser: Type.Integer({ minimum: 1, maximum: 10000, default: 100 }),
   }),
   /**
    * Wrong consent codes, bounded here rather than left to the firmware: per device and user

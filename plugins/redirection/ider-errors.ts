@@ -7,4 +7,6 @@ export const IderErrors = {
   imageNotFound: (id: string) => new HttpError(404, 'GW_ERR_IMAGE_NOT_FOUND', `no image '${id}'`),
   notServing: (deviceId: string, kind: string) =>
     new HttpError(409, 'GW_ERR_IDER_NOT_OPEN', `device '${deviceId}' has no open IDE-R session serving a ${kind} image; open one first (POST /api/redirection/{deviceId}/sessions {mode: "ider", ${kind}: imageId})`),
+  userSessions: (max: number) =>
+    new HttpError(429, 'GW_ERR_REDIRECTION_USER_LIMIT', `you have ${max} IDE-R sessions open or opening, the most one user may (ider.maxSessionsPerUser); end one first`, { headers: { 'retry-after': '5' } }),
 };

@@ -85,7 +85,7 @@ export function createIderService({ devices, reads, openSession, images, registr
       const id = request[kind];
       if (id !== undefined && !images.get(id)) throw IderErrors.imageNotFound(id);
     }
-    if (registry.userFull(user.id)) throw RedirectionErrors.userSessions(config.maxSessionsPerUser);
+    if (registry.userFull(user.id, 'ider')) throw IderErrors.userSessions(config.ider.maxSessionsPerUser);
     if (registry.busy(device.id, 'ider')) throw RedirectionErrors.busy(device, 'ider');
     const state = await reads.read(device);
     if (!state.features.ider) throw RedirectionErrors.disabled(device, 'ider');

@@ -56,14 +56,14 @@ export function createSessionService({ devices, reads, openSession, auth, logger
   /** Who ended a session through the API, for the audit record of its end. */
   const endedBy = new Map<string, RequestActor>();
   const tickets = createTicketStore(config.ticketTtlSeconds * 1000, config.maxTicketsPerUser);
-  const registry = createSessionRegistry(config.maxSessions, config.maxSessionsPerUser);
+  const registry = createSessionRegistry(config.maxSessions, config.maxSessionsPerUser, config.ider.maxSessionsPerUser);
   const known = (id: string) => devices.require(id);
 
   /** Issues a ticket for `user`'s sign-in `tokenId`: bounded by the user's own tickets and sessions, never another user's. */
   async function create(user: AuthenticatedUser, tokenId: string, deviceId: string, mode: SessionMode | 'ider'): Promise<SessionTicket> {
     const device = known(deviceId);
     if (mode === 'ider') throw RedirectionErrors.modeUnsupported(mode);
-    if (registry.userFull(user.id)) throw RedirectionErrors.userSessions(config.maxSessionsPerUser);
+    if (registry.userFull(user.id, mode)) throw RedirectionErrors.userSessions(config.maxSessionsPerUser);
     if (registry.busy(device.id, mode)) throw RedirectionErrors.busy(device, mode);
     const state = await reads.read(device);
     if (!state.features[mode]) throw RedirectionErrors.disabled(device, mode);
@@ -85,7 +85,7 @@ export function createSessionService({ devices, reads, openSession, auth, logger
     const user = await auth.userById(ticket.userId);
     if (!user?.permissions.includes(PERMISSION)) throw RedirectionErrors.forbidden();
     const device = known(ticket.deviceId);
-    if (registry.userFull(ticket.userId)) throw RedirectionErrors.userSessions(config.maxSessionsPerUser);
+    if (registry.userFull(ticket.userId, ticket.mode)) throw RedirectionErrors.userSessions(config.maxSessionsPerUser);
     if (registry.full()) throw RedirectionErrors.tooManySessions();
     const release = registry.reserve(device.id, ticket.mode, ticket.userId);
     if (!release) throw RedirectionErrors.busy(device, ticket.mode);

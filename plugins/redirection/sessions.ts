@@ -1,7 +1,9 @@
 /**
  * The remote console sessions of this gateway: one per mode per device (a slot is held from the
- * moment a ticket is used until the session ends), at most `maxSessions` in all, and at most
- * `maxPerUser` of one user (sessions opening included), so that no user can take every slot.
+ * moment a ticket is used until the session ends), at most `maxSessions` in all, and per user
+ * (sessions opening included), so that no user can take every slot: at most `maxPerUser` viewed
+ * sessions (KVM, SOL) and `maxIderPerUser` IDE-R sessions, which are the gateway's own jobs (a row
+ * of machines reinstalling from one image holds one each for the whole install).
  */
 import type { RequestActor } from '../../core/plugin-api.js';
 import type { SessionMode } from './device-state.js';
@@ -44,15 +46,18 @@ export interface LiveSession {
 /** What else holds a device's mode (another instance of a cluster: cluster-sessions.ts). */
 export type ElsewhereCheck = (deviceId: string, mode: RegistryMode) => boolean;
 
-export function createSessionRegistry(maxSessions: number, maxPerUser: number) {
-  const slots = new Map<string, LiveSession | { opening: string }>();
+/** Which per-user bound a mode counts toward. */
+const boundOf = (mode: RegistryMode): 'viewed' | 'ider' => (mode === 'ider' ? 'ider' : 'viewed');
+
+export function createSessionRegistry(maxSessions: number, maxPerUser: number, maxIderPerUser: number) {
+  const slots = new Map<string, LiveSession | { opening: string; mode: RegistryMode }>();
   const observers: Array<(change: 'open' | 'closed', session: LiveSession) => void> = [];
   let elsewhere: ElsewhereCheck = () => false;
   const byId = new Map<string, LiveSession>();
   const key = (deviceId: string, mode: RegistryMode) => `${deviceId}\0${mode}`;
-  const heldBy = (userId: string) => {
+  const heldBy = (userId: string, bound: 'viewed' | 'ider') => {
     let count = 0;
-    for (const slot of slots.values()) if (('opening' in slot ? slot.opening : slot.userId) === userId) count++;
+    for (const slot of slots.values()) if (('opening' in slot ? slot.opening : slot.userId) === userId && boundOf(slot.mode) === bound) count++;
     return count;
   };
   return {
@@ -66,13 +71,13 @@ export function createSessionRegistry(maxSessions: number, maxPerUser: number) {
       observers.push(observer);
     },
     full: () => slots.size >= maxSessions,
-    /** Whether the user holds its bound of sessions (open or opening). */
-    userFull: (userId: string) => heldBy(userId) >= maxPerUser,
+    /** Whether the user holds its bound of sessions (open or opening) of the kind `mode` counts toward. */
+    userFull: (userId: string, mode: RegistryMode) => heldBy(userId, boundOf(mode)) >= (boundOf(mode) === 'ider' ? maxIderPerUser : maxPerUser),
     /** Holds the device's slot for `mode` for the user while the session opens; null when taken. Returns the release. */
     reserve(deviceId: string, mode: RegistryMode, userId: string): (() => void) | null {
       const k = key(deviceId, mode);
       if (slots.has(k)) return null;
-      const opening = { opening: userId };
+      const opening = { opening: userId, mode };
       slots.set(k, opening);
       return () => void (slots.get(k) === opening && slots.delete(k));
     },

@@ -31,7 +31,8 @@ before(async () => {
     pluginConfig: {
       'power-mgmt': { options: { confirm: { intervalMs: 100, attempts: 3 } } },
       images: { options: { maxBytes: 4 * 1024 * 1024 } },
-      redirection: { options: { ider: { progressIntervalMs: 100 } } },
+      // Viewed sessions bounded below the bulk boot's three: IDE-R sessions count toward their own bound.
+      redirection: { options: { maxSessionsPerUser: 2, ider: { progressIntervalMs: 100, maxSessionsPerUser: 4 } } },
     },
   });
 });
@@ -156,7 +157,7 @@ test("an IDE-R session outlives its user's sign-out (the gateway serves it, no v
   await until('session ended by the password change', async () => !(await live()), 2_000);
 });
 
-test('a bulk boot boots three devices from one image; an unknown device gets its own 404 result', async () => {
+test('a bulk boot boots three devices from one image, more than the viewed sessions a user may hold; an unknown device gets its own 404 result; IDE-R sessions have a per-user bound of their own', async () => {
   const sims = kit.fleet.devices.slice(2, 5);
   const ids = sims.map((s) => k.idOf(s));
   const booted = sims.map((s) => s.redirection.iderHost.nextFindings());
@@ -166,6 +167,14 @@ test('a bulk boot boots three devices from one image; an unknown device gets its
   assert.deepEqual({ total: body.total, succeeded: body.succeeded, failed: body.failed }, { total: 4, succeeded: 3, failed: 1 });
   assert.equal(body.results[3]!.error?.status, 404);
   for (const findings of await Promise.all(booted)) assert.equal(findings.installer?.sha256, iso.sha256);
+  // Three IDE-R sessions open, above the two viewed sessions a user may hold: a fourth is the IDE-R
+  // bound (4), a fifth is refused, and a KVM ticket still counts toward the viewed sessions' bound.
+  const [first, second] = kit.fleet.devices.slice(0, 2).map((s) => k.idOf(s));
+  assert.equal((await k.api('POST', `/api/redirection/${first}/sessions`, { mode: 'ider', cd: image.id })).status, 201);
+  const fifth = await k.api('POST', `/api/redirection/${second}/sessions`, { mode: 'ider', cd: image.id });
+  assert.equal(fifth.status, 429);
+  assert.match(((await fifth.json()) as Problem).detail ?? '', /4 IDE-R sessions/);
+  assert.equal((await k.api('POST', `/api/redirection/${second}/sessions`, { mode: 'kvm' })).status, 201);
   const sessions = (await (await k.api('GET', '/api/redirection/sessions')).json()) as Array<{ id: string }>;
   for (const s of sessions) await k.api('DELETE', `/api/redirection/sessions/${s.id}`);
   await until('images free', async () => ((await (await k.api('GET', `/api/images/${image.id}`)).json()) as Image).inUse === 0);
