@@ -5,15 +5,14 @@
  * answered is not counted either way. In a cluster one instance counts a device's codes: its owner
  * (`routeCodesToOwner`), so guesses spread over the instances get no more.
  */
-import type { AuthenticatedUser, PluginCluster } from '../../core/plugin-api.js';
+import type { AuthenticatedUser, PluginAuth, PluginCluster } from '../../core/plugin-api.js';
 import type { Device, DeviceRegistry } from 'amt-gateway/devices';
-import { createLoginThrottle } from '../../core/auth/login-throttle.js';
 import type { RedirectionConfig } from './config.js';
 import type { OptInStateName, RedirectionReads } from './device-state.js';
 import { RedirectionErrors } from './errors.js';
 
-export function createConsentCodes(reads: Pick<RedirectionReads, 'sendCode'>, bounds: RedirectionConfig['consent']) {
-  const throttle = createLoginThrottle({
+export function createConsentCodes(reads: Pick<RedirectionReads, 'sendCode'>, bounds: RedirectionConfig['consent'], auth: Pick<PluginAuth, 'attemptThrottle'>) {
+  const throttle = auth.attemptThrottle({
     freeFailures: bounds.maxWrongCodes,
     maxFailures: bounds.maxWrongCodes,
     addressMaxFailures: bounds.maxWrongCodesPerDevice,

@@ -120,7 +120,7 @@ function registerSessionRoutes(ctx: PluginContext<RedirectionConfig>, sessions: 
 
 /** A device's features, consent and its change: `GET /{deviceId}`, `PUT /{deviceId}/features`, consent start, code, cancel. */
 function registerDeviceStateRoutes(ctx: PluginContext<RedirectionConfig>, reads: RedirectionReads, { failures, known, audited, stateOf }: RouteKit): void {
-  const codes = createConsentCodes(reads, ctx.config.consent);
+  const codes = createConsentCodes(reads, ctx.config.consent, ctx.auth);
   ctx.http.route({
     method: 'get',
     path: '/:deviceId',
