@@ -12,7 +12,7 @@ import { describe, it, test } from 'node:test';
 import { ANSWER_CASES, sampleDevice } from '../sim/answers/answer-cases.js';
 import { compareAnswer } from '../sim/answers/compare-answer.js';
 import { childNamed, parseXmlTree, type XmlTree } from '../sim/answers/xml-tree.js';
-import { allVectorFiles, readVector, vectorsAvailable, VECTORS_DIR } from './vectors.js';
+import { allVectorFiles, missingVectors, readVector, vectorsAvailable, VECTORS_DIR } from './vectors.js';
 
 const ANSWERS = fileURLToPath(new URL('../sim/answers/', import.meta.url));
 const COPIES = join(ANSWERS, 'vectors');
@@ -23,7 +23,7 @@ const instanceOf = (vector: string): XmlTree => {
 };
 
 if (!vectorsAvailable()) {
-  test('the simulator against the WS-Management vectors', (t) => t.skip(`not found at ${VECTORS_DIR} (set AMTGW_WSMAN_VECTORS to run this suite)`));
+  test('the simulator against the WS-Management vectors', (t) => missingVectors(t));
 } else {
   describe("the simulator's answer templates are the published vectors", () => {
     const copies = allVectorFiles(COPIES);

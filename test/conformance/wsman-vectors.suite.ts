@@ -18,13 +18,13 @@ import { decodeRecordsPage } from '../../workers/amt/reads/event-log.js';
 import { decodeEventRecord } from '../../workers/amt/reads/event-record.js';
 import { toInventoryItems } from '../../workers/amt/reads/hardware-inventory.js';
 import { summarizeHardware } from '../../workers/amt/reads/hardware-summary.js';
-import { allVectorFiles, readVector, vectorsAvailable, VECTORS_DIR } from './vectors.js';
+import { allVectorFiles, missingVectors, readVector, vectorsAvailable } from './vectors.js';
 
 const env = (file: string) => parseEnvelope(readVector(file));
 const pullItems = (file: string) => parsePullResponse(env(file)).items;
 
 if (!vectorsAvailable()) {
-  test('the WS-Management vectors', (t) => t.skip(`not found at ${VECTORS_DIR} (set AMTGW_WSMAN_VECTORS to run this suite)`));
+  test('the WS-Management vectors', (t) => missingVectors(t));
 } else {
   describe('every vector file', () => {
     const files = allVectorFiles();
